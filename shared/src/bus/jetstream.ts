@@ -1,0 +1,142 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@nats-io/jetstream";
+import { connect, type NatsConnection, nanos } from "@nats-io/transport-node";
+import type { BusEvent } from "../events.ts";
+import type { EventBus, EventHandler, SubscribeOptions, Subscription } from "./index.ts";
+
+export const STREAM_NAME = "STORY_EVENTS";
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+const RETENTION_MS = 7 * 24 * 3_600_000;
+const ACK_WAIT_MS = 30_000;
+const REDELIVERY_DELAY_MS = 2_000;
+
+export interface JetStreamBusOptions {
+  /** Stream name (default STORY_EVENTS). */
+  stream?: string;
+  /** Prefixed to every subject; lets tests share a server without seeing each other. */
+  subjectPrefix?: string;
+}
+
+/**
+ * The bus on NATS JetStream. Subjects are the event types (`story.published`, ...); the event id
+ * goes in `Nats-Msg-Id` so JetStream drops a republished duplicate within its window.
+ */
+export class JetStreamBus implements EventBus {
+  readonly kind = "jetstream";
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly stream: string,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(url: string, options: JetStreamBusOptions = {}): Promise<JetStreamBus> {
+    const nc = await connect({
+      servers: url,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      name: "newsroom-service",
+    });
+    const jsm = await jetstreamManager(nc);
+    const stream = options.stream ?? STREAM_NAME;
+    const prefix = options.subjectPrefix ?? "";
+    await ensureStream(jsm, stream, prefix);
+    return new JetStreamBus(nc, jetstream(nc), jsm, stream, prefix);
+  }
+
+  async publish(event: BusEvent): Promise<{ duplicate: boolean }> {
+    const ack = await this.js.publish(this.prefix + event.type, JSON.stringify(event), {
+      msgID: event.id,
+      timeout: 5_000,
+    });
+    return { duplicate: ack.duplicate };
+  }
+
+  async subscribe(handler: EventHandler, options: SubscribeOptions): Promise<Subscription> {
+    const filter = (options.types ?? ["story.>", "webhook.>", "site.>"]).map(
+      (t) => this.prefix + t,
+    );
+    const deliverPolicy = options.from === "all" ? DeliverPolicy.All : DeliverPolicy.New;
+    const consumer = options.broadcast
+      ? await this.js.consumers.get(this.stream, {
+          filter_subjects: filter,
+          deliver_policy: deliverPolicy,
+        })
+      : await this.durableConsumer(options.durable, filter, deliverPolicy);
+    const messages = await consumer.consume({ max_messages: 64 });
+    const loop = (async () => {
+      for await (const message of messages) {
+        let event: BusEvent;
+        try {
+          event = message.json<BusEvent>();
+        } catch {
+          message.term();
+          continue;
+        }
+        try {
+          await handler(event);
+          if (!options.broadcast) message.ack();
+        } catch {
+          if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);
+        }
+      }
+    })();
+    const subscription: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await messages.close().catch(() => undefined);
+        await loop.catch(() => undefined);
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    for (const subscription of [...this.subscriptions]) await subscription.stop();
+    await this.nc.drain().catch(() => undefined);
+  }
+
+  private async durableConsumer(name: string, filter: string[], deliverPolicy: DeliverPolicy) {
+    try {
+      await this.jsm.consumers.info(this.stream, name);
+    } catch {
+      await this.jsm.consumers.add(this.stream, {
+        durable_name: name,
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: nanos(ACK_WAIT_MS),
+        deliver_policy: deliverPolicy,
+        filter_subjects: filter,
+        max_ack_pending: 1_000,
+      });
+    }
+    return this.js.consumers.get(this.stream, name);
+  }
+}
+
+async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {
+  const config = {
+    name,
+    subjects: [`${prefix}story.>`, `${prefix}webhook.>`, `${prefix}site.>`],
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    max_age: nanos(RETENTION_MS),
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+  };
+  try {
+    await jsm.streams.info(name);
+  } catch {
+    await jsm.streams.add(config);
+  }
+}

@@ -1,0 +1,51 @@
+import { BlockList, isIP } from "node:net";
+
+/** Parses TRUSTED_PROXIES (comma-separated CIDRs or addresses) into a matcher. */
+export function trustedProxies(list: string): (address: string) => boolean {
+  const blocks = new BlockList();
+  let any = false;
+  for (const entry of list.split(",").map((s) => s.trim())) {
+    if (!entry) continue;
+    const [address, bits] = entry.split("/");
+    const family = isIP(address ?? "");
+    if (!address || !family) throw new Error(`TRUSTED_PROXIES: not an address or CIDR: ${entry}`);
+    const type = family === 6 ? "ipv6" : "ipv4";
+    if (bits === undefined) blocks.addAddress(address, type);
+    else blocks.addSubnet(address, Number(bits), type);
+    any = true;
+  }
+  return (address) => {
+    if (!any) return false;
+    const clean = unmapped(address);
+    const family = isIP(clean);
+    return family !== 0 && blocks.check(clean, family === 6 ? "ipv6" : "ipv4");
+  };
+}
+
+function unmapped(address: string): string {
+  return address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/**
+ * The client's address: the socket peer, or, when the peer is a trusted proxy, the first
+ * untrusted address of X-Forwarded-For read from the right.
+ */
+export function clientIp(
+  socketAddress: string,
+  forwardedFor: string | null,
+  isTrusted: (address: string) => boolean,
+): string {
+  let current = unmapped(socketAddress);
+  if (!isTrusted(current) || !forwardedFor) return current;
+  const hops = forwardedFor
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = unmapped(hops[i]!);
+    if (!isIP(hop)) return current;
+    current = hop;
+    if (!isTrusted(hop)) return hop;
+  }
+  return current;
+}

@@ -1,0 +1,155 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/**
+ * Every environment variable of every service, with its default and unit beside it.
+ * `loadConfig` checks them all at boot; a bad value names the variable and stops start-up.
+ */
+const Port = (fallback: number) => T.Integer({ minimum: 1, maximum: 65535, default: fallback });
+const Bool = (fallback: boolean) => T.Boolean({ default: fallback });
+const Url = T.String({ pattern: "^https?://[^\\s]+$" });
+const Email = T.String({ pattern: "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$" });
+
+export const ConfigSchema = T.Object({
+  /** production accepts only live keys; sandbox and development only test keys. */
+  SERVICE_ENV: T.Union([T.Literal("production"), T.Literal("sandbox"), T.Literal("development")], {
+    default: "development",
+  }),
+  /** Gateway (or a service run alone) listens here. */
+  PORT: Port(3000),
+  /** Workspace internal API; bound to 127.0.0.1 in embedded mode. */
+  WORKSPACE_PORT: Port(4001),
+  /** Internal port for Prometheus metrics of a service run alone. */
+  METRICS_PORT: T.Optional(Port(9090)),
+  /** PostgreSQL (postgres.js). Without it the embedded PGlite is used. */
+  DATABASE_URL: T.Optional(T.String({ pattern: "^postgres(ql)?://[^\\s]+$" })),
+  /** Where PGlite keeps its data; `memory` keeps nothing. */
+  PGLITE_DIR: T.String({ default: "./.data/pg", minLength: 1 }),
+  /** NATS with JetStream. Without it the in-process bus is used. */
+  NATS_URL: T.Optional(T.String({ pattern: "^(nats|tls)://[^\\s]+$" })),
+  /** Redis for shared rate limits. Without it limits are kept in memory. */
+  REDIS_URL: T.Optional(T.String({ pattern: "^rediss?://[^\\s]+$" })),
+  /** Comma-separated CIDRs whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: T.String({ default: "" }),
+  /** Bearer token of the workspace internal API. */
+  ADMIN_TOKEN: T.Optional(T.String({ minLength: 16 })),
+  /** 32 bytes in base64: the AES-256-GCM key for webhook signing secrets at rest. */
+  SECRETS_KEY: T.Optional(T.String({ pattern: "^[A-Za-z0-9+/]{43}=$" })),
+  /** The organization slug whose stories make the house newsroom. */
+  HOUSE_ORG: T.String({ default: "armage", pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
+  /** Base address of hosted newsrooms: `{NEWSROOM_HOST}/{site}`. */
+  NEWSROOM_HOST: T.String({ default: "http://localhost:3000/newsrooms", pattern: "^https?://" }),
+  /** Distributed mode: where the gateway sends each prefix. Unset means mounted in-process. */
+  PUBLIC_READ_URL: T.Optional(Url),
+  FORMS_URL: T.Optional(Url),
+  CLIENT_API_URL: T.Optional(Url),
+  /** Email (SES v2). SES_ENDPOINT points at the local emulator; unset means AWS. */
+  SES_ENDPOINT: T.Optional(Url),
+  SES_REGION: T.String({ default: "eu-west-1" }),
+  SES_LOCAL_PORT: Port(8005),
+  /** Whether email is configured; forms answer 503 forms_unavailable without it. */
+  FORMS_FROM_EMAIL: T.Optional(Email),
+  FORMS_TEAM_EMAIL: T.Optional(Email),
+  /** off, test (accepts exactly `test-pass`, never in production) or turnstile. */
+  HUMAN_CHECK_MODE: T.Union([T.Literal("off"), T.Literal("test"), T.Literal("turnstile")], {
+    default: "off",
+  }),
+  TURNSTILE_SECRET: T.Optional(T.String()),
+  /** Checkout summary; without a key the route answers 503. */
+  STRIPE_SECRET_KEY: T.Optional(T.String()),
+  STRIPE_API_BASE: T.Optional(Url),
+  /** Test switch: lets webhook endpoints use http://127.0.0.1:<port>. */
+  WEBHOOK_ALLOW_INSECURE_TARGETS: Bool(false),
+  /** Test switch: seconds between attempts (7 gaps make 8 attempts). */
+  WEBHOOK_RETRY_SCHEDULE: T.String({
+    default: "30,120,600,1800,3600,10800,21600",
+    pattern: "^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$",
+  }),
+  /** Log level: debug, info, warn, error. */
+  LOG_LEVEL: T.Union(
+    [T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")],
+    { default: "info" },
+  ),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "30,120,600,1800,3600,10800,21600";
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads, converts and checks the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  const first = Value.Errors(ConfigSchema, converted).First();
+  if (first) {
+    const variable = first.path.replace(/^\//, "") || "environment";
+    const shown = raw[variable] === undefined ? "" : ` (got ${JSON.stringify(raw[variable])})`;
+    throw new ConfigError(variable, `is invalid: ${first.message}${shown}`);
+  }
+  const config = converted as Config;
+  checkProductionRules(config, env);
+  return config;
+}
+
+function checkProductionRules(config: Config, env: Record<string, string | undefined>): void {
+  if (config.SERVICE_ENV !== "production") return;
+  if (config.WEBHOOK_ALLOW_INSECURE_TARGETS) {
+    throw new ConfigError(
+      "WEBHOOK_ALLOW_INSECURE_TARGETS",
+      "is a test switch: refused in production",
+    );
+  }
+  const schedule = env.WEBHOOK_RETRY_SCHEDULE;
+  if (schedule && schedule !== DEFAULT_WEBHOOK_RETRY_SCHEDULE) {
+    throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", "is a test switch: refused in production");
+  }
+  if (config.HUMAN_CHECK_MODE === "test") {
+    throw new ConfigError("HUMAN_CHECK_MODE", "`test` is refused in production");
+  }
+  if (!config.SECRETS_KEY) throw new ConfigError("SECRETS_KEY", "is required in production");
+  if (!config.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", "is required in production");
+}
+
+/** For entry points: load the config or print the reason and exit with code 1. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Seconds between webhook attempts, from WEBHOOK_RETRY_SCHEDULE. */
+export function retrySchedule(config: Config): number[] {
+  return config.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number);
+}
+
+/** A fixed development key, used only outside production when SECRETS_KEY is unset. */
+const DEVELOPMENT_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
+const DEVELOPMENT_ADMIN_TOKEN = "dev-admin-token-change-me";
+
+export function secretsKey(config: Config): Buffer {
+  return Buffer.from(config.SECRETS_KEY ?? DEVELOPMENT_SECRETS_KEY, "base64");
+}
+
+export function adminToken(config: Config): string {
+  return config.ADMIN_TOKEN ?? DEVELOPMENT_ADMIN_TOKEN;
+}

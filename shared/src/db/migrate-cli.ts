@@ -1,0 +1,9 @@
+import { loadConfigOrExit } from "../config.ts";
+import { openDatabase } from "./index.ts";
+import { migrateDatabase } from "./migrate.ts";
+
+const config = loadConfigOrExit();
+const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR });
+await migrateDatabase(database, config.DATABASE_URL);
+await database.close();
+console.log(`migrated (${database.kind})`);

@@ -1,0 +1,444 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/**
+ * The one schema of the service: PostgreSQL in production, PGlite embedded and in fast tests.
+ * Every tenant table carries `organization_id`; every store query filters on it first.
+ */
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+const tstz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const organizations = pgTable("organizations", {
+  id: uuid("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  /** Until the newsroom runs, the client API lists are empty. */
+  newsroomRunning: boolean("newsroom_running").notNull().default(false),
+  /** A sandbox organization holds synthetic data for `armk_test_` keys. */
+  sandbox: boolean("sandbox").notNull().default(false),
+  newsletterEnabled: boolean("newsletter_enabled").notNull().default(false),
+  /** Website origins allowed to post to the organization's newsletter subscribe route. */
+  newsletterOrigins: jsonb("newsletter_origins").$type<string[]>().notNull().default([]),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const sites = pgTable("sites", {
+  id: uuid("id").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  /** The site slug of `/v1/public/sites/{site}`. */
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  publisher: text("publisher").notNull(),
+  accent: text("accent").notNull().default("#1a73e8"),
+  logoAssetId: uuid("logo_asset_id"),
+  enabled: boolean("enabled").notNull().default(false),
+  /** Indexable by search engines. */
+  live: boolean("live").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const hostnames = pgTable("hostnames", {
+  id: uuid("id").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  siteId: uuid("site_id")
+    .notNull()
+    .references(() => sites.id),
+  /** Stored lower-case; compared case-insensitively. */
+  hostname: text("hostname").notNull().unique(),
+  status: text("status", { enum: ["pending", "active"] })
+    .notNull()
+    .default("pending"),
+  activatedAt: tstz("activated_at"),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    environment: text("environment", { enum: ["live", "test"] }).notNull(),
+    /** SHA-256 of the whole key, hex. The key itself is never stored. */
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    lastFour: text("last_four").notNull(),
+    scopes: jsonb("scopes").$type<string[]>().notNull(),
+    expiresAt: tstz("expires_at").notNull(),
+    revokedAt: tstz("revoked_at"),
+    lastUsedAt: tstz("last_used_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [index("api_keys_org_idx").on(table.organizationId)],
+);
+
+/** Creation and revocation of keys and endpoints, and other owner actions. */
+export const auditEvents = pgTable("audit_events", {
+  id: uuid("id").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  action: text("action").notNull(),
+  subjectId: uuid("subject_id"),
+  actor: text("actor").notNull(),
+  createdAt: createdAt(),
+});
+
+export const STORY_TYPES = [
+  "insight",
+  "press_release",
+  "announcement",
+  "in_the_news",
+  "event",
+  "video",
+] as const;
+export type StoryType = (typeof STORY_TYPES)[number];
+
+export const STORY_STATUSES = [
+  "draft",
+  "ai_generated",
+  "review_required",
+  "approved",
+  "scheduled",
+  "publishing",
+  "published",
+  "failed",
+  "rejected",
+  "unpublished",
+  "archived",
+] as const;
+export type StoryStatus = (typeof STORY_STATUSES)[number];
+
+export const stories = pgTable(
+  "stories",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    type: text("type", { enum: STORY_TYPES }).notNull(),
+    slug: text("slug").notNull(),
+    status: text("status", { enum: STORY_STATUSES }).notNull().default("draft"),
+    /** Number of the current version; null before the first version. */
+    currentVersion: integer("current_version"),
+    /** The version a person approved; publishing needs it to equal the current version. */
+    approvedVersion: integer("approved_version"),
+    externalUrl: text("external_url"),
+    featured: boolean("featured").notNull().default(false),
+    publishedAt: tstz("published_at"),
+    scheduledAt: tstz("scheduled_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex("stories_org_slug_idx").on(table.organizationId, table.slug),
+    index("stories_org_updated_idx").on(table.organizationId, table.updatedAt, table.id),
+    index("stories_org_status_published_idx").on(
+      table.organizationId,
+      table.status,
+      table.publishedAt,
+    ),
+  ],
+);
+
+export const storyVersions = pgTable(
+  "story_versions",
+  {
+    id: uuid("id").primaryKey(),
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    title: text("title"),
+    summary: text("summary"),
+    /** Structured body: an array of blocks such as `{ type: "paragraph", text }`. */
+    body: jsonb("body").$type<Record<string, unknown>[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("story_versions_story_version_idx").on(table.storyId, table.version)],
+);
+
+export const topics = pgTable(
+  "topics",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [uniqueIndex("topics_org_slug_idx").on(table.organizationId, table.slug)],
+);
+
+export const storyTopics = pgTable(
+  "story_topics",
+  {
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    topicId: uuid("topic_id")
+      .notNull()
+      .references(() => topics.id, { onDelete: "cascade" }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.storyId, table.topicId] }),
+    index("story_topics_topic_idx").on(table.topicId),
+  ],
+);
+
+export const people = pgTable("people", {
+  id: uuid("id").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  name: text("name").notNull(),
+  role: text("role"),
+  createdAt: createdAt(),
+});
+
+export const storyPeople = pgTable(
+  "story_people",
+  {
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    personId: uuid("person_id")
+      .notNull()
+      .references(() => people.id, { onDelete: "cascade" }),
+    position: integer("position").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.storyId, table.personId] })],
+);
+
+/** Images and files. Only assets cleared for publication may appear on public routes. */
+export const assets = pgTable("assets", {
+  id: uuid("id").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  url: text("url").notNull(),
+  alt: text("alt").notNull().default(""),
+  kind: text("kind", { enum: ["image", "video", "document", "logo"] })
+    .notNull()
+    .default("image"),
+  cleared: boolean("cleared").notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const storyAssets = pgTable(
+  "story_assets",
+  {
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    assetId: uuid("asset_id")
+      .notNull()
+      .references(() => assets.id, { onDelete: "cascade" }),
+    position: integer("position").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.storyId, table.assetId] })],
+);
+
+export const relatedStories = pgTable(
+  "related_stories",
+  {
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    relatedStoryId: uuid("related_story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    position: integer("position").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.storyId, table.relatedStoryId] })],
+);
+
+export const approvalDecisions = pgTable(
+  "approval_decisions",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    version: integer("version"),
+    decision: text("decision", { enum: ["approved", "rejected"] }).notNull(),
+    actorType: text("actor_type").notNull(),
+    actorRole: text("actor_role").notNull(),
+    note: text("note"),
+    decidedAt: tstz("decided_at").notNull().defaultNow(),
+  },
+  (table) => [index("approval_decisions_story_idx").on(table.storyId, table.decidedAt)],
+);
+
+export const WEBHOOK_EVENT_TYPES = [
+  "story.submitted",
+  "story.approved",
+  "story.rejected",
+  "story.published",
+  "story.unpublished",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    url: text("url").notNull(),
+    events: jsonb("events").$type<WebhookEventType[]>().notNull(),
+    status: text("status", { enum: ["enabled", "disabled"] })
+      .notNull()
+      .default("enabled"),
+    disabledReason: text("disabled_reason", { enum: ["failing", "by_client", "by_armage"] }),
+    /** `whsec_...` sealed with AES-256-GCM: base64 of iv, tag and ciphertext. */
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    secretHint: text("secret_hint").notNull(),
+    /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index("webhook_endpoints_org_idx").on(table.organizationId, table.createdAt)],
+);
+
+/** Events written in the same transaction as the story change; the relay publishes them. */
+export const outboxEvents = pgTable(
+  "outbox_events",
+  {
+    /** The event id: JetStream `Nats-Msg-Id` and the `webhook-id` header. */
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    type: text("type", { enum: WEBHOOK_EVENT_TYPES }).notNull(),
+    storyId: uuid("story_id"),
+    createdAt: createdAt(),
+    /** Set by the relay once the bus accepted the event. */
+    publishedAt: tstz("published_at"),
+    /** Set by the webhooks service once it created the deliveries. */
+    fannedOutAt: tstz("fanned_out_at"),
+  },
+  (table) => [
+    index("outbox_unpublished_idx").on(table.createdAt).where(sql`published_at is null`),
+    index("outbox_not_fanned_out_idx").on(table.createdAt).where(sql`fanned_out_at is null`),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: uuid("event_id").notNull(),
+    eventType: text("event_type", { enum: WEBHOOK_EVENT_TYPES }).notNull(),
+    storyId: uuid("story_id"),
+    /** When the story changed: the event's `created_at`. */
+    eventCreatedAt: tstz("event_created_at").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    nextAttemptAt: tstz("next_attempt_at"),
+    /** A worker's claim on the row until this time, so a crashed worker's claim lapses. */
+    lockedUntil: tstz("locked_until"),
+    createdAt: createdAt(),
+    deliveredAt: tstz("delivered_at"),
+  },
+  (table) => [
+    uniqueIndex("webhook_deliveries_endpoint_event_idx").on(table.endpointId, table.eventId),
+    index("webhook_deliveries_org_created_idx").on(table.organizationId, table.createdAt, table.id),
+    index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/** The service's own weekly digest: addresses that confirmed, and pending ones. */
+export const digestSubscriptions = pgTable("digest_subscriptions", {
+  id: uuid("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  status: text("status", { enum: ["pending", "subscribed", "unsubscribed"] })
+    .notNull()
+    .default("pending"),
+  createdAt: createdAt(),
+  confirmedAt: tstz("confirmed_at"),
+});
+
+/**
+ * Pending double opt-in confirmations for the digest (`list = 'digest'`) and organization
+ * newsletters (`list = 'org'`). Only the token's SHA-256 is kept; organization addresses are
+ * removed once confirmed.
+ */
+export const newsletterConfirmations = pgTable(
+  "newsletter_confirmations",
+  {
+    id: uuid("id").primaryKey(),
+    list: text("list", { enum: ["digest", "org"] }).notNull(),
+    organizationId: uuid("organization_id").references(() => organizations.id),
+    email: text("email"),
+    tokenHash: text("token_hash").notNull().unique(),
+    redirect: text("redirect"),
+    expiresAt: tstz("expires_at").notNull(),
+    usedAt: tstz("used_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [index("newsletter_confirmations_email_idx").on(table.email, table.createdAt)],
+);
+
+/** Organization newsletter subscribers who confirmed; handed to the organization's digest. */
+export const organizationSubscribers = pgTable(
+  "organization_subscribers",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    /** SHA-256 of the lower-cased address: the address itself is not kept. */
+    emailHash: text("email_hash").notNull(),
+    subscribedAt: tstz("subscribed_at").notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("organization_subscribers_idx").on(table.organizationId, table.emailHash),
+  ],
+);
+
+/** The only trace a form leaves: its submission id, the answer given, and when to forget it. */
+export const formSubmissions = pgTable("form_submissions", {
+  submissionId: uuid("submission_id").primaryKey(),
+  route: text("route").notNull(),
+  status: text("status", { enum: ["sending", "sent"] }).notNull(),
+  expiresAt: tstz("expires_at").notNull(),
+  createdAt: createdAt(),
+});

@@ -1,0 +1,52 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./db/schema.ts";
+
+/**
+ * Event contracts carried on the bus. The event id is JetStream's `Nats-Msg-Id` and the
+ * webhook's `webhook-id`. Story events come from the outbox; the others are not recorded.
+ */
+export const EVENT = {
+  storySubmitted: "story.submitted",
+  storyApproved: "story.approved",
+  storyRejected: "story.rejected",
+  storyPublished: "story.published",
+  storyUnpublished: "story.unpublished",
+  webhookTest: "webhook.test",
+  siteChanged: "site.changed",
+} as const;
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
+
+const DateTime = T.String({ format: "date-time" });
+
+export const StoryEvent = T.Object({
+  id: T.String(),
+  type: T.Union(WEBHOOK_EVENT_TYPES.map((type) => T.Literal(type))),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), story_id: T.Union([T.String(), T.Null()]) }),
+});
+export type StoryEvent = Static<typeof StoryEvent>;
+
+export const WebhookTestEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.webhookTest),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), endpoint_id: T.String() }),
+});
+export type WebhookTestEvent = Static<typeof WebhookTestEvent>;
+
+/** A site, its hostnames or its organization changed: public read caches drop the site. */
+export const SiteChangedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.siteChanged),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), site: T.Union([T.String(), T.Null()]) }),
+});
+export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
+
+export const BusEvent = T.Union([StoryEvent, WebhookTestEvent, SiteChangedEvent]);
+export type BusEvent = Static<typeof BusEvent>;
+
+export function isStoryEvent(event: BusEvent): event is StoryEvent {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event.type);
+}

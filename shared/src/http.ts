@@ -1,0 +1,170 @@
+import { Elysia } from "elysia";
+import { clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
+import { ApiError, type FieldError } from "./errors.ts";
+import { newRequestId } from "./ids.ts";
+import { log } from "./log.ts";
+import { SERVICE_VERSION } from "./version.ts";
+
+/** Headers the edge sets on every request it passes on, and every response carries. */
+export const REQUEST_ID_HEADER = "x-request-id";
+export const CLIENT_IP_HEADER = "x-client-ip";
+const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
+
+export function requestIdOf(request: Request): string {
+  return request.headers.get(REQUEST_ID_HEADER) ?? "req_unknown";
+}
+
+export function clientIpOf(request: Request): string {
+  return request.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+}
+
+export function errorResponse(error: ApiError, requestId: string): Response {
+  return Response.json(error.toBody(requestId), {
+    status: error.status,
+    headers: { ...error.headers, [REQUEST_ID_HEADER]: requestId },
+  });
+}
+
+type ElysiaError = Error & { code?: unknown; status?: number };
+
+function validationFields(error: ElysiaError): FieldError[] {
+  const all = (error as { all?: { path: string; message: string }[] }).all ?? [];
+  const fields = new Map<string, FieldError>();
+  for (const entry of all) {
+    const field = entry.path.replace(/^\//, "").replace(/\//g, ".") || "body";
+    if (!fields.has(field)) fields.set(field, { field, reason: "invalid", message: entry.message });
+  }
+  return [...fields.values()];
+}
+
+/** Turns whatever was thrown into an ApiError; unknown errors become 500 api_error. */
+export function toApiError(error: unknown, request: Request, allowed?: string[]): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as ElysiaError;
+  switch (e?.code) {
+    case "NOT_FOUND":
+      if (allowed && allowed.length > 0) {
+        return new ApiError("method_not_allowed", undefined, {
+          headers: { allow: allowed.join(", ") },
+        });
+      }
+      return new ApiError("not_found", "No route matches this path.");
+    case "VALIDATION":
+      return new ApiError("invalid_parameters", undefined, { fields: validationFields(e) });
+    case "PARSE":
+      return new ApiError("invalid_json", "The body could not be parsed.");
+    case "INVALID_COOKIE_SIGNATURE":
+      return new ApiError("invalid_parameters");
+  }
+  log.error("unhandled error", {
+    request_id: requestIdOf(request),
+    path: new URL(request.url).pathname,
+    error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+    stack: e instanceof Error ? e.stack : undefined,
+  });
+  return new ApiError("api_error");
+}
+
+/** The methods this app answers on a path, for 405 with `Allow`. */
+function allowedMethods(app: { routes: { method: string; path: string }[] }, path: string) {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    const pattern = route.path
+      .split("/")
+      .map((part) =>
+        part.startsWith(":")
+          ? "[^/]+"
+          : part === "*"
+            ? ".*"
+            : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+      )
+      .join("/");
+    if (new RegExp(`^${pattern}$`).test(path)) methods.add(route.method.toUpperCase());
+  }
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].filter((m) => m !== "ALL").sort();
+}
+
+/**
+ * The error handling every app shares: one Error record per failure, the request id in the body,
+ * 405 for a known path with another method, never a stack trace.
+ */
+export function httpKit(name: string) {
+  const kit = new Elysia({ name: `http-kit:${name}` }).onError(
+    { as: "global" },
+    ({ error, request }) => {
+      const path = new URL(request.url).pathname;
+      const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? currentRoutes(path) : [];
+      return errorResponse(toApiError(error, request, allowed), requestIdOf(request));
+    },
+  );
+  let routesOf: (path: string) => string[] = () => [];
+  const currentRoutes = (path: string) => routesOf(path);
+  return Object.assign(kit, {
+    /** Tells the kit which app's routes decide 405 versus 404. */
+    bindRoutes(app: { routes: { method: string; path: string }[] }) {
+      routesOf = (path) => allowedMethods(app, path);
+    },
+  });
+}
+
+export interface EdgeOptions {
+  /** TRUSTED_PROXIES. */
+  trustedProxies: string;
+  /** Keep a well-formed incoming request id (behind our own gateway) instead of a new one. */
+  trustIncomingRequestId?: boolean;
+}
+
+export type FetchHandler = (
+  request: Request,
+  server?: { requestIP(r: Request): { address: string } | null },
+) => Promise<Response>;
+
+/**
+ * Wraps an app's `handle` so that every response, whatever produced it, carries `X-Request-Id`
+ * and `X-Service-Version`, and the app sees the request id and the client address as headers.
+ */
+export function edge(
+  handle: (request: Request) => Response | Promise<Response>,
+  options: EdgeOptions,
+): FetchHandler {
+  const isTrusted = parseTrusted(options.trustedProxies);
+  return async (incoming, server) => {
+    const given = incoming.headers.get(REQUEST_ID_HEADER);
+    const requestId =
+      options.trustIncomingRequestId && given && REQUEST_ID_SHAPE.test(given)
+        ? given
+        : newRequestId();
+    const headers = new Headers(incoming.headers);
+    headers.set(REQUEST_ID_HEADER, requestId);
+    const socket = server?.requestIP(incoming)?.address;
+    if (socket !== undefined || !headers.has(CLIENT_IP_HEADER)) {
+      headers.set(
+        CLIENT_IP_HEADER,
+        clientIp(socket ?? "127.0.0.1", incoming.headers.get("x-forwarded-for"), isTrusted),
+      );
+    }
+    const request = new Request(incoming, { headers });
+    let response: Response;
+    try {
+      response = await handle(request);
+    } catch (error) {
+      response = errorResponse(toApiError(error, request), requestId);
+    }
+    return withServiceHeaders(response, requestId);
+  };
+}
+
+/** Sets the two headers every response carries, replacing whatever was there. */
+export function withServiceHeaders(response: Response, requestId: string): Response {
+  let out = response;
+  try {
+    out.headers.set(REQUEST_ID_HEADER, requestId);
+  } catch {
+    // Headers of some responses (a proxied fetch) are immutable: copy them.
+    out = new Response(response.body, response);
+    out.headers.set(REQUEST_ID_HEADER, requestId);
+  }
+  out.headers.set("x-service-version", SERVICE_VERSION);
+  return out;
+}

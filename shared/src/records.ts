@@ -1,0 +1,132 @@
+import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
+import { STORY_STATUSES, STORY_TYPES, WEBHOOK_EVENT_TYPES } from "./db/schema.ts";
+import { ERROR_CODES } from "./errors.ts";
+
+/**
+ * The records of the spec's "Resources and their fields": one place for each, used to validate,
+ * to serialize and to describe the API.
+ */
+
+const DateTime = T.String({ format: "date-time", description: "ISO 8601 with offset" });
+const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
+const Enum = <V extends string>(values: readonly V[]) => T.Union(values.map((v) => T.Literal(v)));
+
+export const StoryTypeSchema = Enum(STORY_TYPES);
+export const StoryStatusSchema = Enum(STORY_STATUSES);
+export const WebhookEventTypeSchema = Enum(WEBHOOK_EVENT_TYPES);
+
+export const ListOf = <S extends TSchema>(item: S) =>
+  T.Object({
+    object: T.Literal("list"),
+    data: T.Array(item),
+    has_more: T.Boolean(),
+    next_cursor: Nullable(T.String()),
+  });
+
+export const StoryOut = T.Object({
+  object: T.Literal("story"),
+  id: T.String({ format: "uuid" }),
+  type: StoryTypeSchema,
+  slug: T.String(),
+  status: StoryStatusSchema,
+  title: Nullable(T.String()),
+  summary: Nullable(T.String()),
+  version: Nullable(T.Integer()),
+  topics: T.Array(T.String()),
+  published_at: Nullable(DateTime),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+export type StoryOut = Static<typeof StoryOut>;
+
+export const ApprovalDecisionOut = T.Object({
+  object: T.Literal("approval_decision"),
+  id: T.String(),
+  version: Nullable(T.Integer()),
+  decision: Enum(["approved", "rejected"] as const),
+  actor_type: T.String(),
+  actor_role: T.String(),
+  note: Nullable(T.String()),
+  decided_at: DateTime,
+});
+export type ApprovalDecisionOut = Static<typeof ApprovalDecisionOut>;
+
+export const StoryDetailOut = T.Composite([
+  StoryOut,
+  T.Object({
+    body: T.Array(T.Record(T.String(), T.Unknown())),
+    approvals: T.Array(ApprovalDecisionOut),
+  }),
+]);
+export type StoryDetailOut = Static<typeof StoryDetailOut>;
+
+export const WebhookEndpointOut = T.Object({
+  object: T.Literal("webhook_endpoint"),
+  id: T.String(),
+  url: T.String(),
+  events: T.Array(WebhookEventTypeSchema),
+  status: Enum(["enabled", "disabled"] as const),
+  disabled_reason: Nullable(Enum(["failing", "by_client", "by_armage"] as const)),
+  secret_hint: T.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
+
+export const WebhookDeliveryOut = T.Object({
+  object: T.Literal("webhook_delivery"),
+  id: T.String(),
+  endpoint_id: T.String(),
+  event_id: T.String(),
+  event_type: WebhookEventTypeSchema,
+  story_id: Nullable(T.String()),
+  status: Enum(["pending", "delivered", "failed"] as const),
+  attempts: T.Integer(),
+  last_status_code: Nullable(T.Integer()),
+  last_error: Nullable(T.String()),
+  next_attempt_at: Nullable(DateTime),
+  created_at: DateTime,
+  delivered_at: Nullable(DateTime),
+});
+export type WebhookDeliveryOut = Static<typeof WebhookDeliveryOut>;
+
+export const WebhookEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: WebhookEventTypeSchema,
+  created_at: DateTime,
+  data: T.Object({ story_id: T.String(), story: Nullable(StoryOut) }),
+});
+export type WebhookEventOut = Static<typeof WebhookEventOut>;
+
+export const WebhookTestEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: T.Literal("webhook.test"),
+  created_at: DateTime,
+  data: T.Record(T.String(), T.Unknown()),
+});
+export type WebhookTestEventOut = Static<typeof WebhookTestEventOut>;
+
+const errorCodes = Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[];
+const errorTypes = [...new Set(Object.values(ERROR_CODES).map((c) => c.type))];
+
+export const ErrorOut = T.Object({
+  error: T.Object({
+    type: Enum(errorTypes),
+    code: Enum(errorCodes),
+    message: T.String(),
+    request_id: T.String(),
+    fields: T.Optional(
+      T.Array(T.Object({ field: T.String(), reason: T.String(), message: T.Optional(T.String()) })),
+    ),
+  }),
+});
+export type ErrorOut = Static<typeof ErrorOut>;
+
+/** Timestamps leave the service as ISO 8601 with an offset (`Z`). */
+export function iso(date: Date): string;
+export function iso(date: Date | null): string | null;
+export function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}
