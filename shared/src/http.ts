@@ -50,7 +50,9 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
       }
       return new ApiError("not_found", "No route matches this path.");
     case "VALIDATION":
-      return new ApiError("invalid_parameters", undefined, { fields: validationFields(e) });
+      return (e as { type?: string }).type === "body"
+        ? new ApiError("validation_failed", undefined, { fields: validationFields(e) })
+        : new ApiError("invalid_parameters", undefined, { fields: validationFields(e) });
     case "PARSE":
       return new ApiError("invalid_json", "The body could not be parsed.");
     case "INVALID_COOKIE_SIGNATURE":

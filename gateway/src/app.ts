@@ -1,0 +1,80 @@
+import type { Config } from "@newsroom/shared/config";
+import { ApiError } from "@newsroom/shared/errors";
+import { httpKit } from "@newsroom/shared/http";
+import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import { SERVICE_VERSION } from "@newsroom/shared/version";
+import { Elysia } from "elysia";
+import { type ReadinessCheck, readiness } from "./health.ts";
+import { enforceClientApiLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
+import { type ServiceName, serviceFor } from "./routing.ts";
+import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
+
+export interface GatewayOptions {
+  config: Pick<Config, "DATABASE_URL" | "SERVICE_ENV">;
+  upstreams: Partial<Record<ServiceName, Upstream>>;
+  rateLimits: RateLimitStore;
+  readinessChecks: ReadinessCheck[];
+  /** "embedded" when the services are mounted in this process. */
+  mode: "embedded" | "distributed";
+  /** Extra gateway-owned routes (the OpenAPI document, the reference page). */
+  extra?: Elysia;
+}
+
+/**
+ * The gateway: health, then every other path handed to the service its prefix names.
+ * Serve it through `edge()` so every response carries the request id and the version.
+ */
+export function createGateway(options: GatewayOptions) {
+  const kit = httpKit("gateway");
+  const ready = readiness(options.readinessChecks);
+  const app = new Elysia({ name: "gateway" })
+    .use(kit)
+    .get("/health", () => ({
+      status: "ok",
+      version: SERVICE_VERSION,
+      environment: options.config.SERVICE_ENV,
+      mode: options.mode,
+      database: options.config.DATABASE_URL ? "postgres" : "embedded",
+      database_configured: true,
+    }))
+    .get("/health/ready", async ({ set }) => {
+      const result = await ready();
+      set.status = result.ok ? 200 : 503;
+      set.headers["cache-control"] = "no-store";
+      return result.body;
+    })
+    .use(options.extra ?? new Elysia())
+    .all("/*", ({ request }) => route(options, request), { parse: "none" });
+  kit.bindRoutes(app);
+  return app;
+}
+
+async function route(options: GatewayOptions, request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  const service = serviceFor(path);
+  const upstream = service ? options.upstreams[service] : undefined;
+  if (!service || !upstream) throw new ApiError("not_found", "No route matches this path.");
+  if (service === "client-api") await enforceClientApiLimits(options.rateLimits, request);
+  let response: Response;
+  try {
+    response = await upstream(request);
+  } catch (error) {
+    if (error instanceof UpstreamUnavailable) {
+      throw new ApiError(
+        service === "client-api"
+          ? "api_unavailable"
+          : service === "forms"
+            ? "forms_unavailable"
+            : "content_unavailable",
+        undefined,
+        { headers: { "retry-after": "60", "cache-control": "no-store" } },
+      );
+    }
+    throw error;
+  }
+  if (service === "client-api" && response.status < 300) {
+    response = new Response(response.body, response);
+    response.headers.set("ratelimit-policy", RATE_LIMIT_POLICY);
+  }
+  return response;
+}

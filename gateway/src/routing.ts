@@ -1,0 +1,32 @@
+/** Which service answers a path: the spec's path names the service. */
+export type ServiceName = "public-read" | "forms" | "client-api";
+
+const FORMS_PATHS = [
+  "/v1/public/contact",
+  "/v1/public/careers",
+  "/v1/public/newsletter",
+  "/v1/public/start",
+];
+const CLIENT_API_PATHS = [
+  "/v1/stories",
+  "/v1/approvals",
+  "/v1/feed.json",
+  "/v1/feed.xml",
+  "/v1/webhook_endpoints",
+  "/v1/webhook_deliveries",
+];
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+export function serviceFor(path: string): ServiceName | null {
+  if (FORMS_PATHS.some((prefix) => under(path, prefix))) return "forms";
+  if (under(path, "/v1/public")) return "public-read";
+  if (CLIENT_API_PATHS.some((prefix) => under(path, prefix))) return "client-api";
+  return null;
+}
+
+export function isClientApiPath(path: string): boolean {
+  return serviceFor(path) === "client-api";
+}

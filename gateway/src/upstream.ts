@@ -1,0 +1,38 @@
+import { log } from "@newsroom/shared/log";
+
+/** Something that answers requests for a service: its app in-process, or its URL. */
+export type Upstream = (request: Request) => Promise<Response>;
+
+/** Distributed mode: forwards the request to the service's base URL, redirects untouched. */
+export function httpUpstream(baseUrl: string, name: string): Upstream {
+  const base = baseUrl.replace(/\/$/, "");
+  return async (request) => {
+    const url = new URL(request.url);
+    const headers = new Headers(request.headers);
+    headers.delete("host");
+    headers.delete("connection");
+    try {
+      const response = await fetch(base + url.pathname + url.search, {
+        method: request.method,
+        headers,
+        body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(30_000),
+      });
+      return new Response(response.body, response);
+    } catch (error) {
+      log.error("upstream unreachable", {
+        service: name,
+        request_id: request.headers.get("x-request-id"),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw new UpstreamUnavailable(name);
+    }
+  };
+}
+
+export class UpstreamUnavailable extends Error {
+  constructor(readonly service: string) {
+    super(`${service} is unreachable`);
+  }
+}

@@ -1,0 +1,31 @@
+import { httpKit } from "@newsroom/shared/http";
+import { Elysia } from "elysia";
+import { checkAdminToken } from "./auth.ts";
+import { sandboxRoutes } from "./demo/routes.ts";
+import type { WorkspaceDeps } from "./deps.ts";
+import { keyRoutes } from "./keys/routes.ts";
+import { organizationRoutes } from "./organizations/routes.ts";
+import { siteRoutes } from "./sites/routes.ts";
+import { storyRoutes } from "./stories/routes.ts";
+import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
+
+/** The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN. */
+export function createWorkspaceApp(deps: WorkspaceDeps) {
+  const kit = httpKit("workspace");
+  const app = new Elysia({ name: "workspace" })
+    .use(kit)
+    .get("/health", () => ({ status: "ok", service: "workspace" }))
+    .onRequest(({ request }) => {
+      if (new URL(request.url).pathname.startsWith("/internal/")) {
+        checkAdminToken(request.headers.get("authorization"), deps.adminToken);
+      }
+    })
+    .use(organizationRoutes(deps))
+    .use(siteRoutes(deps))
+    .use(keyRoutes(deps))
+    .use(storyRoutes(deps))
+    .use(webhookEndpointRoutes(deps))
+    .use(sandboxRoutes(deps));
+  kit.bindRoutes(app);
+  return app;
+}

@@ -1,0 +1,251 @@
+import type { Db } from "@newsroom/shared/db/index";
+import {
+  approvalDecisions,
+  assets,
+  hostnames,
+  organizations,
+  people,
+  relatedStories,
+  type StoryStatus,
+  sites,
+  stories,
+  storyAssets,
+  storyPeople,
+  storyTopics,
+  storyVersions,
+} from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
+import { count, eq } from "drizzle-orm";
+import { createApiKey } from "../keys/service.ts";
+import { findOrganization } from "../resolve.ts";
+import { ensureTopics } from "../stories/service.ts";
+import { type SyntheticStory, syntheticStories } from "./synthetic.ts";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Writes synthetic stories straight into an organization. Published ones carry the approval
+ * decision for their version, so the state machine's invariant holds for seeded data too.
+ */
+export async function insertStories(
+  db: Db,
+  organizationId: string,
+  list: SyntheticStory[],
+  statusOf: (index: number) => StoryStatus,
+): Promise<string[]> {
+  const ids: string[] = [];
+  const now = Date.now();
+  await db.transaction(async (tx) => {
+    for (const [index, story] of list.entries()) {
+      const status = statusOf(index);
+      const id = newId();
+      ids.push(id);
+      const at = new Date(now - story.ageDays * DAY_MS);
+      const approved = ["approved", "scheduled", "published", "unpublished"].includes(status);
+      await tx.insert(stories).values({
+        id,
+        organizationId,
+        type: story.type,
+        slug: story.slug,
+        status,
+        currentVersion: 1,
+        approvedVersion: approved ? 1 : null,
+        externalUrl: story.externalUrl,
+        featured: story.featured,
+        publishedAt: status === "published" || status === "unpublished" ? at : null,
+        createdAt: new Date(at.getTime() - DAY_MS),
+        updatedAt: at,
+      });
+      await tx.insert(storyVersions).values({
+        id: newId(),
+        storyId: id,
+        version: 1,
+        title: story.title,
+        summary: story.summary,
+        body: story.body,
+        createdAt: new Date(at.getTime() - DAY_MS),
+      });
+      const topicIds = await ensureTopics(tx, organizationId, story.topics);
+      if (topicIds.length > 0) {
+        await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
+      }
+      if (approved || status === "rejected") {
+        await tx.insert(approvalDecisions).values({
+          id: newId(),
+          organizationId,
+          storyId: id,
+          version: 1,
+          decision: status === "rejected" ? "rejected" : "approved",
+          actorType: "person",
+          actorRole: "approver",
+          note: status === "rejected" ? "Please add a source for the figures." : null,
+          decidedAt: new Date(at.getTime() - DAY_MS / 2),
+        });
+      }
+    }
+  });
+  return ids;
+}
+
+/** People, cleared and uncleared images, and related links for the first stories. */
+async function decorate(db: Db, organizationId: string, storyIds: string[]): Promise<void> {
+  const editor = { id: newId(), organizationId, name: "Alex Rivera", role: "Editor" };
+  const writer = { id: newId(), organizationId, name: "Sam Okafor", role: "Writer" };
+  await db.insert(people).values([editor, writer]);
+  for (const [index, storyId] of storyIds.slice(0, 12).entries()) {
+    const cleared = {
+      id: newId(),
+      organizationId,
+      url: `https://cdn.example.com/img/${index}.jpg`,
+      alt: "Illustration",
+      cleared: true,
+    };
+    const uncleared = {
+      id: newId(),
+      organizationId,
+      url: `https://cdn.example.com/raw/${index}.jpg`,
+      alt: "Not cleared",
+      cleared: false,
+    };
+    await db.insert(assets).values([cleared, uncleared]);
+    await db.insert(storyAssets).values([
+      { storyId, assetId: cleared.id, position: 0 },
+      { storyId, assetId: uncleared.id, position: 1 },
+    ]);
+    await db.insert(storyPeople).values({ storyId, personId: index % 2 ? editor.id : writer.id });
+    const related = storyIds[index + 1];
+    if (related) await db.insert(relatedStories).values({ storyId, relatedStoryId: related });
+  }
+}
+
+export interface DemoResult {
+  seeded: boolean;
+  testKey?: string;
+}
+
+/**
+ * On an empty database: the house newsroom (36 published items across all six types), one client
+ * organization with a running newsroom, an enabled hosted site with an active hostname, drafts,
+ * a review queue, and an `armk_test_` key with every scope (returned to be printed once).
+ */
+export async function seedDemo(db: Db, houseOrg: string): Promise<DemoResult> {
+  const [existing] = await db.select({ n: count() }).from(organizations);
+  if ((existing?.n ?? 0) > 0) return { seeded: false };
+
+  const houseId = newId();
+  await db.insert(organizations).values({
+    id: houseId,
+    slug: houseOrg,
+    name: "Armage Newsroom",
+    newsroomRunning: true,
+  });
+  const houseStories = syntheticStories(40, 7);
+  const houseIds = await insertStories(db, houseId, houseStories, (i) =>
+    i < 36
+      ? "published"
+      : (["draft", "review_required", "rejected", "unpublished"] as const)[i - 36]!,
+  );
+  await decorate(db, houseId, houseIds);
+
+  const clientId = newId();
+  await db.insert(organizations).values({
+    id: clientId,
+    slug: "northwind",
+    name: "Northwind Cooperative",
+    newsroomRunning: true,
+    newsletterEnabled: true,
+    newsletterOrigins: ["http://localhost:5173", "https://www.northwind.example"],
+  });
+  const logo = {
+    id: newId(),
+    organizationId: clientId,
+    url: "https://cdn.example.com/northwind/logo.svg",
+    alt: "Northwind",
+    kind: "logo" as const,
+    cleared: true,
+  };
+  await db.insert(assets).values(logo);
+  const siteId = newId();
+  await db.insert(sites).values({
+    id: siteId,
+    organizationId: clientId,
+    slug: "northwind",
+    name: "Northwind News",
+    publisher: "Northwind Cooperative",
+    accent: "#0b6e4f",
+    logoAssetId: logo.id,
+    enabled: true,
+    live: true,
+  });
+  await db.insert(hostnames).values([
+    {
+      id: newId(),
+      organizationId: clientId,
+      siteId,
+      hostname: "news.northwind.example",
+      status: "active",
+      activatedAt: new Date(),
+    },
+    {
+      id: newId(),
+      organizationId: clientId,
+      siteId,
+      hostname: "press.northwind.example",
+      status: "pending",
+    },
+  ]);
+  const clientStatuses: StoryStatus[] = [
+    ...Array<StoryStatus>(10).fill("published"),
+    "draft",
+    "draft",
+    "draft",
+    "ai_generated",
+    "review_required",
+    "review_required",
+    "rejected",
+    "approved",
+    "scheduled",
+    "unpublished",
+    "archived",
+  ];
+  const clientIds = await insertStories(
+    db,
+    clientId,
+    syntheticStories(clientStatuses.length, 42, "nw-"),
+    (i) => clientStatuses[i]!,
+  );
+  await decorate(db, clientId, clientIds);
+  const { secret } = await createApiKey(db, clientId, {
+    environment: "test",
+    scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
+    lifetime_days: 365,
+  });
+  return { seeded: true, testKey: secret };
+}
+
+/** Fills a sandbox organization with synthetic stories in every status. */
+export async function seedSandbox(db: Db, orgIdOrSlug: string, howMany = 40): Promise<number> {
+  const org = await findOrganization(db, orgIdOrSlug);
+  await db
+    .update(organizations)
+    .set({ sandbox: true, newsroomRunning: true })
+    .where(eq(organizations.id, org.id));
+  const statuses: StoryStatus[] = [
+    "published",
+    "published",
+    "review_required",
+    "draft",
+    "approved",
+    "rejected",
+    "unpublished",
+    "ai_generated",
+  ];
+  const prefix = `sb${Date.now().toString(36)}-`;
+  const ids = await insertStories(
+    db,
+    org.id,
+    syntheticStories(howMany, Date.now() % 100_000, prefix),
+    (i) => statuses[i % statuses.length]!,
+  );
+  return ids.length;
+}

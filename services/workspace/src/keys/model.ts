@@ -1,0 +1,33 @@
+import { KEY_LIFETIMES_DAYS, KEY_SCOPES } from "@newsroom/shared/api-keys";
+import type { apiKeys } from "@newsroom/shared/db/schema";
+import { iso } from "@newsroom/shared/records";
+import { t } from "elysia";
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export const KeyCreateIn = t.Object({
+  environment: t.Union([t.Literal("live"), t.Literal("test")]),
+  scopes: t.Array(t.Union(KEY_SCOPES.map((scope) => t.Literal(scope))), {
+    minItems: 1,
+    maxItems: KEY_SCOPES.length,
+    uniqueItems: true,
+  }),
+  lifetime_days: t.Union(KEY_LIFETIMES_DAYS.map((days) => t.Literal(days))),
+});
+
+/** The key record: never the key itself, nor its hash. */
+export function apiKeyOut(row: ApiKeyRow) {
+  return {
+    object: "api_key" as const,
+    id: row.id,
+    organization_id: row.organizationId,
+    environment: row.environment,
+    prefix: row.prefix,
+    last_four: row.lastFour,
+    scopes: row.scopes,
+    expires_at: iso(row.expiresAt),
+    revoked_at: iso(row.revokedAt),
+    last_used_at: iso(row.lastUsedAt),
+    created_at: iso(row.createdAt),
+  };
+}

@@ -1,0 +1,21 @@
+import { Elysia } from "elysia";
+import type { WorkspaceDeps } from "../deps.ts";
+import { apiKeyOut, KeyCreateIn } from "./model.ts";
+import { createApiKey, revokeApiKey } from "./service.ts";
+
+export function keyRoutes(deps: WorkspaceDeps) {
+  return new Elysia()
+    .post(
+      "/internal/v1/orgs/:org/keys",
+      async ({ params, body, set }) => {
+        const { row, secret } = await createApiKey(deps.db, params.org, body);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return { ...apiKeyOut(row), secret };
+      },
+      { body: KeyCreateIn },
+    )
+    .post("/internal/v1/keys/:id/revoke", async ({ params }) =>
+      apiKeyOut(await revokeApiKey(deps.db, params.id)),
+    );
+}

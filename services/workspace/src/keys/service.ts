@@ -1,0 +1,82 @@
+import {
+  type KeyEnvironment,
+  type KeyScope,
+  MAX_LIVE_KEYS_PER_ORGANIZATION,
+  makeKey,
+} from "@newsroom/shared/api-keys";
+import type { Db } from "@newsroom/shared/db/index";
+import { apiKeys } from "@newsroom/shared/db/schema";
+import { ApiError } from "@newsroom/shared/errors";
+import { isUuid, newId } from "@newsroom/shared/ids";
+import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
+import { audit } from "../audit.ts";
+import { findOrganization } from "../resolve.ts";
+import type { ApiKeyRow } from "./model.ts";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Creates a key. The secret is returned here once and never again; only its SHA-256 is stored.
+ * A 21st live (unrevoked, unexpired) key of an organization is refused.
+ */
+export async function createApiKey(
+  db: Db,
+  orgIdOrSlug: string,
+  input: { environment: KeyEnvironment; scopes: KeyScope[]; lifetime_days: number },
+): Promise<{ row: ApiKeyRow; secret: string }> {
+  const org = await findOrganization(db, orgIdOrSlug);
+  return db.transaction(async (tx) => {
+    // Serialize key creation per organization so two requests cannot both take the 20th place.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`keys:${org.id}`}))`);
+    const now = new Date();
+    const [live] = await tx
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.organizationId, org.id),
+          isNull(apiKeys.revokedAt),
+          gt(apiKeys.expiresAt, now),
+        ),
+      );
+    if ((live?.n ?? 0) >= MAX_LIVE_KEYS_PER_ORGANIZATION) {
+      throw new ApiError(
+        "limit_reached",
+        `An organization may have at most ${MAX_LIVE_KEYS_PER_ORGANIZATION} live keys. Revoke one first.`,
+      );
+    }
+    const key = makeKey(input.environment);
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: newId(),
+        organizationId: org.id,
+        environment: input.environment,
+        keyHash: key.hash,
+        prefix: key.prefix,
+        lastFour: key.lastFour,
+        scopes: input.scopes,
+        expiresAt: new Date(now.getTime() + input.lifetime_days * DAY_MS),
+      })
+      .returning();
+    await audit(tx, org.id, "api_key.created", row!.id);
+    return { row: row!, secret: key.secret };
+  });
+}
+
+/** Revokes a key at once and for good. Revoking twice keeps the first revocation time. */
+export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyRow> {
+  if (!isUuid(keyId)) throw new ApiError("not_found", "No such key.");
+  return db.transaction(async (tx) => {
+    const [current] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+    if (!current) throw new ApiError("not_found", "No such key.");
+    if (current.revokedAt) return current;
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiKeys.id, keyId))
+      .returning();
+    await audit(tx, current.organizationId, "api_key.revoked", keyId);
+    return row!;
+  });
+}

@@ -1,0 +1,36 @@
+import { iso } from "@newsroom/shared/records";
+import { t } from "elysia";
+import type { OrganizationRow } from "../resolve.ts";
+
+export const OrgSlug = t.String({ pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" });
+
+export const OrganizationCreateIn = t.Object({
+  slug: OrgSlug,
+  name: t.String({ minLength: 1, maxLength: 200 }),
+  newsroom_running: t.Optional(t.Boolean()),
+  sandbox: t.Optional(t.Boolean()),
+});
+
+export const OrganizationUpdateIn = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  newsroom_running: t.Optional(t.Boolean()),
+  newsletter_enabled: t.Optional(t.Boolean()),
+  newsletter_origins: t.Optional(
+    t.Array(t.String({ pattern: "^https?://[^/\\s]+$", maxLength: 300 }), { maxItems: 20 }),
+  ),
+});
+
+export function organizationOut(row: OrganizationRow) {
+  return {
+    object: "organization" as const,
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    newsroom_running: row.newsroomRunning,
+    sandbox: row.sandbox,
+    newsletter_enabled: row.newsletterEnabled,
+    newsletter_origins: row.newsletterOrigins,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}

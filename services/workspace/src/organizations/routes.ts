@@ -1,0 +1,30 @@
+import { Elysia } from "elysia";
+import type { WorkspaceDeps } from "../deps.ts";
+import { findOrganization } from "../resolve.ts";
+import { announceSiteChange } from "../sites/announce.ts";
+import { OrganizationCreateIn, OrganizationUpdateIn, organizationOut } from "./model.ts";
+import { createOrganization, updateOrganization } from "./service.ts";
+
+export function organizationRoutes(deps: WorkspaceDeps) {
+  return new Elysia()
+    .post(
+      "/internal/v1/orgs",
+      async ({ body, set }) => {
+        set.status = 201;
+        return organizationOut(await createOrganization(deps.db, body));
+      },
+      { body: OrganizationCreateIn },
+    )
+    .get("/internal/v1/orgs/:org", async ({ params }) =>
+      organizationOut(await findOrganization(deps.db, params.org)),
+    )
+    .patch(
+      "/internal/v1/orgs/:org",
+      async ({ params, body }) => {
+        const row = await updateOrganization(deps.db, params.org, body);
+        await announceSiteChange(deps.bus, row.id, null);
+        return organizationOut(row);
+      },
+      { body: OrganizationUpdateIn },
+    );
+}

@@ -1,0 +1,19 @@
+import type { Queryable } from "@newsroom/shared/db/index";
+import { outboxEvents, type WebhookEventType } from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
+
+/** Writes an event to the outbox; call it inside the transaction that changes the story. */
+export async function writeOutboxEvent(
+  tx: Queryable,
+  event: { organizationId: string; type: WebhookEventType; storyId: string; at: Date },
+): Promise<string> {
+  const id = newId();
+  await tx.insert(outboxEvents).values({
+    id,
+    organizationId: event.organizationId,
+    type: event.type,
+    storyId: event.storyId,
+    createdAt: event.at,
+  });
+  return id;
+}

@@ -1,0 +1,33 @@
+import { Elysia } from "elysia";
+import type { WorkspaceDeps } from "../deps.ts";
+import { announceSiteChange } from "./announce.ts";
+import { HostnameIn, hostnameOut, SiteCreateIn, siteOut } from "./model.ts";
+import { activateHostname, addHostname, createSite } from "./service.ts";
+
+export function siteRoutes(deps: WorkspaceDeps) {
+  return new Elysia()
+    .post(
+      "/internal/v1/orgs/:org/sites",
+      async ({ params, body, set }) => {
+        const row = await createSite(deps.db, params.org, body);
+        await announceSiteChange(deps.bus, row.organizationId, row.slug);
+        set.status = 201;
+        return siteOut(row);
+      },
+      { body: SiteCreateIn },
+    )
+    .post(
+      "/internal/v1/sites/:site/hostnames",
+      async ({ params, body, set }) => {
+        const row = await addHostname(deps.db, params.site, body.hostname);
+        set.status = 201;
+        return hostnameOut(row);
+      },
+      { body: HostnameIn },
+    )
+    .post("/internal/v1/sites/:site/hostnames/:hostname/activate", async ({ params }) => {
+      const row = await activateHostname(deps.db, params.site, params.hostname);
+      await announceSiteChange(deps.bus, row.organizationId, null);
+      return hostnameOut(row);
+    });
+}

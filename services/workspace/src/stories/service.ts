@@ -1,0 +1,222 @@
+import type { Db, Queryable } from "@newsroom/shared/db/index";
+import {
+  approvalDecisions,
+  type StoryType,
+  stories,
+  storyTopics,
+  storyVersions,
+  topics,
+} from "@newsroom/shared/db/schema";
+import { ApiError } from "@newsroom/shared/errors";
+import { isUuid, newId } from "@newsroom/shared/ids";
+import type { StoryOut } from "@newsroom/shared/records";
+import { readStory, type StoryRow } from "@newsroom/shared/story-records";
+import { and, eq, inArray } from "drizzle-orm";
+import { writeOutboxEvent } from "../outbox/write.ts";
+import { findOrganization } from "../resolve.ts";
+import {
+  checkTransition,
+  NEW_VERSION_ALLOWED,
+  type StoryAction,
+  statusAfterNewVersion,
+} from "./state-machine.ts";
+
+type Block = Record<string, unknown>;
+
+export interface StoryCreateInput {
+  type: StoryType;
+  slug: string;
+  title: string;
+  summary?: string | null;
+  body?: Block[];
+  topics?: string[];
+  external_url?: string | null;
+  featured?: boolean;
+  status?: "draft" | "ai_generated";
+}
+
+function topicName(slug: string): string {
+  return slug
+    .split("-")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(" ");
+}
+
+/** The organization's topics with these slugs, created when missing. */
+export async function ensureTopics(
+  tx: Queryable,
+  organizationId: string,
+  slugs: string[],
+): Promise<string[]> {
+  if (slugs.length === 0) return [];
+  await tx
+    .insert(topics)
+    .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
+    .onConflictDoNothing();
+  const rows = await tx
+    .select({ id: topics.id })
+    .from(topics)
+    .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, slugs)));
+  return rows.map((row) => row.id);
+}
+
+/** Creates a story with version 1 in `draft` (or `ai_generated`). */
+export async function createStory(
+  db: Db,
+  orgIdOrSlug: string,
+  input: StoryCreateInput,
+): Promise<StoryOut> {
+  const org = await findOrganization(db, orgIdOrSlug);
+  const id = newId();
+  await db.transaction(async (tx) => {
+    const [taken] = await tx
+      .select({ id: stories.id })
+      .from(stories)
+      .where(and(eq(stories.organizationId, org.id), eq(stories.slug, input.slug)));
+    if (taken) {
+      throw new ApiError("conflict", "A story with this slug exists.", {
+        fields: [{ field: "slug", reason: "taken" }],
+      });
+    }
+    await tx.insert(stories).values({
+      id,
+      organizationId: org.id,
+      type: input.type,
+      slug: input.slug,
+      status: input.status ?? "draft",
+      currentVersion: 1,
+      externalUrl: input.external_url ?? null,
+      featured: input.featured ?? false,
+    });
+    await tx.insert(storyVersions).values({
+      id: newId(),
+      storyId: id,
+      version: 1,
+      title: input.title,
+      summary: input.summary ?? null,
+      body: input.type === "in_the_news" ? [] : (input.body ?? []),
+    });
+    const topicIds = await ensureTopics(tx, org.id, input.topics ?? []);
+    if (topicIds.length > 0) {
+      await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
+    }
+  });
+  return (await readStory(db, org.id, id))!;
+}
+
+async function lockStory(tx: Queryable, storyId: string): Promise<StoryRow> {
+  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  const [row] = await tx.select().from(stories).where(eq(stories.id, storyId)).for("update");
+  if (!row) throw new ApiError("not_found", "No such story.");
+  return row;
+}
+
+/** Writes a new version; an approved or scheduled story goes back to draft. */
+export async function addStoryVersion(
+  db: Db,
+  storyId: string,
+  input: { title: string; summary?: string | null; body?: Block[] },
+): Promise<StoryOut> {
+  const story = await db.transaction(async (tx) => {
+    const row = await lockStory(tx, storyId);
+    if (!NEW_VERSION_ALLOWED.includes(row.status)) {
+      throw new ApiError(
+        "invalid_transition",
+        `A story in ${row.status} cannot take a new version.`,
+      );
+    }
+    const version = (row.currentVersion ?? 0) + 1;
+    await tx.insert(storyVersions).values({
+      id: newId(),
+      storyId: row.id,
+      version,
+      title: input.title,
+      summary: input.summary ?? null,
+      body: row.type === "in_the_news" ? [] : (input.body ?? []),
+    });
+    await tx
+      .update(stories)
+      .set({
+        currentVersion: version,
+        status: statusAfterNewVersion(row.status),
+        updatedAt: new Date(),
+      })
+      .where(eq(stories.id, row.id));
+    return row;
+  });
+  return (await readStory(db, story.organizationId, story.id))!;
+}
+
+export interface TransitionInput {
+  action: StoryAction;
+  note?: string | null;
+  actor_role?: string;
+}
+
+export interface TransitionHooks {
+  /** Runs inside the transaction after the story is written, before the outbox row. */
+  afterStoryWrite?: (tx: Queryable) => Promise<void>;
+  /** Runs after commit when an event was written (the relay's kick). */
+  onEvent?: () => void;
+}
+
+/**
+ * Applies an action. The story, the approval decision and the outbox event commit together or
+ * not at all.
+ */
+export async function transitionStory(
+  db: Db,
+  storyId: string,
+  input: TransitionInput,
+  hooks: TransitionHooks = {},
+): Promise<StoryOut> {
+  const actorRole = input.actor_role ?? "owner";
+  const { story, evented } = await db.transaction(async (tx) => {
+    const row = await lockStory(tx, storyId);
+    const check = checkTransition(row, input.action, { note: input.note, actorRole });
+    if (!check.ok) {
+      throw check.field
+        ? new ApiError("validation_failed", check.reason, {
+            fields: [{ field: check.field, reason: "invalid", message: check.reason }],
+          })
+        : new ApiError("invalid_transition", check.reason);
+    }
+    const { rule } = check;
+    const now = new Date();
+    await tx
+      .update(stories)
+      .set({
+        status: rule.to,
+        approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
+        publishedAt: rule.to === "published" ? now : row.publishedAt,
+        scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+        updatedAt: now,
+      })
+      .where(eq(stories.id, row.id));
+    if (rule.decision) {
+      await tx.insert(approvalDecisions).values({
+        id: newId(),
+        organizationId: row.organizationId,
+        storyId: row.id,
+        version: row.currentVersion,
+        decision: rule.decision,
+        actorType: "person",
+        actorRole,
+        note: input.note?.trim() || null,
+        decidedAt: now,
+      });
+    }
+    await hooks.afterStoryWrite?.(tx);
+    if (rule.event) {
+      await writeOutboxEvent(tx, {
+        organizationId: row.organizationId,
+        type: rule.event,
+        storyId: row.id,
+        at: now,
+      });
+    }
+    return { story: row, evented: rule.event !== null };
+  });
+  if (evented) hooks.onEvent?.();
+  return (await readStory(db, story.organizationId, story.id))!;
+}

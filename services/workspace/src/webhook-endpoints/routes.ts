@@ -1,0 +1,32 @@
+import { Elysia } from "elysia";
+import type { WorkspaceDeps } from "../deps.ts";
+import { EndpointCreateIn, webhookEndpointOut } from "./model.ts";
+import {
+  createWebhookEndpoint,
+  disableWebhookEndpoint,
+  enableWebhookEndpoint,
+  testWebhookEndpoint,
+} from "./service.ts";
+
+export function webhookEndpointRoutes(deps: WorkspaceDeps) {
+  return new Elysia()
+    .post(
+      "/internal/v1/orgs/:org/webhook_endpoints",
+      async ({ params, body, set }) => {
+        const { row, secret } = await createWebhookEndpoint(deps, params.org, body);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return { ...webhookEndpointOut(row), secret };
+      },
+      { body: EndpointCreateIn },
+    )
+    .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) =>
+      webhookEndpointOut(await disableWebhookEndpoint(deps.db, params.id)),
+    )
+    .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) =>
+      webhookEndpointOut(await enableWebhookEndpoint(deps.db, params.id)),
+    )
+    .post("/internal/v1/webhook_endpoints/:id/test", async ({ params }) =>
+      webhookEndpointOut(await testWebhookEndpoint(deps, params.id)),
+    );
+}

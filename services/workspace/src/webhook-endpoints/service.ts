@@ -1,0 +1,109 @@
+import type { EventBus } from "@newsroom/shared/bus/index";
+import type { Db } from "@newsroom/shared/db/index";
+import { type WebhookEventType, webhookEndpoints } from "@newsroom/shared/db/schema";
+import { ApiError, validationFailed } from "@newsroom/shared/errors";
+import { EVENT } from "@newsroom/shared/events";
+import { isUuid, newId } from "@newsroom/shared/ids";
+import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
+import { count, eq, sql } from "drizzle-orm";
+import { audit } from "../audit.ts";
+import { findOrganization } from "../resolve.ts";
+import type { WebhookEndpointRow } from "./model.ts";
+import { checkEndpointUrl } from "./url-rules.ts";
+
+export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
+
+export interface EndpointDeps {
+  db: Db;
+  bus: EventBus;
+  secretsKey: Buffer;
+  allowInsecureTargets: boolean;
+}
+
+/** Registers an endpoint; the `whsec_` secret is returned once and stored sealed. */
+export async function createWebhookEndpoint(
+  deps: EndpointDeps,
+  orgIdOrSlug: string,
+  input: { url: string; events: WebhookEventType[] },
+): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  const bad = checkEndpointUrl(input.url, { allowInsecureTargets: deps.allowInsecureTargets });
+  if (bad) throw validationFailed([bad]);
+  const org = await findOrganization(deps.db, orgIdOrSlug);
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`endpoints:${org.id}`}))`);
+    const [existing] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.organizationId, org.id));
+    if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_ORGANIZATION) {
+      throw new ApiError(
+        "limit_reached",
+        `An organization may have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints.`,
+      );
+    }
+    const secret = newWebhookSecret();
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id: newId(),
+        organizationId: org.id,
+        url: input.url,
+        events: input.events,
+        secretCiphertext: seal(secret, deps.secretsKey),
+        secretHint: secret.slice(-4),
+      })
+      .returning();
+    await audit(tx, org.id, "webhook_endpoint.created", row!.id);
+    return { row: row!, secret };
+  });
+}
+
+async function findEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
+  if (!isUuid(id)) throw new ApiError("not_found", "No such webhook endpoint.");
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  if (!row) throw new ApiError("not_found", "No such webhook endpoint.");
+  return row;
+}
+
+export async function disableWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
+  const endpoint = await findEndpoint(db, id);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
+    .where(eq(webhookEndpoints.id, endpoint.id))
+    .returning();
+  await audit(db, endpoint.organizationId, "webhook_endpoint.disabled", endpoint.id);
+  return row!;
+}
+
+/** Re-enables an endpoint, whatever disabled it, and clears its failure count. */
+export async function enableWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
+  const endpoint = await findEndpoint(db, id);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      status: "enabled",
+      disabledReason: null,
+      consecutiveFailures: 0,
+      updatedAt: new Date(),
+    })
+    .where(eq(webhookEndpoints.id, endpoint.id))
+    .returning();
+  await audit(db, endpoint.organizationId, "webhook_endpoint.enabled", endpoint.id);
+  return row!;
+}
+
+/** Sends `webhook.test` once to this endpoint only; never recorded as a delivery. */
+export async function testWebhookEndpoint(
+  deps: Pick<EndpointDeps, "db" | "bus">,
+  id: string,
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findEndpoint(deps.db, id);
+  await deps.bus.publish({
+    id: newId(),
+    type: EVENT.webhookTest,
+    created_at: new Date().toISOString(),
+    data: { organization_id: endpoint.organizationId, endpoint_id: endpoint.id },
+  });
+  return endpoint;
+}

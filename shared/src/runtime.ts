@@ -1,0 +1,33 @@
+import { type EventBus, openBus } from "./bus/index.ts";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/index.ts";
+import { migrateDatabase } from "./db/migrate.ts";
+import { openRateLimitStore, type RateLimitStore } from "./rate-limit.ts";
+
+/** The infrastructure a process holds: database, bus and rate-limit store, chosen by config. */
+export interface Runtime {
+  config: Config;
+  database: Database;
+  bus: EventBus;
+  rateLimits: RateLimitStore;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, options: { migrate?: boolean } = {}) {
+  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR });
+  if (options.migrate ?? true) await migrateDatabase(database, config.DATABASE_URL);
+  const bus = await openBus(config.NATS_URL);
+  const rateLimits = openRateLimitStore(config.REDIS_URL);
+  const runtime: Runtime = {
+    config,
+    database,
+    bus,
+    rateLimits,
+    close: async () => {
+      await bus.close();
+      await rateLimits.close();
+      await database.close();
+    },
+  };
+  return runtime;
+}

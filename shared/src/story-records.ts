@@ -1,0 +1,78 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Queryable } from "./db/index.ts";
+import { stories, storyTopics, storyVersions, topics } from "./db/schema.ts";
+import { iso, type StoryOut } from "./records.ts";
+
+export type StoryRow = typeof stories.$inferSelect;
+
+/**
+ * Turns story rows into Story records: the current version's title and summary, and the topic
+ * slugs. Two queries for any number of stories. Rows must belong to `organizationId`.
+ */
+export async function storyRecords(
+  db: Queryable,
+  organizationId: string,
+  rows: StoryRow[],
+): Promise<StoryOut[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [versions, topicRows] = await Promise.all([
+    db
+      .select({
+        storyId: storyVersions.storyId,
+        version: storyVersions.version,
+        title: storyVersions.title,
+        summary: storyVersions.summary,
+      })
+      .from(storyVersions)
+      .where(inArray(storyVersions.storyId, ids)),
+    db
+      .select({ storyId: storyTopics.storyId, slug: topics.slug })
+      .from(storyTopics)
+      .innerJoin(topics, eq(topics.id, storyTopics.topicId))
+      .where(and(eq(topics.organizationId, organizationId), inArray(storyTopics.storyId, ids))),
+  ]);
+  const currentVersion = new Map<string, { title: string | null; summary: string | null }>();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  for (const v of versions) {
+    if (byId.get(v.storyId)?.currentVersion === v.version) currentVersion.set(v.storyId, v);
+  }
+  const topicsOf = new Map<string, string[]>();
+  for (const t of topicRows) topicsOf.set(t.storyId, [...(topicsOf.get(t.storyId) ?? []), t.slug]);
+  return rows.map((row) => toStoryOut(row, currentVersion.get(row.id), topicsOf.get(row.id) ?? []));
+}
+
+export function toStoryOut(
+  row: StoryRow,
+  version: { title: string | null; summary: string | null } | undefined,
+  topicSlugs: string[],
+): StoryOut {
+  return {
+    object: "story",
+    id: row.id,
+    type: row.type,
+    slug: row.slug,
+    status: row.status,
+    title: version?.title ?? null,
+    summary: version?.summary ?? null,
+    version: row.currentVersion,
+    topics: [...topicSlugs].sort(),
+    published_at: iso(row.publishedAt),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** One story of the organization as a Story record, or null (missing or another org's). */
+export async function readStory(
+  db: Queryable,
+  organizationId: string,
+  storyId: string,
+): Promise<StoryOut | null> {
+  const rows = await db
+    .select()
+    .from(stories)
+    .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)));
+  const [record] = await storyRecords(db, organizationId, rows);
+  return record ?? null;
+}
