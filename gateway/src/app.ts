@@ -2,9 +2,9 @@ import type { Config } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
 import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia } from "elysia";
-import { type ReadinessCheck, readiness } from "./health.ts";
 import { enforceClientApiLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { type ServiceName, serviceFor } from "./routing.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
@@ -26,7 +26,7 @@ export interface GatewayOptions {
  */
 export function createGateway(options: GatewayOptions) {
   const kit = httpKit("gateway");
-  const ready = readiness(options.readinessChecks);
+  const ready = readinessResponse(readiness(options.readinessChecks));
   const app = new Elysia({ name: "gateway" })
     .use(kit)
     .get("/health", () => ({
@@ -37,22 +37,23 @@ export function createGateway(options: GatewayOptions) {
       database: options.config.DATABASE_URL ? "postgres" : "embedded",
       database_configured: true,
     }))
-    .get("/health/ready", async ({ set }) => {
-      const result = await ready();
-      set.status = result.ok ? 200 : 503;
-      set.headers["cache-control"] = "no-store";
-      return result.body;
-    })
+    .get("/health/ready", () => ready())
     .use(options.extra ?? new Elysia())
     .all("/*", ({ request }) => route(options, request), { parse: "none" });
   kit.bindRoutes(app);
   return app;
 }
 
+/** Paths the gateway answers itself (GET only). */
+const GATEWAY_PATHS = ["/health", "/health/ready"];
+
 async function route(options: GatewayOptions, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;
   const service = serviceFor(path);
   const upstream = service ? options.upstreams[service] : undefined;
+  if (GATEWAY_PATHS.includes(path)) {
+    throw new ApiError("method_not_allowed", undefined, { headers: { allow: "GET, HEAD" } });
+  }
   if (!service || !upstream) throw new ApiError("not_found", "No route matches this path.");
   if (service === "client-api") await enforceClientApiLimits(options.rateLimits, request);
   let response: Response;

@@ -49,7 +49,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly kind = "redis";
   private readonly client: Bun.RedisClient;
 
-  constructor(url: string) {
+  /** `prefix` keeps the counters of separate deployments (or test files) apart. */
+  constructor(
+    url: string,
+    private readonly prefix = "rl:",
+  ) {
     this.client = new Bun.RedisClient(url, {
       connectionTimeout: 1_000,
       autoReconnect: true,
@@ -59,7 +63,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async hit(key: string, windowSeconds: number): Promise<number> {
     const window = Math.floor(Date.now() / (windowSeconds * 1000));
-    const name = `rl:${key}:${window}`;
+    const name = `${this.prefix}${key}:${window}`;
     const count = await this.client.incr(name);
     if (count === 1) await this.client.expire(name, windowSeconds + 1);
     return count;

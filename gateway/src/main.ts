@@ -1,0 +1,48 @@
+import { loadConfigOrExit } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
+import { openRateLimitStore } from "@newsroom/shared/rate-limit";
+import { createGateway } from "./app.ts";
+import type { ServiceName } from "./routing.ts";
+import { httpUpstream, type Upstream } from "./upstream.ts";
+
+/** The gateway as its own process: proxies by path prefix to the services' URLs. */
+const config = loadConfigOrExit();
+const targets: [ServiceName, string | undefined][] = [
+  ["public-read", config.PUBLIC_READ_URL],
+  ["forms", config.FORMS_URL],
+  ["client-api", config.CLIENT_API_URL],
+];
+const upstreams: Partial<Record<ServiceName, Upstream>> = {};
+for (const [name, url] of targets) if (url) upstreams[name] = httpUpstream(url, name);
+
+const rateLimits = openRateLimitStore(config.REDIS_URL);
+const gateway = createGateway({
+  config,
+  mode: "distributed",
+  rateLimits,
+  upstreams,
+  readinessChecks: targets
+    .filter(([, url]) => url)
+    .map(([name, url]) => ({
+      name,
+      check: async () => {
+        const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+        if (!response.ok) throw new Error(`${name} not ready`);
+      },
+    })),
+});
+const server = Bun.serve({
+  port: config.PORT,
+  maxRequestBodySize: 1024 * 1024,
+  fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
+});
+log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, async () => {
+    await server.stop();
+    await rateLimits.close();
+    process.exit(0);
+  });
+}

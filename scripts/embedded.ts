@@ -1,0 +1,73 @@
+/**
+ * The embedded composition: every service in one process behind the gateway. Used by
+ * `npm start` and by tests that want the whole service on one port.
+ */
+import { createClientApiService } from "@newsroom/client-api/app";
+import { createFormsService } from "@newsroom/forms/app";
+import { createGateway } from "@newsroom/gateway/app";
+import { createPublicReadService } from "@newsroom/public-read/app";
+import type { Config } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import { createWebhooksService } from "@newsroom/webhooks/app";
+import { seedDemo } from "@newsroom/workspace/demo/seed";
+import { startWorkspace } from "@newsroom/workspace/server";
+
+export interface Embedded {
+  url: string;
+  workspaceUrl: string;
+  runtime: Runtime;
+  /** The demo's test key, on the first start only. */
+  testKey?: string;
+  stop(): Promise<void>;
+}
+
+export async function startEmbedded(
+  config: Config,
+  options: { seed?: boolean; workspaceHost?: string } = {},
+): Promise<Embedded> {
+  const runtime = await openRuntime(config);
+  const { db } = runtime.database;
+  const demo = options.seed === false ? { seeded: false } : await seedDemo(db, config.HOUSE_ORG);
+  const workspace = startWorkspace(config, db, runtime.bus, {
+    hostname: options.workspaceHost ?? "127.0.0.1",
+  });
+  const services: ServiceHandle[] = [
+    await createPublicReadService(runtime),
+    await createFormsService(runtime),
+    await createClientApiService(runtime),
+    await createWebhooksService(runtime),
+  ];
+  const [publicRead, forms, clientApi] = services as [ServiceHandle, ServiceHandle, ServiceHandle];
+  const gateway = createGateway({
+    config,
+    mode: "embedded",
+    rateLimits: runtime.rateLimits,
+    upstreams: {
+      "public-read": async (request) => publicRead.app.handle(request),
+      forms: async (request) => forms.app.handle(request),
+      "client-api": async (request) => clientApi.app.handle(request),
+    },
+    readinessChecks: services.flatMap((service) =>
+      service.readiness.map((check) => ({ ...check, name: `${service.name}:${check.name}` })),
+    ),
+  });
+  const server = Bun.serve({
+    port: config.PORT,
+    maxRequestBodySize: 1024 * 1024,
+    fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
+  });
+  return {
+    url: `http://localhost:${server.port}`,
+    workspaceUrl: workspace.url,
+    runtime,
+    testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
+    stop: async () => {
+      await server.stop();
+      await workspace.stop();
+      for (const service of services) await service.stop();
+      await runtime.close();
+    },
+  };
+}

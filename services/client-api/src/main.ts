@@ -1,0 +1,4 @@
+import { runService } from "@newsroom/shared/service";
+import { createClientApiService } from "./app.ts";
+
+await runService(createClientApiService);

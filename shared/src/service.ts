@@ -1,0 +1,100 @@
+import type { AnyElysia } from "elysia";
+import { loadConfigOrExit } from "./config.ts";
+import { edge } from "./http.ts";
+import { log } from "./log.ts";
+import { openRuntime, type Runtime } from "./runtime.ts";
+
+/** A readiness check: resolves when its part works, throws otherwise. */
+export type ReadinessCheck = { name: string; check: () => Promise<void> };
+
+const READINESS_CACHE_MS = 15_000;
+
+/**
+ * Readiness, cached 15 s in this process so probes do not hammer the database.
+ * Answers `{ status, checks }`; `ok` is false when any check failed or took over 3 s.
+ */
+export function readiness(checks: ReadinessCheck[]) {
+  let cached: { at: number; ok: boolean; body: unknown } | null = null;
+  return async (): Promise<{ ok: boolean; body: unknown }> => {
+    if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return cached;
+    const results: Record<string, "ok" | "failing"> = {};
+    await Promise.all(
+      checks.map(async ({ name, check }) => {
+        results[name] = await withTimeout(check(), 3_000).then(
+          () => "ok" as const,
+          () => "failing" as const,
+        );
+      }),
+    );
+    const ok = Object.values(results).every((r) => r === "ok");
+    cached = { at: Date.now(), ok, body: { status: ok ? "ready" : "not_ready", checks: results } };
+    return cached;
+  };
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("timeout")), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The readiness route every process serves: 200 or 503, never cached by others. */
+export function readinessResponse(ready: ReturnType<typeof readiness>) {
+  return async (): Promise<Response> => {
+    const result = await ready();
+    return Response.json(result.body, {
+      status: result.ok ? 200 : 503,
+      headers: { "cache-control": "no-store" },
+    });
+  };
+}
+
+/** What every service module gives: its app, readiness checks, and a way to stop its work. */
+export interface ServiceHandle {
+  name: string;
+  app: AnyElysia;
+  readiness: ReadinessCheck[];
+  stop(): Promise<void>;
+}
+
+export type ServiceFactory = (runtime: Runtime) => Promise<ServiceHandle>;
+
+/**
+ * The entry point of a service run as its own process: config from the environment, its own
+ * runtime, the app on PORT, and a graceful stop on SIGTERM.
+ */
+export async function runService(factory: ServiceFactory): Promise<void> {
+  const config = loadConfigOrExit();
+  const runtime = await openRuntime(config);
+  const service = await factory(runtime);
+  const ready = readinessResponse(readiness(service.readiness));
+  const server = Bun.serve({
+    port: config.PORT,
+    maxRequestBodySize: 1024 * 1024,
+    fetch: edge(
+      (request) =>
+        new URL(request.url).pathname === "/health/ready" ? ready() : service.app.handle(request),
+      {
+        trustedProxies: config.TRUSTED_PROXIES,
+        trustIncomingRequestId: true,
+      },
+    ),
+  });
+  log.info("listening", { service: service.name, port: server.port });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { service: service.name });
+    await server.stop();
+    await service.stop();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
