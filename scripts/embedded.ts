@@ -7,7 +7,7 @@ import { createFormsService } from "@newsroom/forms/app";
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { createWebhooksService } from "@newsroom/webhooks/app";
@@ -55,7 +55,7 @@ export async function startEmbedded(
   });
   const server = Bun.serve({
     port: config.PORT,
-    maxRequestBodySize: 1024 * 1024,
+    maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
   });
   return {

@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
 import { createGateway } from "./app.ts";
@@ -34,7 +34,7 @@ const gateway = createGateway({
 });
 const server = Bun.serve({
   port: config.PORT,
-  maxRequestBodySize: 1024 * 1024,
+  maxRequestBodySize: SERVER_BODY_LIMIT,
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
 });
 log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });

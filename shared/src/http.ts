@@ -110,6 +110,11 @@ export function httpKit(name: string) {
   });
 }
 
+/** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
+export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
+/** The largest body the service reads (forms set their own, smaller limit). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
 export interface EdgeOptions {
   /** TRUSTED_PROXIES. */
   trustedProxies: string;
@@ -149,6 +154,10 @@ export function edge(
     const request = new Request(incoming, { headers });
     let response: Response;
     try {
+      const length = Number(incoming.headers.get("content-length") ?? 0);
+      if (length > MAX_BODY_BYTES) {
+        throw new ApiError("body_too_large", `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      }
       response = await handle(request);
     } catch (error) {
       response = errorResponse(toApiError(error, request), requestId);

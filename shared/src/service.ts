@@ -1,6 +1,6 @@
 import type { AnyElysia } from "elysia";
 import { loadConfigOrExit } from "./config.ts";
-import { edge } from "./http.ts";
+import { edge, SERVER_BODY_LIMIT } from "./http.ts";
 import { log } from "./log.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 
@@ -74,7 +74,7 @@ export async function runService(factory: ServiceFactory): Promise<void> {
   const ready = readinessResponse(readiness(service.readiness));
   const server = Bun.serve({
     port: config.PORT,
-    maxRequestBodySize: 1024 * 1024,
+    maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge(
       (request) =>
         new URL(request.url).pathname === "/health/ready" ? ready() : service.app.handle(request),
