@@ -1,0 +1,72 @@
+import type { EventBus } from "@newsroom/shared/bus/index";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { edge } from "@newsroom/shared/http";
+import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { createWorkspaceApp } from "../src/app.ts";
+
+export const ADMIN_TOKEN = "workspace-test-admin-token";
+export const SECRETS_KEY = Buffer.alloc(32, 9);
+
+export interface Harness {
+  database: TestDatabase;
+  bus: EventBus;
+  /** Calls the internal API with the admin token; returns status and parsed JSON. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string | null,
+  ): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function workspaceHarness(
+  options: { allowInsecureTargets?: boolean; bus?: EventBus } = {},
+): Promise<Harness> {
+  const database = await testDatabase();
+  const bus = options.bus ?? new MemoryBus();
+  const app = createWorkspaceApp({
+    db: database.db,
+    bus,
+    secretsKey: SECRETS_KEY,
+    adminToken: ADMIN_TOKEN,
+    allowInsecureTargets: options.allowInsecureTargets ?? false,
+    kickRelay: () => {},
+  });
+  const handle = edge((request) => app.handle(request), { trustedProxies: "" });
+  return {
+    database,
+    bus,
+    async call(method, path, body, token = ADMIN_TOKEN) {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (token) headers.authorization = `Bearer ${token}`;
+      const response = await handle(
+        new Request(`http://localhost/internal/v1${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    async close() {
+      await bus.close();
+      await database.close();
+    },
+  };
+}
+
+/** An organization with one story in draft; returns their ids. */
+export async function orgWithDraft(h: Harness, slug: string) {
+  const org = await h.call("POST", "/orgs", { slug, name: `Org ${slug}`, newsroom_running: true });
+  const story = await h.call("POST", `/orgs/${slug}/stories`, {
+    type: "press_release",
+    slug: "first-story",
+    title: "First story",
+    summary: "A summary",
+    body: [{ type: "paragraph", text: "Hello" }],
+    topics: ["community"],
+  });
+  return { orgId: org.body.id as string, storyId: story.body.id as string };
+}

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
+import { outboxEvents, stories } from "@newsroom/shared/db/schema";
+import type { BusEvent } from "@newsroom/shared/events";
+import { requireService } from "@newsroom/shared/testing/database";
+import { eq } from "drizzle-orm";
+import { relayOnce } from "../src/outbox/relay.ts";
+import { transitionStory } from "../src/stories/service.ts";
+import { type Harness, orgWithDraft, workspaceHarness } from "./harness.ts";
+
+describe("outbox", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await workspaceHarness();
+  });
+  afterAll(() => h.close());
+
+  test("a transition writes its event in the same transaction", async () => {
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-ok");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const rows = await h.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: "story.submitted", organizationId: orgId });
+    expect(rows[0]?.publishedAt).toBeNull();
+  });
+
+  test("a failure between the story write and the outbox row leaves neither", async () => {
+    const { storyId } = await orgWithDraft(h, "outbox-fail");
+    const attempt = transitionStory(
+      h.database.db,
+      storyId,
+      { action: "submit" },
+      {
+        afterStoryWrite: async () => {
+          throw new Error("crash between the story and its event");
+        },
+      },
+    );
+    await expect(attempt).rejects.toThrow("crash between");
+    const [story] = await h.database.db.select().from(stories).where(eq(stories.id, storyId));
+    expect(story?.status).toBe("draft");
+    const events = await h.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(events).toHaveLength(0);
+  });
+
+  test("the relay publishes unsent rows once and marks them sent", async () => {
+    const seen: BusEvent[] = [];
+    await h.bus.subscribe(
+      async (event) => {
+        seen.push(event);
+      },
+      { durable: "outbox-test" },
+    );
+    const { storyId } = await orgWithDraft(h, "outbox-relay");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const first = await relayOnce(h.database.db, h.bus);
+    expect(first.published).toBeGreaterThanOrEqual(1);
+    expect((await relayOnce(h.database.db, h.bus)).published).toBe(0);
+    await Bun.sleep(20);
+    const mine = seen.filter((e) => e.type === "story.submitted" && e.data.story_id === storyId);
+    expect(mine).toHaveLength(1);
+  });
+});
+
+const natsUrl = requireService("NATS_URL");
+
+describe.skipIf(!natsUrl)("outbox relay on the real JetStream", () => {
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const stream = `T_OUTBOX_${suffix.toUpperCase()}`;
+  let bus: JetStreamBus;
+  let h: Harness;
+
+  beforeAll(async () => {
+    bus = await JetStreamBus.connect(natsUrl!, { stream, subjectPrefix: `t${suffix}.` });
+    h = await workspaceHarness({ bus });
+  });
+  afterAll(async () => {
+    await h.close();
+    const nc = await connect({ servers: natsUrl! });
+    await (await jetstreamManager(nc)).streams.delete(stream);
+    await nc.close();
+  });
+
+  test("a relay that crashes after publishing republishes the same id; JetStream drops it", async () => {
+    const { storyId } = await orgWithDraft(h, "outbox-crash");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const crashed = relayOnce(h.database.db, bus, {
+      afterPublish: () => {
+        throw new Error("relay died before marking sent");
+      },
+    });
+    await expect(crashed).rejects.toThrow("relay died");
+    const [row] = await h.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(row?.publishedAt).toBeNull();
+
+    const retried = await relayOnce(h.database.db, bus);
+    expect(retried).toEqual({ published: 1, duplicates: 1 });
+
+    const nc = await connect({ servers: natsUrl! });
+    const info = await (await jetstreamManager(nc)).streams.info(stream);
+    await nc.close();
+    expect(info.state.messages).toBe(1);
+  });
+});

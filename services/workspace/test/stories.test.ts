@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
+import { ACTIONS, checkTransition, TRANSITIONS } from "../src/stories/state-machine.ts";
+import { type Harness, orgWithDraft, workspaceHarness } from "./harness.ts";
+
+describe("state machine table", () => {
+  for (const action of ACTIONS) {
+    for (const status of STORY_STATUSES) {
+      const allowed = TRANSITIONS[action].from.includes(status);
+      test(`${action} from ${status}: ${allowed ? "allowed" : "refused"}`, () => {
+        const result = checkTransition({ status, currentVersion: 1, approvedVersion: 1 }, action, {
+          note: "a note",
+          actorRole: "owner",
+        });
+        expect(result.ok).toBe(allowed);
+      });
+    }
+  }
+
+  test("publishing needs the current version approved", () => {
+    const stale = { status: "approved" as StoryStatus, currentVersion: 2, approvedVersion: 1 };
+    expect(checkTransition(stale, "publish", { actorRole: "owner" }).ok).toBe(false);
+    expect(checkTransition(stale, "schedule", { actorRole: "owner" }).ok).toBe(false);
+  });
+
+  test("approvals are for people with an approver role", () => {
+    const story = {
+      status: "review_required" as StoryStatus,
+      currentVersion: 1,
+      approvedVersion: null,
+    };
+    expect(checkTransition(story, "approve", { actorRole: "editor" })).toMatchObject({
+      ok: false,
+      field: "actor_role",
+    });
+    expect(checkTransition(story, "approve", { actorRole: "approver" }).ok).toBe(true);
+  });
+});
+
+describe("story transitions through the internal API", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await workspaceHarness();
+  });
+  afterAll(() => h.close());
+
+  const transition = (id: string, action: string, extra: Record<string, unknown> = {}) =>
+    h.call("POST", `/stories/${id}/transitions`, { action, ...extra });
+
+  test("draft -> submit -> approve -> publish -> unpublish -> publish", async () => {
+    const { storyId } = await orgWithDraft(h, "flow");
+    expect((await transition(storyId, "publish")).status).toBe(409);
+    expect((await transition(storyId, "submit")).body.status).toBe("review_required");
+    const approved = await transition(storyId, "approve", { actor_role: "approver" });
+    expect(approved.body.status).toBe("approved");
+    const published = await transition(storyId, "publish");
+    expect(published.body.status).toBe("published");
+    expect(published.body.published_at).not.toBeNull();
+    expect((await transition(storyId, "unpublish")).body.status).toBe("unpublished");
+    expect((await transition(storyId, "publish")).body.status).toBe("published");
+  });
+
+  test("a new version after approval needs approval again", async () => {
+    const { storyId } = await orgWithDraft(h, "reapprove");
+    await transition(storyId, "submit");
+    await transition(storyId, "approve");
+    const version = await h.call("POST", `/stories/${storyId}/versions`, { title: "Second take" });
+    expect(version.status).toBe(201);
+    expect(version.body).toMatchObject({ status: "draft", version: 2, title: "Second take" });
+    const refused = await transition(storyId, "publish");
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe("invalid_transition");
+    await transition(storyId, "submit");
+    await transition(storyId, "approve");
+    expect((await transition(storyId, "publish")).body.status).toBe("published");
+  });
+
+  test("a version cannot be written while in review or published", async () => {
+    const { storyId } = await orgWithDraft(h, "noversion");
+    await transition(storyId, "submit");
+    const inReview = await h.call("POST", `/stories/${storyId}/versions`, { title: "Sneaky" });
+    expect(inReview.status).toBe(409);
+  });
+
+  test("reject needs a note and records the decision", async () => {
+    const { storyId } = await orgWithDraft(h, "reject");
+    await transition(storyId, "submit");
+    const noNote = await transition(storyId, "reject");
+    expect(noNote.status).toBe(422);
+    expect(noNote.body.error.fields[0].field).toBe("note");
+    const rejected = await transition(storyId, "reject", { note: "Needs a source." });
+    expect(rejected.body.status).toBe("rejected");
+    expect((await transition(storyId, "submit")).body.status).toBe("review_required");
+  });
+
+  test("an editor cannot approve", async () => {
+    const { storyId } = await orgWithDraft(h, "editor");
+    await transition(storyId, "submit");
+    const refused = await transition(storyId, "approve", { actor_role: "editor" });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.fields[0].field).toBe("actor_role");
+  });
+
+  test("unknown action and unknown story", async () => {
+    const { storyId } = await orgWithDraft(h, "unknowns");
+    expect((await transition(storyId, "teleport")).status).toBe(422);
+    expect((await transition(crypto.randomUUID(), "submit")).status).toBe(404);
+    expect((await transition("not-a-uuid", "submit")).status).toBe(404);
+  });
+
+  test("a duplicate slug in the same organization is refused", async () => {
+    await orgWithDraft(h, "dupes");
+    const again = await h.call("POST", "/orgs/dupes/stories", {
+      type: "insight",
+      slug: "first-story",
+      title: "Again",
+    });
+    expect(again.status).toBe(409);
+  });
+
+  test("the admin token is required and compared exactly", async () => {
+    expect((await h.call("POST", "/orgs", { slug: "x", name: "X" }, null)).status).toBe(401);
+    const wrong = await h.call(
+      "POST",
+      "/orgs",
+      { slug: "x", name: "X" },
+      "workspace-test-admin-tokem",
+    );
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.type).toBe("authentication_error");
+  });
+});
