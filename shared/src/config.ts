@@ -39,6 +39,8 @@ export const ConfigSchema = T.Object({
   HOUSE_ORG: T.String({ default: "armage", pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
   /** Base address of hosted newsrooms: `{NEWSROOM_HOST}/{site}`. */
   NEWSROOM_HOST: T.String({ default: "http://localhost:3000/newsrooms", pattern: "^https?://" }),
+  /** The public address of the API ({base_url}): links in emails (newsletter confirmations). */
+  PUBLIC_BASE_URL: T.String({ default: "http://localhost:3000", pattern: "^https?://[^\\s]+$" }),
   /** Distributed mode: where the gateway sends each prefix. Unset means mounted in-process. */
   PUBLIC_READ_URL: T.Optional(Url),
   FORMS_URL: T.Optional(Url),
