@@ -61,7 +61,16 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
   }
 
+  private connecting: Promise<void> | null = null;
+
   async hit(key: string, windowSeconds: number): Promise<number> {
+    if (!this.client.connected) {
+      // Commands fail fast while disconnected (no offline queue); connect once, retry later.
+      this.connecting ??= this.client.connect().finally(() => {
+        this.connecting = null;
+      });
+      await this.connecting;
+    }
     const window = Math.floor(Date.now() / (windowSeconds * 1000));
     const name = `${this.prefix}${key}:${window}`;
     const count = await this.client.incr(name);

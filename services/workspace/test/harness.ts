@@ -16,6 +16,7 @@ export interface Harness {
     path: string,
     body?: unknown,
     token?: string | null,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
   ): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }

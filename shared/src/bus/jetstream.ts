@@ -64,9 +64,11 @@ export class JetStreamBus implements EventBus {
   }
 
   async subscribe(handler: EventHandler, options: SubscribeOptions): Promise<Subscription> {
-    const filter = (options.types ?? ["story.>", "webhook.>", "site.>"]).map(
-      (t) => this.prefix + t,
-    );
+    // One server-side subject filter (servers before 2.10 take only one); several types are
+    // filtered here, and the others acked unseen.
+    const types = options.types;
+    const filter = types?.length === 1 ? this.prefix + types[0] : `${this.prefix}>`;
+    const wanted = (event: BusEvent) => !types || types.includes(event.type);
     const deliverPolicy = options.from === "all" ? DeliverPolicy.All : DeliverPolicy.New;
     const consumer = options.broadcast
       ? await this.js.consumers.get(this.stream, {
@@ -85,7 +87,7 @@ export class JetStreamBus implements EventBus {
           continue;
         }
         try {
-          await handler(event);
+          if (wanted(event)) await handler(event);
           if (!options.broadcast) message.ack();
         } catch {
           if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);
@@ -108,7 +110,7 @@ export class JetStreamBus implements EventBus {
     await this.nc.drain().catch(() => undefined);
   }
 
-  private async durableConsumer(name: string, filter: string[], deliverPolicy: DeliverPolicy) {
+  private async durableConsumer(name: string, filter: string, deliverPolicy: DeliverPolicy) {
     try {
       await this.jsm.consumers.info(this.stream, name);
     } catch {
@@ -117,7 +119,7 @@ export class JetStreamBus implements EventBus {
         ack_policy: AckPolicy.Explicit,
         ack_wait: nanos(ACK_WAIT_MS),
         deliver_policy: deliverPolicy,
-        filter_subjects: filter,
+        filter_subject: filter,
         max_ack_pending: 1_000,
       });
     }

@@ -1,0 +1,111 @@
+import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
+import type { Config } from "./config.ts";
+
+/** One email: plain text always, HTML optionally, extra headers (such as List-Unsubscribe). */
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  html?: string;
+  replyTo?: string[];
+  /** A display name shown before the sender address. */
+  fromName?: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends email. Throws `MailDeliveryError` when the provider refuses or cannot be reached. */
+export interface Mailer {
+  /** The sender address (FORMS_FROM_EMAIL). */
+  readonly from: string;
+  /** Where team notifications go (FORMS_TEAM_EMAIL), when configured. */
+  readonly teamAddress: string | undefined;
+  send(message: MailMessage): Promise<{ messageId: string }>;
+}
+
+export class MailDeliveryError extends Error {
+  constructor(
+    message: string,
+    /** The provider's HTTP status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "MailDeliveryError";
+  }
+}
+
+/** Characters that must never reach a header: line breaks and other control characters. */
+const CONTROL = /[\u0000-\u001f\u007f]+/g;
+
+export function headerSafe(value: string): string {
+  return value.replace(CONTROL, " ").trim();
+}
+
+/** `"Name" <address>` with the name quoted, or the bare address. */
+export function formatAddress(address: string, name?: string): string {
+  if (!name) return address;
+  const quoted = headerSafe(name).replace(/["\\]/g, "\\$&");
+  return `"${quoted}" <${address}>`;
+}
+
+/** Amazon SES v2 (or the local SES v2 emulator when SES_ENDPOINT is set). */
+export class SesMailer implements Mailer {
+  private readonly client: SESv2Client;
+
+  constructor(
+    readonly from: string,
+    readonly teamAddress: string | undefined,
+    options: { region: string; endpoint?: string },
+  ) {
+    const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+    this.client = new SESv2Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      // The emulator checks only that a signature is present.
+      credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    });
+  }
+
+  async send(message: MailMessage): Promise<{ messageId: string }> {
+    const headers = Object.entries(message.headers ?? {}).map(([Name, Value]) => ({
+      Name,
+      Value: headerSafe(Value),
+    }));
+    const command = new SendEmailCommand({
+      FromEmailAddress: formatAddress(this.from, message.fromName),
+      Destination: { ToAddresses: message.to },
+      ReplyToAddresses: message.replyTo,
+      Content: {
+        Simple: {
+          Subject: { Data: headerSafe(message.subject), Charset: "UTF-8" },
+          Body: {
+            Text: { Data: message.text, Charset: "UTF-8" },
+            ...(message.html ? { Html: { Data: message.html, Charset: "UTF-8" } } : {}),
+          },
+          ...(headers.length > 0 ? { Headers: headers } : {}),
+        },
+      },
+    });
+    try {
+      const result = await this.client.send(command);
+      return { messageId: result.MessageId ?? "" };
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata
+        ?.httpStatusCode;
+      const name = error instanceof Error ? error.name : "Error";
+      throw new MailDeliveryError(`email provider refused the message (${name})`, status);
+    }
+  }
+}
+
+/** The mailer the config describes, or null when email is not configured (no sender address). */
+export function openMailer(
+  config: Pick<Config, "FORMS_FROM_EMAIL" | "FORMS_TEAM_EMAIL" | "SES_ENDPOINT" | "SES_REGION">,
+): Mailer | null {
+  if (!config.FORMS_FROM_EMAIL) return null;
+  return new SesMailer(config.FORMS_FROM_EMAIL, config.FORMS_TEAM_EMAIL, {
+    region: config.SES_REGION,
+    endpoint: config.SES_ENDPOINT,
+  });
+}

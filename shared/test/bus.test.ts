@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import type { EventBus } from "../src/bus/index.ts";
+import { JetStreamBus } from "../src/bus/jetstream.ts";
+import { MemoryBus } from "../src/bus/memory.ts";
+import type { BusEvent, StoryEvent } from "../src/events.ts";
+import { requireService } from "../src/testing/database.ts";
+
+const natsUrl = requireService("NATS_URL");
+
+function storyEvent(type: StoryEvent["type"] = "story.published"): StoryEvent {
+  return {
+    id: crypto.randomUUID(),
+    type,
+    created_at: new Date().toISOString(),
+    data: { organization_id: crypto.randomUUID(), story_id: crypto.randomUUID() },
+  };
+}
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await Bun.sleep(20);
+  }
+}
+
+type Backend = { name: string; open(): Promise<EventBus>; cleanup(): Promise<void> };
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const backends: Backend[] = [
+  { name: "memory", open: async () => new MemoryBus(), cleanup: async () => {} },
+];
+if (natsUrl) {
+  const stream = `T_BUS_${suffix.toUpperCase()}`;
+  backends.push({
+    name: "jetstream",
+    open: () => JetStreamBus.connect(natsUrl, { stream, subjectPrefix: `t${suffix}.` }),
+    cleanup: async () => {
+      const nc = await connect({ servers: natsUrl });
+      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => false);
+      await nc.close();
+    },
+  });
+}
+
+for (const backend of backends) {
+  describe(`event bus: ${backend.name}`, () => {
+    let bus: EventBus;
+    beforeAll(async () => {
+      bus = await backend.open();
+    });
+    afterAll(async () => {
+      await bus.close();
+      await backend.cleanup();
+    });
+
+    test("a durable group gets each event once, shared between its subscribers", async () => {
+      const a: BusEvent[] = [];
+      const b: BusEvent[] = [];
+      await bus.subscribe(async (e) => void a.push(e), { durable: `group-${suffix}` });
+      await bus.subscribe(async (e) => void b.push(e), { durable: `group-${suffix}` });
+      const events = Array.from({ length: 10 }, () => storyEvent());
+      for (const event of events) await bus.publish(event);
+      await until(() => a.length + b.length >= 10);
+      await Bun.sleep(200);
+      const ids = [...a, ...b].map((e) => e.id).sort();
+      expect(ids).toEqual(events.map((e) => e.id).sort());
+    });
+
+    test("republishing an event id is a duplicate and is not delivered again", async () => {
+      const seen: BusEvent[] = [];
+      await bus.subscribe(async (e) => void seen.push(e), { durable: `dedupe-${suffix}` });
+      const event = storyEvent("story.submitted");
+      expect(await bus.publish(event)).toEqual({ duplicate: false });
+      expect(await bus.publish(event)).toEqual({ duplicate: true });
+      await until(() => seen.some((e) => e.id === event.id));
+      await Bun.sleep(300);
+      expect(seen.filter((e) => e.id === event.id)).toHaveLength(1);
+    });
+
+    test("a handler that throws gets the event again", async () => {
+      let calls = 0;
+      const event = storyEvent("story.approved");
+      await bus.subscribe(
+        async (e) => {
+          if (e.id !== event.id) return;
+          calls += 1;
+          if (calls === 1) throw new Error("transient");
+        },
+        { durable: `retry-${suffix}` },
+      );
+      await bus.publish(event);
+      await until(() => calls >= 2, 10_000);
+      expect(calls).toBe(2);
+    });
+
+    test("broadcast subscribers each see every event; type filters hold", async () => {
+      const one: BusEvent[] = [];
+      const two: BusEvent[] = [];
+      const options = { durable: `cache-${suffix}`, broadcast: true, types: ["site.changed"] };
+      await bus.subscribe(async (e) => void one.push(e), options);
+      await bus.subscribe(async (e) => void two.push(e), options);
+      await Bun.sleep(100);
+      await bus.publish(storyEvent());
+      const site: BusEvent = {
+        id: crypto.randomUUID(),
+        type: "site.changed",
+        created_at: new Date().toISOString(),
+        data: { organization_id: crypto.randomUUID(), site: "x" },
+      };
+      await bus.publish(site);
+      await until(() => one.length >= 1 && two.length >= 1);
+      await Bun.sleep(200);
+      expect(one.map((e) => e.id)).toEqual([site.id]);
+      expect(two.map((e) => e.id)).toEqual([site.id]);
+    });
+  });
+}

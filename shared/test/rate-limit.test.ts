@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import {
+  checkLimit,
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  RedisRateLimitStore,
+} from "../src/rate-limit.ts";
+import { requireService } from "../src/testing/database.ts";
+
+const redisUrl = requireService("REDIS_URL");
+const prefix = `t:${Math.random().toString(36).slice(2, 8)}:`;
+
+const backends: [string, () => RateLimitStore][] = [["memory", () => new MemoryRateLimitStore()]];
+if (redisUrl) backends.push(["redis", () => new RedisRateLimitStore(redisUrl, prefix)]);
+
+for (const [name, open] of backends) {
+  describe(`rate limit store: ${name}`, () => {
+    test("allows up to the limit in a window, then refuses", async () => {
+      const store = open();
+      const results = [];
+      for (let i = 0; i < 7; i++)
+        results.push((await checkLimit(store, "client-a", 5, 60)).allowed);
+      expect(results).toEqual([true, true, true, true, true, false, false]);
+      expect((await checkLimit(store, "client-b", 5, 60)).allowed).toBe(true);
+      await store.close();
+    });
+
+    test("two instances on one store share the count", async () => {
+      const one = open();
+      const two = open();
+      let allowed = 0;
+      for (let i = 0; i < 10; i++) {
+        if ((await checkLimit(i % 2 ? one : two, "shared", 6, 60)).allowed) allowed += 1;
+      }
+      // Memory stores are per process: each instance counts alone. Redis counts once for both.
+      expect(allowed).toBe(name === "redis" ? 6 : 10);
+      await one.close();
+      await two.close();
+    });
+  });
+}
+
+describe("a store that fails", () => {
+  test("fails open: the request is allowed, never an error", async () => {
+    const broken: RateLimitStore = {
+      kind: "redis",
+      hit: () => Promise.reject(new Error("connection refused")),
+      close: async () => {},
+    };
+    expect(await checkLimit(broken, "x", 1, 60)).toMatchObject({ allowed: true });
+  });
+
+  test("an unreachable Redis fails open within the timeout", async () => {
+    const store = new RedisRateLimitStore("redis://127.0.0.1:9", prefix);
+    const started = Date.now();
+    expect((await checkLimit(store, "x", 1, 60)).allowed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await store.close();
+  });
+});
