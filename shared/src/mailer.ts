@@ -33,11 +33,14 @@ export class MailDeliveryError extends Error {
   }
 }
 
-/** Characters that must never reach a header: line breaks and other control characters. */
-const CONTROL = /[\u0000-\u001f\u007f]+/g;
-
+/** A header value without line breaks or other control characters (they become spaces). */
 export function headerSafe(value: string): string {
-  return value.replace(CONTROL, " ").trim();
+  let out = "";
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    out += code < 0x20 || code === 0x7f ? " " : char;
+  }
+  return out.replace(/ {2,}/g, " ").trim();
 }
 
 /** `"Name" <address>` with the name quoted, or the bare address. */
