@@ -1,10 +1,61 @@
+import { retrySchedule, secretsKey } from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
+import { DeliveryWorker } from "./delivery/worker.ts";
+import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
+import { reconcileOnce } from "./fan-out/reconciler.ts";
+import { every } from "./periodic-job.ts";
+
+export interface WebhooksOptions {
+  /** How often the delivery worker looks for due deliveries (default 1 s). */
+  pollIntervalMs?: number;
+  /** How often the reconciler looks for events the bus lost (default 15 s). */
+  reconcileIntervalMs?: number;
+  /** How long a receiver has to answer (default 10 s). */
+  attemptTimeoutMs?: number;
+  /** Attempts in flight at once in this process (default 64). */
+  concurrency?: number;
+  /** Durable consumer name on the bus (default `webhooks-fanout`). */
+  consumerName?: string;
+}
 
 /** The webhook dispatcher: fans story events out to endpoints, signs, delivers, retries. */
-export async function createWebhooksService(runtime: Runtime): Promise<ServiceHandle> {
+export async function createWebhooksService(
+  runtime: Runtime,
+  options: WebhooksOptions = {},
+): Promise<ServiceHandle> {
+  const { db } = runtime.database;
+  const worker = new DeliveryWorker({
+    db,
+    secretsKey: secretsKey(runtime.config),
+    schedule: retrySchedule(runtime.config),
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    timeoutMs: options.attemptTimeoutMs,
+    concurrency: options.concurrency,
+  });
+  worker.start();
+  const consumer = await startFanOutConsumer(
+    db,
+    runtime.bus,
+    {
+      onDeliveries: () => worker.kick(),
+      onTestEvent: (event) => worker.sendTestEvent(event),
+    },
+    options.consumerName ?? FAN_OUT_CONSUMER,
+  );
+  const reconciler = every(
+    options.reconcileIntervalMs ?? 15_000,
+    "webhook reconciler",
+    async () => {
+      const { deliveries } = await reconcileOnce(db);
+      await stopDeliveriesOfDisabledEndpoints(db);
+      if (deliveries > 0) worker.kick();
+    },
+  );
+
   const kit = httpKit("webhooks");
   const app = new Elysia({ name: "webhooks" })
     .use(kit)
@@ -14,6 +65,10 @@ export async function createWebhooksService(runtime: Runtime): Promise<ServiceHa
     name: "webhooks",
     app,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
-    stop: async () => {},
+    stop: async () => {
+      await consumer.stop();
+      await reconciler.stop();
+      await worker.stop();
+    },
   };
 }

@@ -1,0 +1,97 @@
+import { signedHeaders } from "../signing/signature.ts";
+
+/** The user agent of every webhook request: the service's webhooks, version 1. */
+export const USER_AGENT = "Armage-Webhooks/1";
+/** A receiver has this long to answer with a 2xx. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** At most this much of a receiver's answer is read (and then thrown away). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ERROR_LENGTH = 200;
+
+export interface AttemptResult {
+  ok: boolean;
+  /** The receiver's status code, when it answered. */
+  statusCode: number | null;
+  /** Short text for `last_error`; null on success. */
+  error: string | null;
+}
+
+export interface SendRequest {
+  url: string;
+  /** The endpoint's `whsec_...` secret. */
+  secret: string;
+  /** The event id: `webhook-id`. */
+  eventId: string;
+  body: string;
+  timeoutMs?: number;
+}
+
+/**
+ * One attempt: signs now, POSTs, and says how it went. Success is a 2xx within the timeout;
+ * a redirect is never followed and counts as a failure, as do other statuses, a timeout, a
+ * refused connection and a TLS error. Never throws.
+ */
+export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
+  const timeoutMs = request.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(request.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        ...signedHeaders(request.secret, request.eventId, request.body),
+      },
+      body: request.body,
+      redirect: "manual",
+      signal,
+    });
+  } catch (error) {
+    return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+  }
+  await discardAnswer(response);
+  const status = response.status;
+  if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
+  if (status >= 300 && status < 400) {
+    return { ok: false, statusCode: status, error: `redirect (${status}) not followed` };
+  }
+  return { ok: false, statusCode: status, error: `receiver answered ${status}` };
+}
+
+/** Reads at most 64 KiB of the answer so the connection can be reused; never kept or shown. */
+async function discardAnswer(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  let read = 0;
+  try {
+    while (read <= MAX_ANSWER_BYTES) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The answer's body does not decide the attempt.
+  }
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: string } | null)?.name;
+  const code = String((error as { code?: unknown } | null)?.code ?? "");
+  if (name === "TimeoutError" || name === "AbortError") {
+    return `timeout: no answer within ${formatSeconds(timeoutMs)}`;
+  }
+  if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "connection refused";
+  if (code === "ECONNRESET" || code === "ConnectionClosed") return "connection reset";
+  if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "DNSError") {
+    return "host name not found";
+  }
+  if (/CERT|TLS|SSL|EPROTO/i.test(code)) return `TLS error (${code})`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `request failed: ${code ? `${code} ` : ""}${message}`.slice(0, MAX_ERROR_LENGTH);
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

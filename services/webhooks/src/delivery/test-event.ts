@@ -1,0 +1,51 @@
+import type { Db } from "@newsroom/shared/db/index";
+import type { WebhookTestEvent } from "@newsroom/shared/events";
+import { isUuid } from "@newsroom/shared/ids";
+import { log } from "@newsroom/shared/log";
+import { open } from "@newsroom/shared/secret-box";
+import { testEventBody } from "./payload.ts";
+import { type AttemptResult, sendWebhook } from "./send.ts";
+import { findEndpoint } from "./store.ts";
+
+/** Whether a bus message is a `webhook.test` event naming an endpoint. */
+export function isWellFormedTestEvent(event: unknown): event is WebhookTestEvent {
+  const e = event as Partial<WebhookTestEvent> | null;
+  return (
+    e?.type === "webhook.test" &&
+    typeof e.id === "string" &&
+    e.id.length > 0 &&
+    typeof e.created_at === "string" &&
+    typeof e.data?.organization_id === "string" &&
+    isUuid(e.data.organization_id) &&
+    typeof e.data.endpoint_id === "string" &&
+    isUuid(e.data.endpoint_id)
+  );
+}
+
+/**
+ * Sends `webhook.test` once, to the tested endpoint only (enabled or not: testing is how an
+ * owner checks a receiver before turning it back on). Never recorded as a delivery, never
+ * retried, and it does not count towards disabling the endpoint. Null when there is no such
+ * endpoint in the event's organization.
+ */
+export async function sendTestEvent(
+  deps: { db: Db; secretsKey: Buffer; timeoutMs: number },
+  event: WebhookTestEvent,
+): Promise<AttemptResult | null> {
+  const endpoint = await findEndpoint(deps.db, event.data.organization_id, event.data.endpoint_id);
+  if (!endpoint) return null;
+  const result = await sendWebhook({
+    url: endpoint.url,
+    secret: open(endpoint.secretCiphertext, deps.secretsKey),
+    eventId: event.id,
+    body: testEventBody(event),
+    timeoutMs: deps.timeoutMs,
+  });
+  log.info("webhook test event sent", {
+    endpoint_id: endpoint.id,
+    ok: result.ok,
+    status_code: result.statusCode,
+    error: result.error,
+  });
+  return result;
+}

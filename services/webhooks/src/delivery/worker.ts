@@ -1,0 +1,214 @@
+import type { Db } from "@newsroom/shared/db/index";
+import type { WebhookTestEvent } from "@newsroom/shared/events";
+import { log } from "@newsroom/shared/log";
+import { open } from "@newsroom/shared/secret-box";
+import { eventBody } from "./payload.ts";
+import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
+import { ATTEMPT_TIMEOUT_MS, sendWebhook } from "./send.ts";
+import {
+  claimDueDeliveries,
+  type DeliveryRow,
+  type EndpointRow,
+  endpointsByIds,
+  recordDelivered,
+  recordFailedAttempt,
+  releaseClaims,
+  stopClaimedDelivery,
+} from "./store.ts";
+import { sendTestEvent } from "./test-event.ts";
+
+/** Failed deliveries in a row that disable an endpoint. */
+export const DISABLE_AFTER_FAILED_DELIVERIES = 3;
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  secretsKey: Buffer;
+  /** Seconds between attempts (WEBHOOK_RETRY_SCHEDULE). */
+  schedule: number[];
+  /** How often to look for due deliveries when not kicked. */
+  pollIntervalMs: number;
+  /** How long a receiver has to answer (10 s). */
+  timeoutMs?: number;
+  /** Attempts in flight at once in this process. */
+  concurrency?: number;
+  /** How long a claim holds; a crashed worker's rows are claimable again after it. */
+  leaseMs?: number;
+}
+
+/**
+ * Claims due deliveries (`FOR UPDATE SKIP LOCKED`, so any number of replicas share the work
+ * without sending one twice), rebuilds and signs each body, POSTs it and records the attempt.
+ * Polls every `pollIntervalMs` and whenever kicked (new deliveries in this process).
+ */
+export class DeliveryWorker {
+  /** Attempts this worker made (delivered or failed); test events not included. */
+  attempts = 0;
+  private readonly db: Db;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private readonly leaseMs: number;
+  private readonly maxAttempts: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+  private kicked = false;
+  private saturated = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.db = options.db;
+    this.concurrency = options.concurrency ?? 64;
+    this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
+    this.maxAttempts = maxAttempts(options.schedule);
+  }
+
+  start(): void {
+    this.loopDone = this.loop();
+  }
+
+  /** Look for due deliveries now. */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  /** Sends a `webhook.test` event in the background; a stop waits for it. */
+  sendTestEvent(event: WebhookTestEvent): void {
+    this.track(
+      sendTestEvent(
+        { db: this.db, secretsKey: this.options.secretsKey, timeoutMs: this.timeoutMs },
+        event,
+      ).then(() => undefined),
+      "webhook test event failed",
+    );
+  }
+
+  /** Stops claiming and waits for the attempts in flight to finish and be recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.kick();
+    await this.loopDone;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const room = this.concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (room > 0) {
+        try {
+          claimed = await this.claimAndStart(room);
+        } catch (error) {
+          log.warn("claiming webhook deliveries failed; will retry", { error: messageOf(error) });
+        }
+      }
+      if (this.stopped) break;
+      // Full: wait for half the slots to free up (or the poll) before claiming again.
+      this.saturated = room <= 0 || claimed === room;
+      await this.sleep(this.options.pollIntervalMs);
+    }
+  }
+
+  private async claimAndStart(room: number): Promise<number> {
+    const rows = await claimDueDeliveries(this.db, room, this.leaseMs);
+    if (rows.length === 0) return 0;
+    let endpoints: Map<string, EndpointRow>;
+    try {
+      if (this.stopped) throw new Error("stopping");
+      endpoints = await endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]);
+    } catch (error) {
+      await releaseClaims(
+        this.db,
+        rows.map((row) => row.id),
+      ).catch(() => undefined);
+      if (this.stopped) return 0;
+      throw error;
+    }
+    // One body per event for the whole batch: the story is read once, at sending time.
+    const bodies = new Map<string, Promise<string>>();
+    for (const row of rows) {
+      this.track(
+        this.attempt(row, endpoints.get(row.endpointId), bodies),
+        "webhook attempt failed",
+      );
+    }
+    return rows.length;
+  }
+
+  private async attempt(
+    delivery: DeliveryRow,
+    endpoint: EndpointRow | undefined,
+    bodies: Map<string, Promise<string>>,
+  ): Promise<void> {
+    // A deleted endpoint took its deliveries with it.
+    if (!endpoint) return;
+    if (endpoint.status !== "enabled") {
+      await stopClaimedDelivery(this.db, delivery);
+      return;
+    }
+    let body = bodies.get(delivery.eventId);
+    if (!body) {
+      body = eventBody(this.db, delivery);
+      bodies.set(delivery.eventId, body);
+    }
+    const secret = open(endpoint.secretCiphertext, this.options.secretsKey);
+    const result = await sendWebhook({
+      url: endpoint.url,
+      secret,
+      eventId: delivery.eventId,
+      body: await body,
+      timeoutMs: this.timeoutMs,
+    });
+    this.attempts += 1;
+    if (result.ok) {
+      await recordDelivered(this.db, delivery, result);
+      return;
+    }
+    const outcome = await recordFailedAttempt(this.db, delivery, result, {
+      maxAttempts: this.maxAttempts,
+      nextAttemptAt: (attempts) => nextAttemptAt(this.options.schedule, attempts),
+      disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
+    });
+    if (outcome.endpointDisabled) {
+      log.warn("webhook endpoint disabled after failed deliveries", {
+        endpoint_id: endpoint.id,
+        organization_id: endpoint.organizationId,
+      });
+    }
+  }
+
+  private track(work: Promise<void>, failure: string): void {
+    const tracked: Promise<void> = work
+      .catch((error: unknown) => log.error(failure, { error: messageOf(error) }))
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        if (this.saturated && this.inFlight.size <= this.concurrency / 2) {
+          this.saturated = false;
+          this.kick();
+        }
+      });
+    this.inFlight.add(tracked);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.kicked || this.stopped) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.kicked = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

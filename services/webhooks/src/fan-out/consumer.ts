@@ -1,0 +1,50 @@
+import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
+import type { Db } from "@newsroom/shared/db/index";
+import { EVENT, WEBHOOK_EVENT_TYPES, type WebhookTestEvent } from "@newsroom/shared/events";
+import { log } from "@newsroom/shared/log";
+import { isWellFormedTestEvent } from "../delivery/test-event.ts";
+import { fanOutEvent, isWellFormedStoryEvent } from "./service.ts";
+
+/** The durable consumer name: every replica shares it, so each event is handled once. */
+export const FAN_OUT_CONSUMER = "webhooks-fanout";
+
+export interface FanOutHooks {
+  /** New deliveries were created: the worker may look now rather than at its next poll. */
+  onDeliveries(): void;
+  /** A `webhook.test` event: send it once, in the background. */
+  onTestEvent(event: WebhookTestEvent): void;
+}
+
+/**
+ * Consumes story events (and `webhook.test`) from the bus: JetStream in distributed mode, the
+ * in-process bus when embedded. A story event is acked once its deliveries are written and it
+ * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
+ * Malformed messages are dropped (acked) with a warning.
+ */
+export function startFanOutConsumer(
+  db: Db,
+  bus: EventBus,
+  hooks: FanOutHooks,
+  durable = FAN_OUT_CONSUMER,
+): Promise<Subscription> {
+  return bus.subscribe(
+    async (event) => {
+      if (event.type === EVENT.webhookTest) {
+        if (isWellFormedTestEvent(event)) hooks.onTestEvent(event);
+        else log.warn("dropping a malformed webhook.test event", { event_id: idOf(event) });
+        return;
+      }
+      if (!isWellFormedStoryEvent(event)) {
+        log.warn("dropping a malformed story event", { event_id: idOf(event) });
+        return;
+      }
+      const result = await fanOutEvent(db, event);
+      if (result.created > 0) hooks.onDeliveries();
+    },
+    { durable, types: [...WEBHOOK_EVENT_TYPES, EVENT.webhookTest] },
+  );
+}
+
+function idOf(event: unknown): unknown {
+  return (event as { id?: unknown } | null)?.id;
+}

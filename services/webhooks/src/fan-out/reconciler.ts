@@ -1,0 +1,31 @@
+import type { Db } from "@newsroom/shared/db/index";
+import { fanOutEvent, storyEventOf } from "./service.ts";
+import { eventsNotFannedOut } from "./store.ts";
+
+/** Events younger than this are left to the bus consumer. */
+export const RECONCILE_AFTER_MS = 60_000;
+const BATCH = 100;
+
+/**
+ * Fans out, straight from the outbox, every event committed over a minute ago and not yet
+ * fanned out: the bus may have lost it (JetStream acknowledges before it reaches disk).
+ * Returns how many events it fanned out and how many deliveries that created.
+ */
+export async function reconcileOnce(
+  db: Db,
+  now: Date = new Date(),
+): Promise<{ events: number; deliveries: number }> {
+  const before = new Date(now.getTime() - RECONCILE_AFTER_MS);
+  let events = 0;
+  let deliveries = 0;
+  for (;;) {
+    const rows = await eventsNotFannedOut(db, before, BATCH);
+    for (const row of rows) {
+      const result = await fanOutEvent(db, storyEventOf(row));
+      if (!result.alreadyFannedOut) events += 1;
+      deliveries += result.created;
+    }
+    if (rows.length < BATCH) break;
+  }
+  return { events, deliveries };
+}
