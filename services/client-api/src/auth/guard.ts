@@ -1,0 +1,51 @@
+import type { KeyScope } from "@newsroom/shared/api-keys";
+import { ApiError } from "@newsroom/shared/errors";
+import { requestIdOf } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
+import type { ClientApiDeps } from "../deps.ts";
+import { type Caller, presentedCredential, verifyApiKey } from "./service.ts";
+
+const RETRY_AFTER = { "retry-after": "60" };
+
+export function apiUnavailable(): ApiError {
+  return new ApiError("api_unavailable", undefined, { headers: RETRY_AFTER });
+}
+
+/**
+ * The HTTP side of key authentication: turns a failed check into its error (401 with
+ * `WWW-Authenticate: Bearer`, 403 naming the scope) and a database that does not answer into
+ * 503 api_unavailable. Never logs the request URL: a feed URL may hold a key.
+ */
+export async function requireKey(
+  deps: ClientApiDeps,
+  request: Request,
+  scope: KeyScope,
+  options: { allowQueryKey?: boolean } = {},
+): Promise<Caller> {
+  const db = deps.db;
+  if (!db) throw apiUnavailable();
+  const credential = presentedCredential(request, options.allowQueryKey ?? false);
+  let check: Awaited<ReturnType<typeof verifyApiKey>>;
+  try {
+    check = await verifyApiKey(
+      { db, serviceEnv: deps.serviceEnv, keyUsage: deps.keyUsage },
+      credential,
+      scope,
+    );
+  } catch (error) {
+    log.error("key lookup failed", {
+      request_id: requestIdOf(request),
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    throw apiUnavailable();
+  }
+  if (check.ok) return check.caller;
+  if (check.code === "insufficient_scope") {
+    throw new ApiError("insufficient_scope", `This route needs the scope \`${check.scope}\`.`, {
+      headers: {
+        "www-authenticate": `Bearer error="insufficient_scope", scope="${check.scope}"`,
+      },
+    });
+  }
+  throw new ApiError(check.code, undefined, { headers: { "www-authenticate": "Bearer" } });
+}

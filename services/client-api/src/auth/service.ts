@@ -1,0 +1,98 @@
+import {
+  acceptedKeyEnvironment,
+  hashKey,
+  type KeyScope,
+  parseKey,
+  sameHash,
+} from "@newsroom/shared/api-keys";
+import type { Db } from "@newsroom/shared/db/index";
+import type { KeyUsage } from "./key-usage.ts";
+import { findKeyByHash } from "./store.ts";
+
+/** Who is calling: the key's organization, as read on this request. */
+export interface Caller {
+  keyId: string;
+  organizationId: string;
+  organizationName: string;
+  /** Until the newsroom runs, stories, approvals and feeds are empty. */
+  newsroomRunning: boolean;
+  scopes: string[];
+}
+
+export type KeyFailure = "missing_api_key" | "invalid_api_key" | "wrong_environment";
+
+export type KeyCheck =
+  | { ok: true; caller: Caller }
+  | { ok: false; code: KeyFailure }
+  | { ok: false; code: "insufficient_scope"; scope: KeyScope };
+
+/** Where the key came from: the header, or (feeds only) the `key` query parameter. */
+export type Credential =
+  | { ok: true; key: string; source: "header" | "query" }
+  | { ok: false; code: "missing_api_key" | "invalid_api_key" };
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * Reads the presented key. A `key` query parameter is accepted only where `allowQueryKey`
+ * (the feeds), and then it is the credential; anywhere else it is refused outright.
+ */
+export function presentedCredential(request: Request, allowQueryKey: boolean): Credential {
+  const queryKeys = new URL(request.url).searchParams.getAll("key");
+  if (queryKeys.length > 0) {
+    if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
+    return { ok: true, key: queryKeys[0]!, source: "query" };
+  }
+  const header = request.headers.get("authorization");
+  const match = header ? BEARER.exec(header.trim()) : null;
+  if (!match) return { ok: false, code: "missing_api_key" };
+  return { ok: true, key: match[1]!, source: "header" };
+}
+
+/** A key in a URL is allowed only when reading the feed is all it can do. */
+function onlyReadsFeeds(scopes: string[]): boolean {
+  return scopes.length === 1 && scopes[0] === "feed:read";
+}
+
+/**
+ * Checks a presented key against the database: shape, environment, SHA-256 lookup with a
+ * constant-time comparison, revocation, expiry, where it was given, then the scope. Outcomes are
+ * values; only a database failure throws.
+ */
+export async function verifyApiKey(
+  deps: { db: Db; serviceEnv: "production" | "sandbox" | "development"; keyUsage: KeyUsage },
+  credential: Credential,
+  scope: KeyScope,
+  now = new Date(),
+): Promise<KeyCheck> {
+  if (!credential.ok) return { ok: false, code: credential.code };
+  const parsed = parseKey(credential.key);
+  if (!parsed) return { ok: false, code: "invalid_api_key" };
+  if (parsed.environment !== acceptedKeyEnvironment(deps.serviceEnv)) {
+    return { ok: false, code: "wrong_environment" };
+  }
+  const hash = hashKey(credential.key);
+  const stored = await findKeyByHash(deps.db, hash);
+  if (
+    !stored ||
+    !sameHash(stored.keyHash, hash) ||
+    stored.environment !== parsed.environment ||
+    stored.revokedAt !== null ||
+    stored.expiresAt.getTime() <= now.getTime() ||
+    (credential.source === "query" && !onlyReadsFeeds(stored.scopes))
+  ) {
+    return { ok: false, code: "invalid_api_key" };
+  }
+  deps.keyUsage.record(stored.id, stored.lastUsedAt, now);
+  if (!stored.scopes.includes(scope)) return { ok: false, code: "insufficient_scope", scope };
+  return {
+    ok: true,
+    caller: {
+      keyId: stored.id,
+      organizationId: stored.organizationId,
+      organizationName: stored.organizationName,
+      newsroomRunning: stored.newsroomRunning,
+      scopes: stored.scopes,
+    },
+  };
+}

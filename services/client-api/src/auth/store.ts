@@ -1,0 +1,59 @@
+import type { Queryable } from "@newsroom/shared/db/index";
+import { apiKeys, organizations } from "@newsroom/shared/db/schema";
+import { eq, sql } from "drizzle-orm";
+
+/** A stored key with what a request needs to know about its organization. */
+export interface StoredKey {
+  id: string;
+  organizationId: string;
+  environment: "live" | "test";
+  keyHash: string;
+  scopes: string[];
+  expiresAt: Date;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  organizationName: string;
+  newsroomRunning: boolean;
+}
+
+/**
+ * The key whose SHA-256 is `keyHash`, read fresh on every request so that a revocation written
+ * by any process shows on the very next request. The one lookup that cannot be scoped to an
+ * organization first: the key is what names the organization.
+ */
+export async function findKeyByHash(db: Queryable, keyHash: string): Promise<StoredKey | null> {
+  const [row] = await db
+    .select({
+      id: apiKeys.id,
+      organizationId: apiKeys.organizationId,
+      environment: apiKeys.environment,
+      keyHash: apiKeys.keyHash,
+      scopes: apiKeys.scopes,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      organizationName: organizations.name,
+      newsroomRunning: organizations.newsroomRunning,
+    })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * Moves `last_used_at` forward for many keys in one statement. Never moves it back, so replicas
+ * flushing in any order agree. Keyed by key id: the ids come from keys already authenticated.
+ */
+export async function touchKeys(db: Queryable, uses: { keyId: string; at: Date }[]): Promise<void> {
+  if (uses.length === 0) return;
+  const values = sql.join(
+    uses.map((use) => sql`(${use.keyId}::uuid, ${use.at.toISOString()}::timestamptz)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update ${apiKeys} set last_used_at = greatest(${apiKeys.lastUsedAt}, used.at)
+    from (values ${values}) as used(id, at)
+    where ${apiKeys.id} = used.id`);
+}

@@ -1,0 +1,26 @@
+import { JSON_FEED_VERSION, type JsonFeed, type JsonFeedItem } from "./model.ts";
+import type { FeedData } from "./service.ts";
+
+/** JSON Feed 1.1. */
+export function renderJsonFeed(feed: FeedData): JsonFeed {
+  const out: JsonFeed = { version: JSON_FEED_VERSION, title: feed.title, items: [] };
+  if (feed.homePageUrl) out.home_page_url = feed.homePageUrl;
+  out.feed_url = feed.feedUrl;
+  out.description = feed.description;
+  out.items = feed.items.map((entry) => {
+    const item: JsonFeedItem = {
+      id: entry.id,
+      content_html: entry.html,
+      content_text: entry.text,
+      date_published: entry.publishedAt,
+      date_modified: entry.updatedAt,
+    };
+    if (entry.url) item.url = entry.url;
+    if (entry.externalUrl) item.external_url = entry.externalUrl;
+    if (entry.title !== null) item.title = entry.title;
+    if (entry.summary !== null) item.summary = entry.summary;
+    if (entry.topics.length > 0) item.tags = entry.topics;
+    return item;
+  });
+  return out;
+}

@@ -1,0 +1,34 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+
+/**
+ * JSON Feed 1.1 (https://jsonfeed.org/version/1.1), the fields this service writes. Optional
+ * fields are left out rather than null, as the format asks.
+ */
+export const JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1";
+
+export const JsonFeedItem = T.Object({
+  id: T.String({ minLength: 1 }),
+  url: T.Optional(T.String({ format: "uri" })),
+  external_url: T.Optional(T.String({ format: "uri" })),
+  title: T.Optional(T.String()),
+  summary: T.Optional(T.String()),
+  content_html: T.String(),
+  content_text: T.String(),
+  date_published: T.String({ format: "date-time" }),
+  date_modified: T.String({ format: "date-time" }),
+  tags: T.Optional(T.Array(T.String())),
+});
+export type JsonFeedItem = Static<typeof JsonFeedItem>;
+
+export const JsonFeed = T.Object({
+  version: T.Literal(JSON_FEED_VERSION),
+  title: T.String({ minLength: 1 }),
+  home_page_url: T.Optional(T.String({ format: "uri" })),
+  feed_url: T.Optional(T.String({ format: "uri" })),
+  description: T.Optional(T.String()),
+  items: T.Array(JsonFeedItem),
+});
+export type JsonFeed = Static<typeof JsonFeed>;
+
+export const JSON_FEED_TYPE = "application/feed+json";
+export const RSS_TYPE = "application/rss+xml";

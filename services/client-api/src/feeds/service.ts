@@ -1,0 +1,88 @@
+import type { Db } from "@newsroom/shared/db/index";
+import { storyRecords } from "@newsroom/shared/story-records";
+import type { Caller } from "../auth/service.ts";
+import { bodyHtml, bodyText, escapeHtml } from "./body-text.ts";
+import { currentBodies, findHostedSite, listPublishedRows } from "./store.ts";
+
+/** What both feeds say, before either format. */
+export interface FeedData {
+  title: string;
+  description: string;
+  /** The organization's hosted newsroom, when it has an enabled one. */
+  homePageUrl: string | null;
+  /** The feed's own address, never with a key in it. */
+  feedUrl: string;
+  items: FeedEntry[];
+}
+
+export interface FeedEntry {
+  id: string;
+  title: string | null;
+  summary: string | null;
+  url: string | null;
+  externalUrl: string | null;
+  text: string;
+  html: string;
+  topics: string[];
+  publishedAt: string;
+  updatedAt: string;
+}
+
+/** The newsroom's address: the client's hostname once active, otherwise the hosted one. */
+function newsroomAddress(
+  newsroomHost: string,
+  site: { slug: string; hostname: string | null } | null,
+): string | null {
+  if (!site) return null;
+  if (site.hostname) return `https://${site.hostname}`;
+  return `${newsroomHost.replace(/\/$/, "")}/${site.slug}`;
+}
+
+/**
+ * The 50 most recent published stories of the caller's organization; none while its newsroom is
+ * not running. Bodies as plain text and as minimal escaped HTML; a story without body text (an
+ * `in_the_news` item) uses its summary.
+ */
+export async function buildFeed(
+  deps: { db: Db; newsroomHost: string },
+  caller: Caller,
+  feedUrl: string,
+): Promise<FeedData> {
+  const feed: FeedData = {
+    title: caller.organizationName,
+    description: `Published stories of ${caller.organizationName}.`,
+    homePageUrl: null,
+    feedUrl,
+    items: [],
+  };
+  if (!caller.newsroomRunning) return feed;
+  const [rows, site] = await Promise.all([
+    listPublishedRows(deps.db, caller.organizationId),
+    findHostedSite(deps.db, caller.organizationId),
+  ]);
+  const [records, bodies] = await Promise.all([
+    storyRecords(deps.db, caller.organizationId, rows),
+    currentBodies(deps.db, caller.organizationId, rows),
+  ]);
+  const home = newsroomAddress(deps.newsroomHost, site);
+  feed.homePageUrl = home;
+  feed.items = records.map((story, index) => {
+    const row = rows[index]!;
+    const body = bodies.get(story.id) ?? [];
+    const text = bodyText(body);
+    const fallback = story.summary ?? story.title ?? "";
+    return {
+      id: story.id,
+      title: story.title,
+      summary: story.summary,
+      url: home ? `${home}/${encodeURIComponent(story.slug)}` : null,
+      externalUrl: row.externalUrl,
+      text: text || fallback,
+      html: text ? bodyHtml(body) : fallback ? `<p>${escapeHtml(fallback)}</p>` : "",
+      topics: story.topics,
+      publishedAt: story.published_at ?? story.updated_at,
+      updatedAt: story.updated_at,
+    };
+  });
+  return feed;
+}

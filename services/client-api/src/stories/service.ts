@@ -1,0 +1,90 @@
+import type { Db } from "@newsroom/shared/db/index";
+import type { StoryStatus } from "@newsroom/shared/db/schema";
+import { notFound } from "@newsroom/shared/errors";
+import {
+  type ApprovalDecisionOut,
+  iso,
+  type StoryDetailOut,
+  type StoryOut,
+} from "@newsroom/shared/records";
+import { storyRecords } from "@newsroom/shared/story-records";
+import type { Caller } from "../auth/service.ts";
+import type { CursorCodec, CursorList } from "../pagination/cursor.ts";
+import { DEFAULT_LIMIT } from "../pagination/model.ts";
+import { emptyList, type ListPage, listOf, splitPage } from "../pagination/page.ts";
+import { badParameter } from "../pagination/query.ts";
+import { findStoryRow, findVersionBody, listApprovalDecisions, listStoryRows } from "./store.ts";
+
+export interface StoryListOptions {
+  statuses?: StoryStatus[];
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * A page of the caller's stories, newest change first. The cursor is checked before anything
+ * else, so a bad one is 400 whatever the organization holds.
+ */
+export async function listStories(
+  deps: { db: Db; cursors: CursorCodec },
+  caller: Caller,
+  options: StoryListOptions,
+  list: CursorList = "stories",
+): Promise<ListPage<StoryOut>> {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const after = options.cursor
+    ? deps.cursors.decode(caller.organizationId, list, options.cursor)
+    : null;
+  if (options.cursor && !after) {
+    throw badParameter("cursor", "The cursor is not one this list gave out.");
+  }
+  if (!caller.newsroomRunning) return emptyList();
+  const fetched = await listStoryRows(deps.db, caller.organizationId, {
+    statuses: options.statuses,
+    after,
+    limit,
+  });
+  const { rows, hasMore } = splitPage(fetched, limit);
+  const data = await storyRecords(
+    deps.db,
+    caller.organizationId,
+    rows.map((row) => row.story),
+  );
+  return listOf(data, hasMore, () => {
+    const last = rows[rows.length - 1]!;
+    return deps.cursors.encode(caller.organizationId, list, {
+      micros: BigInt(last.micros),
+      id: last.story.id,
+    });
+  });
+}
+
+/** One story with its current body and approval decisions; another organization's is 404. */
+export async function getStoryDetail(
+  db: Db,
+  caller: Caller,
+  storyId: string,
+): Promise<StoryDetailOut> {
+  const row = caller.newsroomRunning
+    ? await findStoryRow(db, caller.organizationId, storyId)
+    : null;
+  if (!row) throw notFound("No such story.");
+  const [[record], body, decisions] = await Promise.all([
+    storyRecords(db, caller.organizationId, [row]),
+    row.currentVersion === null
+      ? Promise.resolve(null)
+      : findVersionBody(db, caller.organizationId, row.id, row.currentVersion),
+    listApprovalDecisions(db, caller.organizationId, row.id),
+  ]);
+  const approvals: ApprovalDecisionOut[] = decisions.map((decision) => ({
+    object: "approval_decision",
+    id: decision.id,
+    version: decision.version,
+    decision: decision.decision,
+    actor_type: decision.actorType,
+    actor_role: decision.actorRole,
+    note: decision.note,
+    decided_at: iso(decision.decidedAt),
+  }));
+  return { ...record!, body: body ?? [], approvals };
+}

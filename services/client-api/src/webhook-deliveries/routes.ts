@@ -1,0 +1,24 @@
+import { Elysia } from "elysia";
+import { requireKey } from "../auth/guard.ts";
+import type { ClientApiDeps } from "../deps.ts";
+import { readQuery } from "../pagination/query.ts";
+import { DeliveryListQuery } from "./model.ts";
+import { listWebhookDeliveries } from "./service.ts";
+
+/** GET /v1/webhook_deliveries (scope webhooks:read): the delivery log, newest first. */
+export function webhookDeliveriesRoutes(deps: ClientApiDeps) {
+  return new Elysia({ name: "client-api:webhook-deliveries" })
+    .derive(async ({ request }) => ({
+      caller: await requireKey(deps, request, "webhooks:read"),
+    }))
+    .get("/v1/webhook_deliveries", ({ request, caller }) => {
+      const query = readQuery(new URL(request.url), DeliveryListQuery, {
+        endpoint_id: () => "Expected a UUID.",
+      });
+      return listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
+        endpointId: query.endpoint_id,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
+    });
+}

@@ -1,0 +1,54 @@
+import type { Db } from "@newsroom/shared/db/index";
+import { iso, type WebhookDeliveryOut } from "@newsroom/shared/records";
+import type { Caller } from "../auth/service.ts";
+import type { CursorCodec } from "../pagination/cursor.ts";
+import { DEFAULT_LIMIT } from "../pagination/model.ts";
+import { type ListPage, listOf, splitPage } from "../pagination/page.ts";
+import { badParameter } from "../pagination/query.ts";
+import { listDeliveryRows } from "./store.ts";
+
+/**
+ * The delivery log, newest first, optionally for one endpoint. An endpoint id of another
+ * organization matches nothing, like an unknown one.
+ */
+export async function listWebhookDeliveries(
+  deps: { db: Db; cursors: CursorCodec },
+  caller: Caller,
+  options: { endpointId?: string; limit?: number; cursor?: string },
+): Promise<ListPage<WebhookDeliveryOut>> {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const after = options.cursor
+    ? deps.cursors.decode(caller.organizationId, "webhook_deliveries", options.cursor)
+    : null;
+  if (options.cursor && !after) {
+    throw badParameter("cursor", "The cursor is not one this list gave out.");
+  }
+  const fetched = await listDeliveryRows(deps.db, caller.organizationId, {
+    endpointId: options.endpointId?.toLowerCase(),
+    after,
+    limit,
+  });
+  const { rows, hasMore } = splitPage(fetched, limit);
+  const data: WebhookDeliveryOut[] = rows.map((row) => ({
+    object: "webhook_delivery",
+    id: row.id,
+    endpoint_id: row.endpointId,
+    event_id: row.eventId,
+    event_type: row.eventType,
+    story_id: row.storyId,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    next_attempt_at: iso(row.nextAttemptAt),
+    created_at: iso(row.createdAt),
+    delivered_at: iso(row.deliveredAt),
+  }));
+  return listOf(data, hasMore, () => {
+    const last = rows[rows.length - 1]!;
+    return deps.cursors.encode(caller.organizationId, "webhook_deliveries", {
+      micros: BigInt(last.micros),
+      id: last.id,
+    });
+  });
+}
