@@ -1,19 +1,64 @@
+import type { Subscription } from "@newsroom/shared/bus/index";
 import { httpKit } from "@newsroom/shared/http";
 import type { Runtime } from "@newsroom/shared/runtime";
-import type { ServiceHandle } from "@newsroom/shared/service";
+import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { subscribeInvalidation } from "./caching/invalidation.ts";
+import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
+import { createReader } from "./caching/reader.ts";
+import { checkoutRoutes } from "./checkout/routes.ts";
+import { checkoutReader } from "./checkout/service.ts";
+import { newsroomIndex } from "./content/service.ts";
+import { healthRoutes } from "./health/routes.ts";
+import { newsroomRoutes } from "./newsroom/routes.ts";
+import { houseNewsroom } from "./newsroom/service.ts";
+import { siteRoutes } from "./sites/routes.ts";
+
+export interface PublicReadOptions {
+  cache?: ReadCacheOptions;
+  /** Longest a content read may take before the route answers 503 (default 5 s). */
+  readTimeoutMs?: number;
+}
 
 /** Public news reads, hosted newsrooms, hostnames, sitemaps, search documents, checkout summary. */
-export async function createPublicReadService(runtime: Runtime): Promise<ServiceHandle> {
+export async function createPublicReadService(
+  runtime: Runtime,
+  options: PublicReadOptions = {},
+): Promise<ServiceHandle & { cache: ReadCache }> {
+  const { db } = runtime.database;
+  const cache = new ReadCache(options.cache);
+  const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
+  const deps = { db, config: runtime.config, reader };
+
+  const readiness: ReadinessCheck[] = [
+    { name: "database", check: () => runtime.database.ping() },
+    {
+      // The public read path: the house index, read past the cache.
+      name: "read_path",
+      check: async () => {
+        await newsroomIndex(db, await houseNewsroom(db, runtime.config), {});
+      },
+    },
+  ];
+
   const kit = httpKit("public-read");
   const app = new Elysia({ name: "public-read" })
     .use(kit)
-    .get("/health", () => ({ status: "ok", service: "public-read" }));
+    .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
+    .use(newsroomRoutes(deps))
+    .use(siteRoutes(deps))
+    .use(checkoutRoutes(checkoutReader(runtime.config)));
   kit.bindRoutes(app);
+
+  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);
   return {
     name: "public-read",
     app,
-    readiness: [{ name: "database", check: () => runtime.database.ping() }],
-    stop: async () => {},
+    readiness,
+    cache,
+    stop: async () => {
+      await subscription.stop();
+      cache.clear();
+    },
   };
 }

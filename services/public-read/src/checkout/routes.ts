@@ -1,0 +1,45 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { errorResponse, requestIdOf } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
+import { Elysia } from "elysia";
+import { CheckoutParams } from "./model.ts";
+import type { CheckoutReader } from "./service.ts";
+
+const NO_STORE = { "cache-control": "no-store" };
+
+/**
+ * GET /v1/public/checkout/{id}: the summary of a checkout session. The session id is
+ * unguessable; the answer lets no one act on the account, and is never cached.
+ */
+export function checkoutRoutes(reader: CheckoutReader | null) {
+  return new Elysia({ name: "public-read:checkout" }).get(
+    "/v1/public/checkout/:id",
+    async ({ request, params }) => {
+      const requestId = requestIdOf(request);
+      if (!reader) {
+        return errorResponse(
+          new ApiError("content_unavailable", "Checkout is not configured in this environment.", {
+            headers: { ...NO_STORE, "retry-after": "60" },
+          }),
+          requestId,
+        );
+      }
+      const result = await reader.summary(params.id);
+      if (result.ok) return Response.json(result.summary, { headers: NO_STORE });
+      if (result.reason === "not_found") {
+        return errorResponse(
+          new ApiError("not_found", "No such checkout session.", { headers: NO_STORE }),
+          requestId,
+        );
+      }
+      log.warn("checkout session read failed", { request_id: requestId, error: result.detail });
+      return errorResponse(
+        new ApiError("content_unavailable", "Checkout is temporarily unavailable.", {
+          headers: { ...NO_STORE, "retry-after": "60" },
+        }),
+        requestId,
+      );
+    },
+    { params: CheckoutParams, detail: { summary: "Checkout summary" } },
+  );
+}

@@ -1,0 +1,101 @@
+import { Elysia } from "elysia";
+import { found, notFoundOutcome } from "../caching/reader.ts";
+import { decodeCursor } from "../content/cursor.ts";
+import { CursorQuery, IndexQuery, rejectRepeated, SlugParams } from "../content/params.ts";
+import {
+  contentItem,
+  newsroomIndex,
+  searchDocuments,
+  sitemap,
+  topicPage,
+} from "../content/service.ts";
+import type { ReadDeps } from "../deps.ts";
+import { houseNewsroom } from "./service.ts";
+
+/**
+ * The house newsroom (the organization named by HOUSE_ORG): index, items, topics, search
+ * documents and sitemap. Purge keys: `newsroom-index`, `content:<id>`, `topic:<slug>`,
+ * `search`, `sitemap`.
+ */
+export function newsroomRoutes(deps: ReadDeps) {
+  const { db, reader } = deps;
+  const house = () => houseNewsroom(db, deps.config);
+  return new Elysia({ name: "public-read:newsroom" })
+    .get(
+      "/v1/public/newsroom",
+      ({ request, query }) => {
+        rejectRepeated(request, ["type", "topic", "cursor"]);
+        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+        const key = `house:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
+        return reader.serve(request, key, async () => {
+          const newsroom = await house();
+          const body = await newsroomIndex(db, newsroom, {
+            type: query.type,
+            topic: query.topic,
+            after,
+          });
+          const tags = ["newsroom-index", ...(query.topic ? [`topic:${query.topic}`] : [])];
+          return found(body, tags, newsroom.ownerId);
+        });
+      },
+      {
+        query: IndexQuery,
+        detail: {
+          summary: "Newsroom index",
+          description: "Published items newest first, 24 a page; filters type and topic combine.",
+        },
+      },
+    )
+    .get(
+      "/v1/public/newsroom/:slug",
+      ({ request, params }) =>
+        reader.serve(request, `house:item:${params.slug}`, async () => {
+          const newsroom = await house();
+          const item = await contentItem(db, newsroom, params.slug);
+          if (!item) {
+            return notFoundOutcome(
+              "No published item with this slug.",
+              ["newsroom-index"],
+              newsroom.ownerId,
+            );
+          }
+          const tags = [`content:${item.id}`, ...item.related.map((r) => `content:${r.id}`)];
+          return found(item, tags, newsroom.ownerId);
+        }),
+      { params: SlugParams, detail: { summary: "One published item" } },
+    )
+    .get(
+      "/v1/public/topics/:slug",
+      ({ request, params, query }) => {
+        rejectRepeated(request, ["cursor"]);
+        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+        const key = `house:topic:${params.slug}:${query.cursor ?? ""}`;
+        return reader.serve(request, key, async () => {
+          const newsroom = await house();
+          const page = await topicPage(db, newsroom, params.slug, after);
+          const tags = [`topic:${params.slug}`];
+          if (!page) return notFoundOutcome("No such topic.", tags, newsroom.ownerId);
+          return found(page, tags, newsroom.ownerId);
+        });
+      },
+      { params: SlugParams, query: CursorQuery, detail: { summary: "Topic page" } },
+    )
+    .get(
+      "/v1/public/search/newsroom",
+      ({ request }) =>
+        reader.serve(request, "house:search", async () => {
+          const newsroom = await house();
+          return found(await searchDocuments(db, newsroom), ["search"], newsroom.ownerId);
+        }),
+      { detail: { summary: "Search documents (up to 500)" } },
+    )
+    .get(
+      "/v1/public/sitemap/newsroom",
+      ({ request }) =>
+        reader.serve(request, "house:sitemap", async () => {
+          const newsroom = await house();
+          return found(await sitemap(db, newsroom), ["sitemap"], newsroom.ownerId);
+        }),
+      { detail: { summary: "Sitemap entries" } },
+    );
+}

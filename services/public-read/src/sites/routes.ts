@@ -1,0 +1,156 @@
+import { Elysia } from "elysia";
+import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
+import { decodeCursor } from "../content/cursor.ts";
+import {
+  CursorQuery,
+  HostnameParams,
+  IndexQuery,
+  rejectRepeated,
+  SiteParams,
+  SiteSlugParams,
+} from "../content/params.ts";
+import { contentItem, newsroomIndex, sitemap, topicPage } from "../content/service.ts";
+import type { ReadDeps } from "../deps.ts";
+import { type HostedSite, siteByHostname, siteBySlug } from "./service.ts";
+
+/**
+ * Hosted newsrooms by site slug and by client hostname. Only enabled sites; content only while
+ * the organization's newsroom runs. Purge keys: `site:<site>` on every answer of the site, plus
+ * `site:<site>:newsroom-index`, `content:<id>`, `site:<site>:topic:<slug>`, `site:<site>:sitemap`
+ * and `host:<hostname>`.
+ */
+export function siteRoutes(deps: ReadDeps) {
+  const { db, reader } = deps;
+  const host = deps.config.NEWSROOM_HOST;
+
+  /** Runs `read` for an enabled site, or answers 404 tagged with the site. */
+  const withSite = async (
+    slug: string,
+    read: (site: HostedSite) => Promise<ReadOutcome>,
+  ): Promise<ReadOutcome> => {
+    const site = await siteBySlug(db, host, slug);
+    if (!site)
+      return notFoundOutcome("No enabled newsroom with this site.", [`site:${slug}`], null);
+    return read(site);
+  };
+
+  return new Elysia({ name: "public-read:sites" })
+    .get(
+      "/v1/public/sites/:site",
+      ({ request, params }) =>
+        reader.serve(request, `site:${params.site}:record`, () =>
+          withSite(params.site, async (site) =>
+            found(site.record, [`site:${params.site}`], site.organizationId),
+          ),
+        ),
+      { params: SiteParams, detail: { summary: "Hosted newsroom record" } },
+    )
+    .get(
+      "/v1/public/sites/:site/newsroom",
+      ({ request, params, query }) => {
+        rejectRepeated(request, ["type", "topic", "cursor"]);
+        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+        const key = `site:${params.site}:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
+        return reader.serve(request, key, () =>
+          withSite(params.site, async (site) => {
+            const body = await newsroomIndex(db, site.newsroom, {
+              type: query.type,
+              topic: query.topic,
+              after,
+            });
+            const tags = [`site:${params.site}`, `site:${params.site}:newsroom-index`];
+            if (query.topic) tags.push(`site:${params.site}:topic:${query.topic}`);
+            return found(body, tags, site.organizationId);
+          }),
+        );
+      },
+      {
+        params: SiteParams,
+        query: IndexQuery,
+        detail: { summary: "A hosted newsroom's published stories" },
+      },
+    )
+    .get(
+      "/v1/public/sites/:site/newsroom/:slug",
+      ({ request, params }) =>
+        reader.serve(request, `site:${params.site}:item:${params.slug}`, () =>
+          withSite(params.site, async (site) => {
+            const item = await contentItem(db, site.newsroom, params.slug);
+            const siteTags = [`site:${params.site}`];
+            if (!item) {
+              return notFoundOutcome(
+                "No published item with this slug.",
+                [...siteTags, `site:${params.site}:newsroom-index`],
+                site.organizationId,
+              );
+            }
+            const tags = [
+              ...siteTags,
+              `content:${item.id}`,
+              ...item.related.map((r) => `content:${r.id}`),
+            ];
+            return found(item, tags, site.organizationId);
+          }),
+        ),
+      { params: SiteSlugParams, detail: { summary: "One published story of the site" } },
+    )
+    .get(
+      "/v1/public/sites/:site/topics/:slug",
+      ({ request, params, query }) => {
+        rejectRepeated(request, ["cursor"]);
+        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+        const key = `site:${params.site}:topic:${params.slug}:${query.cursor ?? ""}`;
+        return reader.serve(request, key, () =>
+          withSite(params.site, async (site) => {
+            const page = await topicPage(db, site.newsroom, params.slug, after);
+            const tags = [`site:${params.site}`, `site:${params.site}:topic:${params.slug}`];
+            if (!page) return notFoundOutcome("No such topic.", tags, site.organizationId);
+            return found(page, tags, site.organizationId);
+          }),
+        );
+      },
+      { params: SiteSlugParams, query: CursorQuery, detail: { summary: "Topic of the site" } },
+    )
+    .get(
+      "/v1/public/sites/:site/sitemap",
+      ({ request, params }) =>
+        reader.serve(request, `site:${params.site}:sitemap`, () =>
+          withSite(params.site, async (site) =>
+            found(
+              await sitemap(db, site.newsroom),
+              [`site:${params.site}`, `site:${params.site}:sitemap`],
+              site.organizationId,
+            ),
+          ),
+        ),
+      {
+        params: SiteParams,
+        detail: { summary: "Sitemap entries on the site's canonical address" },
+      },
+    )
+    .get(
+      "/v1/public/hosts/:hostname",
+      ({ request, params }) => {
+        const hostname = params.hostname.toLowerCase();
+        return reader.serve(request, `host:${hostname}`, async () => {
+          const site = await siteByHostname(db, host, hostname);
+          if (!site) {
+            return notFoundOutcome(
+              "No enabled newsroom on this hostname.",
+              [`host:${hostname}`],
+              null,
+            );
+          }
+          return found(
+            site.record,
+            [`site:${site.record.site}`, `host:${hostname}`],
+            site.organizationId,
+          );
+        });
+      },
+      {
+        params: HostnameParams,
+        detail: { summary: "Hosted newsroom served on a client hostname" },
+      },
+    );
+}
