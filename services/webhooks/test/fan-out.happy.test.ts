@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import { disableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
+import { eq } from "drizzle-orm";
+import { createWebhooksService } from "../src/app.ts";
+import { fanOutEvent, storyEventOf } from "../src/fan-out/service.ts";
+import {
+  ALL_EVENTS,
+  busKinds,
+  type Fixture,
+  type Receiver,
+  startReceiver,
+  waitFor,
+  webhooksFixture,
+} from "./harness.ts";
+
+for (const kind of busKinds()) {
+  describe(`fan-out from the ${kind} bus`, () => {
+    let fx: Fixture;
+    let receiver: Receiver;
+    let service: ServiceHandle;
+
+    beforeAll(async () => {
+      fx = await webhooksFixture({ bus: kind });
+      receiver = startReceiver();
+      service = await createWebhooksService(fx.runtime, {
+        pollIntervalMs: 50,
+        reconcileIntervalMs: 200,
+      });
+    });
+
+    afterAll(async () => {
+      await service.stop();
+      await fx.close();
+      receiver.stop();
+    });
+
+    const outboxRow = async (eventId: string) => {
+      const [row] = await fx.db.select().from(outboxEvents).where(eq(outboxEvents.id, eventId));
+      return row!;
+    };
+    const deliveriesOfEvent = (eventId: string) =>
+      fx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+
+    let eventId = "";
+    let subscribed: string[] = [];
+
+    test("one delivery per enabled endpoint of the organization subscribed to the type", async () => {
+      const onlySubmitted = await fx.endpoint(receiver.url("/only-submitted"), ["story.submitted"]);
+      const every = await fx.endpoint(receiver.url("/every"), ALL_EVENTS);
+      await fx.endpoint(receiver.url("/only-published"), ["story.published"]);
+      const disabled = await fx.endpoint(receiver.url("/disabled"), ["story.submitted"]);
+      await disableWebhookEndpoint(fx.db, disabled.id);
+      const otherOrg = await fx.organization();
+      await fx.endpoint(receiver.url("/other-org"), ["story.submitted"], otherOrg);
+      subscribed = [onlySubmitted.id, every.id].sort();
+
+      const submitted = await fx.submitted();
+      eventId = submitted.eventId;
+      const outbox = await waitFor("the event to be fanned out", async () => {
+        const row = await outboxRow(eventId);
+        return row.fannedOutAt ? row : null;
+      });
+
+      const rows = await deliveriesOfEvent(eventId);
+      expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
+      for (const row of rows) {
+        expect(row.organizationId).toBe(fx.orgId);
+        expect(row.eventType).toBe("story.submitted");
+        expect(row.storyId).toBe(submitted.storyId);
+        expect(row.eventCreatedAt.toISOString()).toBe(outbox.createdAt.toISOString());
+      }
+      await waitFor("both deliveries", () => receiver.hits.length >= 2);
+      await Bun.sleep(200);
+      expect(receiver.hits.map((hit) => hit.path).sort()).toEqual(["/every", "/only-submitted"]);
+    });
+
+    test("a redelivered event creates nothing new", async () => {
+      const event = storyEventOf(await outboxRow(eventId));
+      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
+
+      // Even if the fanned-out mark were missing, the unique (endpoint, event) pair holds.
+      await fx.db
+        .update(outboxEvents)
+        .set({ fannedOutAt: null })
+        .where(eq(outboxEvents.id, eventId));
+      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: false });
+      expect((await outboxRow(eventId)).fannedOutAt).not.toBeNull();
+
+      // An endpoint added after the fan-out does not get the old event on redelivery.
+      await fx.endpoint(receiver.url("/late"), ["story.submitted"]);
+      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
+      const rows = await deliveriesOfEvent(eventId);
+      expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
+      await Bun.sleep(200);
+      expect(receiver.at("/late")).toHaveLength(0);
+      expect(receiver.hits.filter((hit) => hit.headers.get("webhook-id") === eventId)).toHaveLength(
+        2,
+      );
+    });
+
+    test("the reconciler fans out an event whose bus message was lost", async () => {
+      const endpoint = await fx.endpoint(receiver.url("/reconciled"), ["story.published"]);
+      const story = await fx.story();
+      const lostId = newId();
+      // Committed two minutes ago, never published: the bus never carried it.
+      const createdAt = new Date(Date.now() - 120_000);
+      await fx.db.insert(outboxEvents).values({
+        id: lostId,
+        organizationId: fx.orgId,
+        type: "story.published",
+        storyId: story.id,
+        createdAt,
+      });
+      const hit = await waitFor("the reconciled delivery", () => receiver.at("/reconciled")[0]);
+      expect(hit.headers.get("webhook-id")).toBe(lostId);
+      expect(JSON.parse(hit.body).created_at).toBe(createdAt.toISOString());
+      expect((await outboxRow(lostId)).fannedOutAt).not.toBeNull();
+      const delivery = await waitFor("the delivery to be recorded", async () => {
+        const row = await fx.delivery(endpoint.id, lostId);
+        return row?.status === "delivered" ? row : null;
+      });
+      expect(delivery.attempts).toBe(1);
+    });
+
+    test("the reconciler leaves events younger than a minute to the bus", async () => {
+      const endpoint = await fx.endpoint(receiver.url("/young"), ["story.published"]);
+      const story = await fx.story();
+      const youngId = newId();
+      await fx.db.insert(outboxEvents).values({
+        id: youngId,
+        organizationId: fx.orgId,
+        type: "story.published",
+        storyId: story.id,
+        createdAt: new Date(Date.now() - 10_000),
+      });
+      await Bun.sleep(600);
+      expect((await outboxRow(youngId)).fannedOutAt).toBeNull();
+      expect(await fx.deliveriesOf(endpoint.id)).toHaveLength(0);
+    });
+  });
+}

@@ -1,0 +1,239 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import type { EventBus } from "@newsroom/shared/bus/index";
+import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
+import {
+  outboxEvents,
+  type WebhookEventType,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
+import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
+import type { Runtime } from "@newsroom/shared/runtime";
+import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { createOrganization } from "@newsroom/workspace/organizations/service";
+import { relayOnce } from "@newsroom/workspace/outbox/relay";
+import {
+  createStory,
+  type TransitionInput,
+  transitionStory,
+} from "@newsroom/workspace/stories/service";
+import { createWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
+import { and, desc, eq } from "drizzle-orm";
+
+export const ALL_EVENTS: WebhookEventType[] = [
+  "story.submitted",
+  "story.approved",
+  "story.rejected",
+  "story.published",
+  "story.unpublished",
+];
+
+/** A short schedule for tests: 8 attempts, 50 ms apart. */
+export const SHORT_SCHEDULE = "0.05,0.05,0.05,0.05,0.05,0.05,0.05";
+
+export function random(): string {
+  return Math.random().toString(36).slice(2, 10);
+}
+
+/** The buses this machine has: the in-process one always, JetStream when NATS_URL is set. */
+export function busKinds(): ("memory" | "jetstream")[] {
+  return requireService("NATS_URL") ? ["memory", "jetstream"] : ["memory"];
+}
+
+/** A bus of its own: JetStream on a stream and subject prefix no other test file uses. */
+export async function testBus(
+  kind: "memory" | "jetstream",
+): Promise<{ bus: EventBus; close(): Promise<void> }> {
+  if (kind === "memory") {
+    const bus = new MemoryBus();
+    return { bus, close: () => bus.close() };
+  }
+  const url = process.env.NATS_URL!;
+  const id = random();
+  const stream = `T_${id.toUpperCase()}`;
+  const bus = await JetStreamBus.connect(url, { stream, subjectPrefix: `t${id}.` });
+  return {
+    bus,
+    close: async () => {
+      await bus.close();
+      const nc = await connect({ servers: url });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(stream).catch(() => undefined);
+      await nc.close();
+    },
+  };
+}
+
+export interface Hit {
+  path: string;
+  headers: Headers;
+  body: string;
+  /** When the request arrived, in ms since the epoch. */
+  at: number;
+}
+
+export type Behaviour = (hit: Hit) => Response | Promise<Response>;
+
+/** A real HTTP receiver on 127.0.0.1 that records every request; answers 200 unless told. */
+export function startReceiver() {
+  const hits: Hit[] = [];
+  const behaviours = new Map<string, Behaviour>();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      const hit: Hit = {
+        path,
+        headers: request.headers,
+        body: await request.text(),
+        at: Date.now(),
+      };
+      hits.push(hit);
+      const behaviour = behaviours.get(path);
+      return behaviour ? behaviour(hit) : new Response("ok");
+    },
+  });
+  return {
+    hits,
+    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
+    on(path: string, behaviour: Behaviour) {
+      behaviours.set(path, behaviour);
+    },
+    at: (path: string) => hits.filter((hit) => hit.path === path),
+    stop: () => server.stop(true),
+  };
+}
+
+export type Receiver = ReturnType<typeof startReceiver>;
+
+/** A port on 127.0.0.1 where nothing listens: connections are refused. */
+export async function closedPort(): Promise<number> {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
+}
+
+/** Waits until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+export interface FixtureOptions {
+  bus?: "memory" | "jetstream";
+  /** Extra environment for the config (e.g. WEBHOOK_RETRY_SCHEDULE). */
+  env?: Record<string, string>;
+}
+
+/**
+ * One test file's world: its own database, bus, config with insecure targets allowed, and an
+ * organization. Fixtures are made with the workspace's own service functions.
+ */
+export async function webhooksFixture(options: FixtureOptions = {}) {
+  const database: TestDatabase = await testDatabase();
+  const { db } = database;
+  const config: Config = loadConfig({
+    WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+    PGLITE_DIR: "memory",
+    ...options.env,
+  });
+  const { bus, close: closeBus } = await testBus(options.bus ?? "memory");
+  const runtime: Runtime = {
+    config,
+    database,
+    bus,
+    rateLimits: new MemoryRateLimitStore(),
+    close: async () => {},
+  };
+  const endpointDeps = { db, bus, secretsKey: secretsKey(config), allowInsecureTargets: true };
+
+  async function organization(): Promise<string> {
+    const org = await createOrganization(db, { slug: `org-${random()}`, name: "Test Org" });
+    return org.id;
+  }
+  const orgId = await organization();
+
+  /** Applies a transition and relays the outbox to the bus; returns the event's id. */
+  async function transition(storyId: string, input: TransitionInput): Promise<string> {
+    await transitionStory(db, storyId, input);
+    await relayOnce(db, bus);
+    const [event] = await db
+      .select({ id: outboxEvents.id })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId))
+      .orderBy(desc(outboxEvents.createdAt))
+      .limit(1);
+    return event!.id;
+  }
+
+  return {
+    database,
+    db,
+    config,
+    bus,
+    runtime,
+    orgId,
+    organization,
+    /** Registers an endpoint; returns its id and `whsec_` secret. */
+    async endpoint(url: string, events: WebhookEventType[] = ALL_EVENTS, org = orgId) {
+      const { row, secret } = await createWebhookEndpoint(endpointDeps, org, { url, events });
+      return { id: row.id, secret };
+    },
+    async story(org = orgId) {
+      return createStory(db, org, { type: "insight", slug: `s-${random()}`, title: "A story" });
+    },
+    transition,
+    /** A new story sent for review: one `story.submitted` event on the bus. */
+    async submitted(org = orgId): Promise<{ storyId: string; eventId: string }> {
+      const story = await createStory(db, org, {
+        type: "insight",
+        slug: `s-${random()}`,
+        title: "A story",
+      });
+      return { storyId: story.id, eventId: await transition(story.id, { action: "submit" }) };
+    },
+    async deliveriesOf(endpointId: string) {
+      return db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.endpointId, endpointId));
+    },
+    async delivery(endpointId: string, eventId: string) {
+      const [row] = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(
+          and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId)),
+        );
+      return row;
+    },
+    async endpointRow(endpointId: string) {
+      const [row] = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, endpointId));
+      return row!;
+    },
+    async close() {
+      await closeBus();
+      await database.close();
+    },
+  };
+}
+
+export type Fixture = Awaited<ReturnType<typeof webhooksFixture>>;
