@@ -137,6 +137,7 @@ export function edge(
 ): FetchHandler {
   const isTrusted = parseTrusted(options.trustedProxies);
   return async (incoming, server) => {
+    const started = performance.now();
     const given = incoming.headers.get(REQUEST_ID_HEADER);
     const requestId =
       options.trustIncomingRequestId && given && REQUEST_ID_SHAPE.test(given)
@@ -162,6 +163,14 @@ export function edge(
     } catch (error) {
       response = errorResponse(toApiError(error, request), requestId);
     }
+    // One line per request. The path only: a query string may hold a feed key.
+    log.info("request", {
+      request_id: requestId,
+      method: incoming.method,
+      path: new URL(incoming.url).pathname,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    });
     return withServiceHeaders(response, requestId);
   };
 }

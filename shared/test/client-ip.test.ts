@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { clientIp, trustedProxies } from "../src/client-ip.ts";
+import { edge } from "../src/http.ts";
+
+describe("client address", () => {
+  const trusted = trustedProxies("10.0.0.0/8, 192.168.1.5, fd00::/8");
+
+  test("the socket address when the peer is not a trusted proxy", () => {
+    expect(clientIp("203.0.113.9", "198.51.100.1", trusted)).toBe("203.0.113.9");
+  });
+
+  test("the first untrusted address of X-Forwarded-For, read from the right", () => {
+    expect(clientIp("10.1.2.3", "198.51.100.1, 203.0.113.7, 10.9.9.9", trusted)).toBe(
+      "203.0.113.7",
+    );
+    expect(clientIp("::ffff:192.168.1.5", "198.51.100.1", trusted)).toBe("198.51.100.1");
+    expect(clientIp("fd00::1", "2001:db8::5", trusted)).toBe("2001:db8::5");
+  });
+
+  test("a forged hop that is not an address stops the walk", () => {
+    expect(clientIp("10.1.2.3", "evil, 10.0.0.2", trusted)).toBe("10.0.0.2");
+  });
+
+  test("with no trusted proxies X-Forwarded-For is ignored", () => {
+    expect(clientIp("203.0.113.9", "1.2.3.4", trustedProxies(""))).toBe("203.0.113.9");
+  });
+
+  test("a bad TRUSTED_PROXIES entry is refused", () => {
+    expect(() => trustedProxies("10.0.0.0/8, not-an-ip")).toThrow("not-an-ip");
+  });
+
+  test("the edge replaces a client-sent X-Client-Ip with the real address", async () => {
+    const handle = edge((request) => new Response(request.headers.get("x-client-ip")), {
+      trustedProxies: "127.0.0.1",
+    });
+    const server = { requestIP: () => ({ address: "127.0.0.1" }) };
+    const response = await handle(
+      new Request("http://localhost/", {
+        headers: { "x-client-ip": "6.6.6.6", "x-forwarded-for": "198.51.100.4" },
+      }),
+      server,
+    );
+    expect(await response.text()).toBe("198.51.100.4");
+  });
+});
