@@ -1,0 +1,13 @@
+import { afterAll, beforeAll } from "bun:test";
+import { clientApiFixture, type Fixture } from "./support/fixture.ts";
+import { securityCases } from "./support/security-cases.ts";
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await clientApiFixture();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+securityCases(["GET /v1/stories", "GET /v1/stories?status", "GET /v1/stories/{id}"], () => f);
