@@ -8,7 +8,8 @@ type Block = Record<string, unknown>;
 /**
  * Makes a stored body safe to publish: a block that references an asset not cleared for
  * publication (by id or by URL), or an asset id that is not the organization's, is dropped;
- * a block naming a cleared asset by `asset_id` gets that asset as `asset`.
+ * a block naming a cleared asset by `asset_id` gets that asset as `asset` in its place (internal
+ * ids do not leave).
  */
 export async function publicBodies(
   db: Queryable,
@@ -37,7 +38,8 @@ export async function publicBodies(
       const asset = typeof assetId === "string" ? byId.get(assetId.toLowerCase()) : undefined;
       if (!asset?.cleared) return [];
       const out: AssetOut = { url: asset.url, alt: asset.alt, kind: asset.kind };
-      return [{ ...block, asset: out }];
+      const { asset_id: _internal, ...rest } = block;
+      return [{ ...rest, asset: out }];
     }),
   );
 }
