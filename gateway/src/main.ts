@@ -1,7 +1,9 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
 import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
+import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
+import { onShutdown } from "@newsroom/shared/service";
 import { createGateway } from "./app.ts";
 import type { ServiceName } from "./routing.ts";
 import { httpUpstream, type Upstream } from "./upstream.ts";
@@ -37,12 +39,11 @@ const server = Bun.serve({
   maxRequestBodySize: SERVER_BODY_LIMIT,
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
 });
+const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
 log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    await server.stop();
-    await rateLimits.close();
-    process.exit(0);
-  });
-}
+onShutdown("gateway", async () => {
+  await server.stop();
+  await rateLimits.close();
+  metrics?.stop(true);
+});

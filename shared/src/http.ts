@@ -3,6 +3,7 @@ import { clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
 import { ApiError, type FieldError } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
+import { httpDuration, httpRequests } from "./metrics.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
 /** Headers the edge sets on every request it passes on, and every response carries. */
@@ -91,15 +92,19 @@ function allowedMethods(app: { routes: { method: string; path: string }[] }, pat
  * The error handling every app shares: one Error record per failure, the request id in the body,
  * 405 for a known path with another method, never a stack trace.
  */
+/** The route template and service that answered each request, for metrics. */
+const matchedRoutes = new WeakMap<Request, { service: string; route: string }>();
+
 export function httpKit(name: string) {
-  const kit = new Elysia({ name: `http-kit:${name}` }).onError(
-    { as: "global" },
-    ({ error, request }) => {
+  const kit = new Elysia({ name: `http-kit:${name}` })
+    .onTransform({ as: "global" }, ({ request, route }) => {
+      matchedRoutes.set(request, { service: name, route });
+    })
+    .onError({ as: "global" }, ({ error, request }) => {
       const path = new URL(request.url).pathname;
       const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? currentRoutes(path) : [];
       return errorResponse(toApiError(error, request, allowed), requestIdOf(request));
-    },
-  );
+    });
   let routesOf: (path: string) => string[] = () => [];
   const currentRoutes = (path: string) => routesOf(path);
   return Object.assign(kit, {
@@ -163,11 +168,21 @@ export function edge(
     } catch (error) {
       response = errorResponse(toApiError(error, request), requestId);
     }
+    const matched = matchedRoutes.get(request);
+    const labels = {
+      service: matched?.service ?? "edge",
+      route: matched?.route ?? "unmatched",
+      method: incoming.method,
+      status: String(response.status),
+    };
+    httpRequests.inc(labels);
+    httpDuration.observe(labels, (performance.now() - started) / 1000);
     // One line per request. The path only: a query string may hold a feed key.
     log.info("request", {
       request_id: requestId,
       method: incoming.method,
       path: new URL(incoming.url).pathname,
+      route: labels.route,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
     });

@@ -2,6 +2,7 @@ import type { AnyElysia } from "elysia";
 import { loadConfigOrExit } from "./config.ts";
 import { edge, SERVER_BODY_LIMIT } from "./http.ts";
 import { log } from "./log.ts";
+import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 
 /** A readiness check: resolves when its part works, throws otherwise. */
@@ -84,16 +85,40 @@ export async function runService(factory: ServiceFactory): Promise<void> {
       },
     ),
   });
-  log.info("listening", { service: service.name, port: server.port });
+  const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
+  log.info("listening", { service: service.name, port: server.port, metrics: metrics?.port });
+  onShutdown(service.name, async () => {
+    // Stop accepting, let in-flight requests finish, then the service's own work, then pools.
+    await server.stop();
+    await service.stop();
+    await runtime.close();
+    metrics?.stop(true);
+  });
+}
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * Runs `drain` on SIGTERM or SIGINT and exits 0; exits 1 if draining takes over 10 s.
+ */
+export function onShutdown(name: string, drain: () => Promise<void>): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { service: service.name });
-    await server.stop();
-    await service.stop();
-    await runtime.close();
-    process.exit(0);
+    log.info("stopping", { service: name });
+    const deadline = setTimeout(() => {
+      log.error("shutdown took too long; exiting", { service: name });
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    try {
+      await drain();
+      clearTimeout(deadline);
+      process.exit(0);
+    } catch (error) {
+      log.error("shutdown failed", { service: name, error: String(error) });
+      process.exit(1);
+    }
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

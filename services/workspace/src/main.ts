@@ -1,6 +1,8 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
 import { log } from "@newsroom/shared/log";
+import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRuntime } from "@newsroom/shared/runtime";
+import { onShutdown } from "@newsroom/shared/service";
 import { startWorkspace } from "./server.ts";
 
 /** The workspace as its own process (distributed mode). */
@@ -9,10 +11,10 @@ const runtime = await openRuntime(config);
 const workspace = startWorkspace(config, runtime.database.db, runtime.bus, { hostname: "0.0.0.0" });
 log.info("workspace listening", { url: workspace.url });
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    await workspace.stop();
-    await runtime.close();
-    process.exit(0);
-  });
-}
+const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
+
+onShutdown("workspace", async () => {
+  await workspace.stop();
+  await runtime.close();
+  metrics?.stop(true);
+});

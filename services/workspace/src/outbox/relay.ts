@@ -3,7 +3,8 @@ import type { Db } from "@newsroom/shared/db/index";
 import { outboxEvents } from "@newsroom/shared/db/schema";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
-import { asc, inArray, isNull } from "drizzle-orm";
+import { outboxLag } from "@newsroom/shared/metrics";
+import { asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
 
@@ -57,6 +58,16 @@ export async function relayOnce(
   });
 }
 
+/** Age of the oldest unpublished event, for the `outbox_lag_seconds` gauge. */
+async function measureLag(db: Db): Promise<void> {
+  const [row] = await db
+    .select({ oldest: min(outboxEvents.createdAt) })
+    .from(outboxEvents)
+    .where(isNull(outboxEvents.publishedAt));
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
+  outboxLag.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+}
+
 export interface OutboxRelay {
   /** Asks for a pass now (after a transition commits). */
   kick(): void;
@@ -80,6 +91,7 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
         try {
           const { published } = await relayOnce(db, bus);
           if (published === BATCH) again = true;
+          await measureLag(db);
         } catch (error) {
           log.warn("outbox relay pass failed; will retry", {
             error: error instanceof Error ? error.message : String(error),
