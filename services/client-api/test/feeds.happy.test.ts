@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { insertStories } from "@newsroom/workspace/demo/seed";
+import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
+import { createOrganization } from "@newsroom/workspace/organizations/service";
+import { transitionStory } from "@newsroom/workspace/stories/service";
+import Parser from "rss-parser";
+import { JSON_FEED_VERSION, JsonFeed } from "../src/feeds/model.ts";
+import {
+  AWKWARD_TITLE,
+  clientApiFixture,
+  expectShape,
+  type Fixture,
+  makeKey,
+  random,
+} from "./support/fixture.ts";
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await clientApiFixture();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+type Item = Record<string, unknown> & {
+  id: string;
+  title?: string;
+  content_html: string;
+  content_text: string;
+};
+
+async function jsonFeed(
+  key: string,
+  query = "",
+): Promise<{ version: string; items: Item[]; feed_url?: string } & Record<string, unknown>> {
+  const response = await f.get(`/v1/feed.json${query}`, query ? {} : { key });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/feed+json");
+  expect(response.headers.get("cache-control")).toBe("private, no-store");
+  const feed = JSON.parse(await response.text());
+  expectShape(JsonFeed, feed);
+  // JSON Feed 1.1 rules beyond the field types.
+  expect(feed.version).toBe(JSON_FEED_VERSION);
+  for (const item of feed.items) {
+    expect(typeof item.content_html === "string" || typeof item.content_text === "string").toBe(
+      true,
+    );
+    for (const value of Object.values(item)) expect(value).not.toBeNull();
+  }
+  expect(new Set(feed.items.map((i: Item) => i.id)).size).toBe(feed.items.length);
+  return feed;
+}
+
+async function rssFeed(key: string, query = "") {
+  const response = await f.get(`/v1/feed.xml${query}`, query ? {} : { key });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/rss+xml");
+  expect(response.headers.get("cache-control")).toBe("private, no-store");
+  const xml = await response.text();
+  const parser = new Parser({ customFields: { item: [["content:encoded", "contentEncoded"]] } });
+  const feed = await parser.parseString(xml);
+  return {
+    xml,
+    feed: feed as typeof feed & { items: (Parser.Item & { contentEncoded?: string })[] },
+  };
+}
+
+describe("GET /v1/feed.json", () => {
+  test("JSON Feed 1.1 of the published stories, titles exactly as written", async () => {
+    const feed = await jsonFeed(f.a.key);
+    expect(feed.title).toContain("Acme");
+    expect(feed.feed_url).toBe("http://localhost/v1/feed.json");
+    expect(new Set(feed.items.map((i) => i.id))).toEqual(new Set(f.a.published));
+    const awkward = feed.items.find((i) => i.id === f.a.decided)!;
+    expect(awkward.title).toBe(AWKWARD_TITLE);
+    expect(awkward.tags).toEqual(["culture", "policy"]);
+    expect(awkward.content_text).toContain(
+      'Paragraph with "quotes", <script>alert(1)</script> and é.',
+    );
+    expect(awkward.content_text).toContain("- first <item>");
+    expect(awkward.content_html).toContain("<h2>Heading &lt;one&gt; &amp; more</h2>");
+    expect(awkward.content_html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(awkward.content_html).not.toContain("<script>");
+    expect(awkward.content_html).toContain(
+      "<ul><li>first &lt;item&gt;</li><li>second &amp; last</li></ul>",
+    );
+    expect(awkward.content_html).not.toContain("cdn.example.com");
+    const coverage = feed.items.find((i) => i.id !== f.a.decided)!;
+    expect(coverage.external_url).toBe("https://press.example.com/story");
+    expect(coverage.content_text).toBe("A newspaper wrote about us.");
+    expect(coverage.content_html).toBe("<p>A newspaper wrote about us.</p>");
+  });
+
+  test("empty while the newsroom is not running, answered normally", async () => {
+    const feed = await jsonFeed(f.idle.key);
+    expect(feed.items).toEqual([]);
+  });
+
+  test("with ?key= the feed never repeats the key", async () => {
+    const feed = await jsonFeed("", `?key=${f.keys.feedOnly}`);
+    expect(JSON.stringify(feed)).not.toContain(f.keys.feedOnly);
+    expect(feed.feed_url).toBe("http://localhost/v1/feed.json");
+  });
+});
+
+describe("GET /v1/feed.xml", () => {
+  test("RSS 2.0 that a feed parser reads, with content:encoded bodies", async () => {
+    const { xml, feed } = await rssFeed(f.a.key);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+    expect(xml).toContain('<rss version="2.0"');
+    expect(feed.title).toContain("Acme");
+    expect(feed.items).toHaveLength(2);
+    expect(new Set(feed.items.map((i) => i.guid))).toEqual(new Set(f.a.published));
+    const awkward = feed.items.find((i) => i.guid === f.a.decided)!;
+    expect(awkward.title).toBe(AWKWARD_TITLE);
+    expect(awkward.contentEncoded).toContain("<h2>Heading &lt;one&gt; &amp; more</h2>");
+    expect(awkward.contentEncoded).toContain("&lt;script&gt;");
+    expect(awkward.categories).toEqual(["culture", "policy"]);
+    expect(Number.isNaN(Date.parse(awkward.pubDate!))).toBe(false);
+    const coverage = feed.items.find((i) => i.guid !== f.a.decided)!;
+    expect(coverage.link).toBe("https://press.example.com/story");
+  });
+
+  test("the same stories as the JSON feed, in the same order", async () => {
+    const json = await jsonFeed(f.b.key);
+    const { feed } = await rssFeed(f.b.key);
+    expect(feed.items.map((i) => i.guid)).toEqual(json.items.map((i) => i.id));
+  });
+
+  test("empty while the newsroom is not running", async () => {
+    const { feed } = await rssFeed(f.idle.key);
+    expect(feed.items).toEqual([]);
+  });
+
+  test("control characters in a title are dropped, the XML stays well-formed", async () => {
+    const org = await createOrganization(f.db, {
+      slug: `ctl-${random()}`,
+      name: "Ctl \u0001 & <Co>",
+      newsroom_running: true,
+    });
+    const [id] = await insertStories(
+      f.db,
+      org.id,
+      [{ ...syntheticStories(1, 9)[0]!, title: "Bell\u0007 and\u001F lone" }],
+      () => "published",
+    );
+    const key = (await makeKey(f.db, org.id, ["feed:read"])).secret;
+    const { feed } = await rssFeed(key);
+    expect(feed.title).toBe("Ctl  & <Co>");
+    expect(feed.items[0]!.guid).toBe(id);
+    expect(feed.items[0]!.title).toBe("Bell and lone");
+  });
+});
+
+describe("feed size", () => {
+  test("the 50 most recent published stories, newest first", async () => {
+    const org = await createOrganization(f.db, {
+      slug: `many-${random()}`,
+      name: "Many",
+      newsroom_running: true,
+    });
+    const list = syntheticStories(64, 5, "m-");
+    const ids = await insertStories(f.db, org.id, list, (i) => (i < 60 ? "published" : "draft"));
+    const key = (await makeKey(f.db, org.id, ["feed:read"])).secret;
+    const feed = await jsonFeed(key);
+    expect(feed.items).toHaveLength(50);
+    // insertStories dates story i further back as i grows: the first 50 are the newest.
+    expect(feed.items.map((i) => i.id)).toEqual(ids.slice(0, 50));
+    const published = feed.items.map((i) => Date.parse(i.date_published as string));
+    expect(published).toEqual([...published].sort((x, y) => y - x));
+    const { feed: rss } = await rssFeed(key);
+    expect(rss.items.map((i) => i.guid)).toEqual(ids.slice(0, 50));
+    // An unpublished story leaves both feeds on the next request.
+    await transitionStory(f.db, ids[0]!, { action: "unpublish" });
+    expect((await jsonFeed(key)).items.map((i) => i.id)).toEqual(ids.slice(1, 51));
+  });
+});
