@@ -1,19 +1,54 @@
 import { httpKit } from "@newsroom/shared/http";
+import { openMailer } from "@newsroom/shared/mailer";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { careerRoutes } from "./careers/routes.ts";
+import { contactRoutes } from "./contact/routes.ts";
+import type { FormsDeps } from "./deps.ts";
+import { digestRoutes } from "./digest/routes.ts";
+import { embedRoutes } from "./embed/routes.ts";
+import { openHumanCheck } from "./human-check.ts";
+import { mappingCallRoutes } from "./mapping-call/routes.ts";
+import { newsletterRoutes } from "./newsletter/routes.ts";
+import { startSweeper } from "./sweep.ts";
+
+export interface FormsOptions {
+  /** The clock (tests move it). */
+  now?: () => Date;
+  /** Run the sweep of expired records (default true). */
+  sweep?: boolean;
+}
 
 /** Website forms, the digest and organization newsletters, embed.js. */
-export async function createFormsService(runtime: Runtime): Promise<ServiceHandle> {
+export async function createFormsService(
+  runtime: Runtime,
+  options: FormsOptions = {},
+): Promise<ServiceHandle> {
+  const deps: FormsDeps = {
+    config: runtime.config,
+    db: runtime.database.db,
+    rateLimits: runtime.rateLimits,
+    mailer: openMailer(runtime.config),
+    humanCheck: openHumanCheck(runtime.config),
+    now: options.now ?? (() => new Date()),
+  };
   const kit = httpKit("forms");
   const app = new Elysia({ name: "forms" })
     .use(kit)
-    .get("/health", () => ({ status: "ok", service: "forms" }));
+    .get("/health", () => ({ status: "ok", service: "forms" }))
+    .use(contactRoutes(deps))
+    .use(careerRoutes(deps))
+    .use(mappingCallRoutes(deps))
+    .use(digestRoutes(deps))
+    .use(newsletterRoutes(deps))
+    .use(embedRoutes());
   kit.bindRoutes(app);
+  const stopSweeper = options.sweep === false ? () => {} : startSweeper(deps);
   return {
     name: "forms",
     app,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
-    stop: async () => {},
+    stop: async () => stopSweeper(),
   };
 }

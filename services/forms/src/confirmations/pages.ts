@@ -1,0 +1,110 @@
+/**
+ * The small HTML pages of the confirmation flow: one heading, one message, at most one button.
+ * Styled with the organization's accent; no script, no external resources, no cookies.
+ */
+export interface PageContent {
+  title: string;
+  heading: string;
+  message: string;
+  /** Who the page speaks for (the organization's name). */
+  brand: string;
+  accent?: string | null;
+  /** The one button: a form that POSTs the token. */
+  form?: { action: string; token: string; button: string };
+}
+
+const DEFAULT_ACCENT = "#1a73e8";
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+/** A colour only when it is plain hex: nothing else reaches the style sheet. */
+export function safeAccent(accent: string | null | undefined): string {
+  return accent && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(accent) ? accent : DEFAULT_ACCENT;
+}
+
+/** Black or white, whichever reads better on the accent (WCAG relative luminance). */
+export function textOn(accent: string): string {
+  const hex =
+    accent.length === 4
+      ? accent
+          .slice(1)
+          .split("")
+          .map((c) => c + c)
+          .join("")
+      : accent.slice(1);
+  const channel = (i: number) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? "#ffffff" : "#111111";
+}
+
+export function renderPage(content: PageContent): string {
+  const accent = safeAccent(content.accent);
+  const form = content.form
+    ? `<form method="post" action="${escapeHtml(content.form.action)}">
+        <input type="hidden" name="t" value="${escapeHtml(content.form.token)}">
+        <button type="submit">${escapeHtml(content.form.button)}</button>
+      </form>`
+    : "";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(content.title)}</title>
+<style>
+  :root { --accent: ${accent}; --on-accent: ${textOn(accent)}; }
+  body { margin: 0; font: 1.0625rem/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
+    color: #1f2328; background: #f6f8fa; }
+  main { max-width: 32rem; margin: 4rem auto; padding: 2rem; background: #fff;
+    border-top: 0.375rem solid var(--accent); border-radius: 0.5rem;
+    box-shadow: 0 1px 3px rgba(0,0,0,0.12); }
+  .brand { margin: 0 0 0.5rem; font-size: 0.875rem; font-weight: 600; color: #57606a; }
+  h1 { margin: 0 0 1rem; font-size: 1.5rem; line-height: 1.25; }
+  p { margin: 0 0 1.5rem; }
+  button { font: inherit; font-weight: 600; padding: 0.75rem 1.5rem; border: 0;
+    border-radius: 0.375rem; background: var(--accent); color: var(--on-accent); cursor: pointer; }
+  button:focus-visible { outline: 3px solid #1f2328; outline-offset: 3px; }
+  @media (prefers-color-scheme: dark) {
+    body { background: #0d1117; color: #e6edf3; }
+    main { background: #161b22; }
+    .brand { color: #9198a1; }
+    button:focus-visible { outline-color: #e6edf3; }
+  }
+</style>
+</head>
+<body>
+<main>
+  <p class="brand">${escapeHtml(content.brand)}</p>
+  <h1>${escapeHtml(content.heading)}</h1>
+  <p>${escapeHtml(content.message)}</p>
+  ${form}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Headers of every page: never cached, never framed, the token never sent on as Referer. */
+export const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+} as const;
+
+export function pageResponse(content: PageContent, status: number): Response {
+  return new Response(renderPage(content), { status, headers: PAGE_HEADERS });
+}

@@ -1,0 +1,17 @@
+import type { Config } from "@newsroom/shared/config";
+import type { Db } from "@newsroom/shared/db/index";
+import type { Mailer } from "@newsroom/shared/mailer";
+import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import type { HumanCheck } from "./human-check.ts";
+
+/** What the forms features need: plain values, no Elysia context. */
+export interface FormsDeps {
+  config: Config;
+  db: Db;
+  rateLimits: RateLimitStore;
+  /** Null when email is not configured: the routes answer 503 forms_unavailable. */
+  mailer: Mailer | null;
+  humanCheck: HumanCheck;
+  /** The clock; tests move it. */
+  now: () => Date;
+}

@@ -1,0 +1,84 @@
+import { ApiError, validationFailed } from "@newsroom/shared/errors";
+import { MailDeliveryError } from "@newsroom/shared/mailer";
+import { Elysia } from "elysia";
+import { pageResponse } from "../confirmations/pages.ts";
+import type { FormsDeps } from "../deps.ts";
+import { type ParsedBody, readBody } from "../request/body.ts";
+import {
+  acceptsJson,
+  enforceClientLimit,
+  guarded,
+  json,
+  NO_STORE,
+  requireMailer,
+} from "../request/respond.ts";
+import { submitForm } from "../submission/pipeline.ts";
+import { DigestSubscribeIn } from "./model.ts";
+import { type ConfirmationOutcome, confirmDigest, requestDigestConfirmation } from "./service.ts";
+
+export function digestRoutes(deps: FormsDeps) {
+  return new Elysia()
+    .post(
+      "/v1/public/newsletter/subscribe",
+      ({ request }) =>
+        submitForm(deps, request, {
+          route: "digest",
+          schema: DigestSubscribeIn,
+          team: false,
+          humanCheck: false,
+          deliver: (input, mailer) => requestDigestConfirmation(deps, mailer, input.email),
+        }),
+      { parse: "none" },
+    )
+    .post(
+      "/v1/public/newsletter/subscribe/confirm",
+      ({ request }) =>
+        guarded(request, { ...NO_STORE }, async () => {
+          const mailer = requireMailer(deps);
+          await enforceClientLimit(deps, request, "confirm");
+          const body = await readBody(request);
+          const token = tokenOf(body);
+          let outcome: ConfirmationOutcome;
+          try {
+            outcome = await confirmDigest(deps, mailer, token);
+          } catch (error) {
+            if (error instanceof MailDeliveryError) throw new ApiError("delivery_failed");
+            throw error;
+          }
+          const status = outcome === "confirmed" ? 200 : 410;
+          // A browser's form post (the confirmation page's button) gets a page, not JSON.
+          if (body.kind === "form" && !acceptsJson(request)) {
+            return pageResponse(digestPage(outcome), status);
+          }
+          return json({ status: outcome }, status);
+        }),
+      { parse: "none" },
+    );
+}
+
+/** The token field `t`: required; any other shape answers 410 like an unknown token. */
+export function tokenOf(body: ParsedBody): string {
+  const raw = Object.hasOwn(body.fields, "t") ? body.fields.t : undefined;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (value === undefined || value === null || value === "") {
+    throw validationFailed([{ field: "t", reason: "required", message: "is required" }]);
+  }
+  return typeof value === "string" ? value.trim() : "";
+}
+
+export function digestPage(outcome: ConfirmationOutcome) {
+  return outcome === "confirmed"
+    ? {
+        title: "Subscription confirmed",
+        heading: "You are subscribed",
+        message:
+          "The weekly digest will reach you once a week. Every issue has an unsubscribe link.",
+        brand: "Weekly digest",
+      }
+    : {
+        title: "Link expired",
+        heading: "This link has expired",
+        message: "Confirmation links work for 48 hours. Subscribe again to get a new one.",
+        brand: "Weekly digest",
+      };
+}

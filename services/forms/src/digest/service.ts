@@ -1,0 +1,111 @@
+import type { Mailer } from "@newsroom/shared/mailer";
+import {
+  countDigestConfirmationsSince,
+  insertConfirmation,
+  lockAddress,
+  lockConfirmation,
+  markConfirmationUsed,
+} from "../confirmations/store.ts";
+import {
+  CONFIRMATION_VALIDITY_MS,
+  confirmationLink,
+  hashToken,
+  newConfirmationToken,
+  normalizeEmail,
+  TOKEN_SHAPE,
+} from "../confirmations/tokens.ts";
+import type { FormsDeps } from "../deps.ts";
+import { joinDigest } from "./store.ts";
+
+const HOUR_MS = 60 * 60 * 1000;
+const DIGEST_NAME = "the weekly digest";
+
+/**
+ * A digest subscribe request that passed validation and screening. Whatever the address's
+ * state (new, pending, subscribed), a confirmation email goes out unless the address already got
+ * one this hour or two today. The caller answers the same either way.
+ */
+export async function requestDigestConfirmation(
+  deps: FormsDeps,
+  mailer: Mailer,
+  address: string,
+): Promise<void> {
+  const email = normalizeEmail(address);
+  const now = deps.now();
+  await deps.db.transaction(async (tx) => {
+    await lockAddress(tx, `digest:${email}`);
+    const lastHour = await countDigestConfirmationsSince(
+      tx,
+      email,
+      new Date(now.getTime() - HOUR_MS),
+    );
+    const lastDay = await countDigestConfirmationsSince(
+      tx,
+      email,
+      new Date(now.getTime() - 24 * HOUR_MS),
+    );
+    if (lastHour >= 1 || lastDay >= 2) return;
+    const { token, tokenHash } = newConfirmationToken();
+    await insertConfirmation(tx, {
+      list: "digest",
+      organizationId: null,
+      email,
+      tokenHash,
+      redirect: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CONFIRMATION_VALIDITY_MS),
+    });
+    const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
+    // Sent inside the transaction: if the provider refuses, no row stays to throttle a retry.
+    await mailer.send({
+      to: [email],
+      subject: "Confirm your subscription to the weekly digest",
+      text: [
+        "Hello,",
+        "",
+        `Someone (we hope you) asked to receive ${DIGEST_NAME} at this address.`,
+        "To confirm, open this link within 48 hours and press the button:",
+        "",
+        link,
+        "",
+        "If it was not you, ignore this email: nothing will be sent without your confirmation.",
+      ].join("\n"),
+    });
+  });
+}
+
+export type ConfirmationOutcome = "confirmed" | "expired";
+
+/**
+ * Confirms a digest link: joins the list, then sends the welcome email. A used link answers
+ * confirmed again and does nothing. If the welcome email is refused, nothing is kept and the
+ * link stays usable (the caller answers 502).
+ */
+export async function confirmDigest(
+  deps: FormsDeps,
+  mailer: Mailer,
+  token: string,
+): Promise<ConfirmationOutcome> {
+  if (!TOKEN_SHAPE.test(token)) return "expired";
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const row = await lockConfirmation(tx, hashToken(token));
+    if (row?.list !== "digest" || !row.email || row.expiresAt <= now) return "expired";
+    if (row.usedAt) return "confirmed";
+    const joined = await joinDigest(tx, row.email, now);
+    await markConfirmationUsed(tx, row.id, now, { forgetEmail: false });
+    if (joined) {
+      await mailer.send({
+        to: [row.email],
+        subject: "Welcome to the weekly digest",
+        text: [
+          "Hello,",
+          "",
+          `You are subscribed to ${DIGEST_NAME}: the week's published news, once a week.`,
+          "Every digest carries a link to unsubscribe.",
+        ].join("\n"),
+      });
+    }
+    return "confirmed";
+  });
+}

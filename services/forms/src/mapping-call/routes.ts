@@ -1,0 +1,20 @@
+import { Elysia } from "elysia";
+import type { FormsDeps } from "../deps.ts";
+import { submitForm } from "../submission/pipeline.ts";
+import { MappingCallIn } from "./model.ts";
+import { sendMappingCallRequest } from "./service.ts";
+
+export function mappingCallRoutes(deps: FormsDeps) {
+  return new Elysia().post(
+    "/v1/public/start",
+    ({ request }) =>
+      submitForm(deps, request, {
+        route: "start",
+        schema: MappingCallIn,
+        team: true,
+        humanCheck: true,
+        deliver: sendMappingCallRequest,
+      }),
+    { parse: "none" },
+  );
+}

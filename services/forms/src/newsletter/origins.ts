@@ -1,0 +1,54 @@
+import type { Config } from "@newsroom/shared/config";
+
+/** `scheme://host[:port]`, lower-cased, for http and https addresses; null for anything else. */
+export function originOf(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    return url.origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Where a request comes from: its Origin, else its Referer's origin. */
+export function requestOrigin(request: Request): string | null {
+  const origin = request.headers.get("origin");
+  if (origin && origin !== "null") return originOf(origin);
+  return originOf(request.headers.get("referer"));
+}
+
+/**
+ * The origins that may post to an organization's subscribe route: its own website origins, and
+ * its hosted newsroom (the NEWSROOM_HOST origin, and each active custom hostname over https).
+ */
+export function allowedOrigins(
+  config: Pick<Config, "NEWSROOM_HOST">,
+  newsletterOrigins: string[],
+  sites: { hostnames: string[] }[],
+): Set<string> {
+  const allowed = new Set<string>();
+  for (const origin of newsletterOrigins) {
+    const normalized = originOf(origin);
+    if (normalized) allowed.add(normalized);
+  }
+  if (sites.length > 0) {
+    const hosted = originOf(config.NEWSROOM_HOST);
+    if (hosted) allowed.add(hosted);
+  }
+  for (const site of sites) {
+    for (const hostname of site.hostnames) {
+      const origin = originOf(`https://${hostname}`);
+      if (origin) allowed.add(origin);
+    }
+  }
+  return allowed;
+}
+
+/** `url` with `?newsletter=<outcome>` set (replacing any earlier value). */
+export function withOutcome(url: string, outcome: string): string {
+  const target = new URL(url);
+  target.searchParams.set("newsletter", outcome);
+  return target.toString();
+}

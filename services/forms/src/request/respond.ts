@@ -1,0 +1,70 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { clientIpOf, errorResponse, requestIdOf, toApiError } from "@newsroom/shared/http";
+import type { Mailer } from "@newsroom/shared/mailer";
+import { checkLimit } from "@newsroom/shared/rate-limit";
+import type { FormsDeps } from "../deps.ts";
+
+export const NO_STORE = { "cache-control": "no-store" } as const;
+
+/**
+ * Runs a route and turns whatever it throws into the Error record, then adds `headers` (which
+ * the route may fill as it goes, such as CORS) to the answer, error or not.
+ */
+export async function guarded(
+  request: Request,
+  headers: Record<string, string>,
+  run: () => Promise<Response>,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    response = errorResponse(toApiError(error, request), requestIdOf(request));
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
+export function json(body: unknown, status: number, headers: Record<string, string> = {}) {
+  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+}
+
+/** Whether the client asked for JSON (fetch, API clients) rather than a page. */
+export function acceptsJson(request: Request): boolean {
+  return (request.headers.get("accept") ?? "").toLowerCase().includes("application/json");
+}
+
+/** 503 forms_unavailable unless email (and, for team emails, the team address) is configured. */
+export function requireMailer(deps: FormsDeps, options: { team?: boolean } = {}): Mailer {
+  const mailer = deps.mailer;
+  if (!mailer || (options.team && !mailer.teamAddress)) throw new ApiError("forms_unavailable");
+  return mailer;
+}
+
+/** Per-client limits: form submissions, organization subscribes, token confirmations. */
+export const LIMITS = {
+  forms: { limit: 5, windowSeconds: 60 },
+  newsletter: { limit: 5, windowSeconds: 60 },
+  confirm: { limit: 20, windowSeconds: 60 },
+} as const;
+
+export async function enforceClientLimit(
+  deps: FormsDeps,
+  request: Request,
+  bucket: keyof typeof LIMITS,
+): Promise<void> {
+  const { limit, windowSeconds } = LIMITS[bucket];
+  const decision = await checkLimit(
+    deps.rateLimits,
+    `forms:${bucket}:${clientIpOf(request)}`,
+    limit,
+    windowSeconds,
+  );
+  if (!decision.allowed) {
+    throw new ApiError("too_many_requests", undefined, {
+      headers: { "retry-after": String(decision.resetSeconds), ...NO_STORE },
+    });
+  }
+}
