@@ -16,16 +16,27 @@ import {
   webhooksFixture,
 } from "./harness.ts";
 
+let fx: Fixture;
+
+beforeAll(async () => {
+  fx = await webhooksFixture();
+});
+
+afterAll(async () => {
+  await fx.close();
+});
+
 for (const kind of busKinds()) {
   describe(`fan-out from the ${kind} bus`, () => {
-    let fx: Fixture;
     let receiver: Receiver;
     let service: ServiceHandle;
+    let org = "";
 
     beforeAll(async () => {
-      fx = await webhooksFixture({ bus: kind });
+      await fx.useBus(kind);
+      org = await fx.organization();
       receiver = startReceiver();
-      service = await createWebhooksService(fx.runtime, {
+      service = await createWebhooksService(fx.runtime(), {
         pollIntervalMs: 50,
         reconcileIntervalMs: 200,
       });
@@ -33,7 +44,6 @@ for (const kind of busKinds()) {
 
     afterAll(async () => {
       await service.stop();
-      await fx.close();
       receiver.stop();
     });
 
@@ -48,16 +58,20 @@ for (const kind of busKinds()) {
     let subscribed: string[] = [];
 
     test("one delivery per enabled endpoint of the organization subscribed to the type", async () => {
-      const onlySubmitted = await fx.endpoint(receiver.url("/only-submitted"), ["story.submitted"]);
-      const every = await fx.endpoint(receiver.url("/every"), ALL_EVENTS);
-      await fx.endpoint(receiver.url("/only-published"), ["story.published"]);
-      const disabled = await fx.endpoint(receiver.url("/disabled"), ["story.submitted"]);
+      const onlySubmitted = await fx.endpoint(
+        receiver.url("/only-submitted"),
+        ["story.submitted"],
+        org,
+      );
+      const every = await fx.endpoint(receiver.url("/every"), ALL_EVENTS, org);
+      await fx.endpoint(receiver.url("/only-published"), ["story.published"], org);
+      const disabled = await fx.endpoint(receiver.url("/disabled"), ["story.submitted"], org);
       await disableWebhookEndpoint(fx.db, disabled.id);
       const otherOrg = await fx.organization();
       await fx.endpoint(receiver.url("/other-org"), ["story.submitted"], otherOrg);
       subscribed = [onlySubmitted.id, every.id].sort();
 
-      const submitted = await fx.submitted();
+      const submitted = await fx.submitted(org);
       eventId = submitted.eventId;
       const outbox = await waitFor("the event to be fanned out", async () => {
         const row = await outboxRow(eventId);
@@ -67,7 +81,7 @@ for (const kind of busKinds()) {
       const rows = await deliveriesOfEvent(eventId);
       expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
       for (const row of rows) {
-        expect(row.organizationId).toBe(fx.orgId);
+        expect(row.organizationId).toBe(org);
         expect(row.eventType).toBe("story.submitted");
         expect(row.storyId).toBe(submitted.storyId);
         expect(row.eventCreatedAt.toISOString()).toBe(outbox.createdAt.toISOString());
@@ -90,7 +104,7 @@ for (const kind of busKinds()) {
       expect((await outboxRow(eventId)).fannedOutAt).not.toBeNull();
 
       // An endpoint added after the fan-out does not get the old event on redelivery.
-      await fx.endpoint(receiver.url("/late"), ["story.submitted"]);
+      await fx.endpoint(receiver.url("/late"), ["story.submitted"], org);
       expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
       const rows = await deliveriesOfEvent(eventId);
       expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
@@ -102,14 +116,14 @@ for (const kind of busKinds()) {
     });
 
     test("the reconciler fans out an event whose bus message was lost", async () => {
-      const endpoint = await fx.endpoint(receiver.url("/reconciled"), ["story.published"]);
-      const story = await fx.story();
+      const endpoint = await fx.endpoint(receiver.url("/reconciled"), ["story.published"], org);
+      const story = await fx.story(org);
       const lostId = newId();
       // Committed two minutes ago, never published: the bus never carried it.
       const createdAt = new Date(Date.now() - 120_000);
       await fx.db.insert(outboxEvents).values({
         id: lostId,
-        organizationId: fx.orgId,
+        organizationId: org,
         type: "story.published",
         storyId: story.id,
         createdAt,
@@ -126,12 +140,12 @@ for (const kind of busKinds()) {
     });
 
     test("the reconciler leaves events younger than a minute to the bus", async () => {
-      const endpoint = await fx.endpoint(receiver.url("/young"), ["story.published"]);
-      const story = await fx.story();
+      const endpoint = await fx.endpoint(receiver.url("/young"), ["story.published"], org);
+      const story = await fx.story(org);
       const youngId = newId();
       await fx.db.insert(outboxEvents).values({
         id: youngId,
-        organizationId: fx.orgId,
+        organizationId: org,
         type: "story.published",
         storyId: story.id,
         createdAt: new Date(Date.now() - 10_000),

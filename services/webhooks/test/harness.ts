@@ -135,14 +135,14 @@ export async function waitFor<T>(
 }
 
 export interface FixtureOptions {
-  bus?: "memory" | "jetstream";
   /** Extra environment for the config (e.g. WEBHOOK_RETRY_SCHEDULE). */
   env?: Record<string, string>;
 }
 
 /**
- * One test file's world: its own database, bus, config with insecure targets allowed, and an
- * organization. Fixtures are made with the workspace's own service functions.
+ * One test file's world: its own database, a bus (in-process until `useBus` swaps it), config
+ * with insecure targets allowed, and an organization. Fixtures are made with the workspace's own
+ * service functions. Creating a database is the slow part: one fixture per file.
  */
 export async function webhooksFixture(options: FixtureOptions = {}) {
   const database: TestDatabase = await testDatabase();
@@ -152,15 +152,25 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     PGLITE_DIR: "memory",
     ...options.env,
   });
-  const { bus, close: closeBus } = await testBus(options.bus ?? "memory");
-  const runtime: Runtime = {
-    config,
+  let current = await testBus("memory");
+  const runtime = (env: Record<string, string> = {}): Runtime => ({
+    config: loadConfig({
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      PGLITE_DIR: "memory",
+      ...options.env,
+      ...env,
+    }),
     database,
-    bus,
+    bus: current.bus,
     rateLimits: new MemoryRateLimitStore(),
     close: async () => {},
-  };
-  const endpointDeps = { db, bus, secretsKey: secretsKey(config), allowInsecureTargets: true };
+  });
+  const endpointDeps = () => ({
+    db,
+    bus: current.bus,
+    secretsKey: secretsKey(config),
+    allowInsecureTargets: true,
+  });
 
   async function organization(): Promise<string> {
     const org = await createOrganization(db, { slug: `org-${random()}`, name: "Test Org" });
@@ -171,7 +181,7 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
   /** Applies a transition and relays the outbox to the bus; returns the event's id. */
   async function transition(storyId: string, input: TransitionInput): Promise<string> {
     await transitionStory(db, storyId, input);
-    await relayOnce(db, bus);
+    await relayOnce(db, current.bus);
     const [event] = await db
       .select({ id: outboxEvents.id })
       .from(outboxEvents)
@@ -185,13 +195,22 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     database,
     db,
     config,
-    bus,
+    get bus() {
+      return current.bus;
+    },
+    /** A runtime for a service: this database, the current bus, config with `env` on top. */
     runtime,
+    /** From now on, relay to (and let services consume from) a fresh bus of this kind. */
+    async useBus(kind: "memory" | "jetstream") {
+      await current.close();
+      current = await testBus(kind);
+      return current.bus;
+    },
     orgId,
     organization,
     /** Registers an endpoint; returns its id and `whsec_` secret. */
     async endpoint(url: string, events: WebhookEventType[] = ALL_EVENTS, org = orgId) {
-      const { row, secret } = await createWebhookEndpoint(endpointDeps, org, { url, events });
+      const { row, secret } = await createWebhookEndpoint(endpointDeps(), org, { url, events });
       return { id: row.id, secret };
     },
     async story(org = orgId) {
@@ -230,7 +249,7 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
       return row!;
     },
     async close() {
-      await closeBus();
+      await current.close();
       await database.close();
     },
   };
