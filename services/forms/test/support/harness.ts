@@ -1,0 +1,283 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { loadConfig } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import {
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  RedisRateLimitStore,
+} from "@newsroom/shared/rate-limit";
+import type { Runtime } from "@newsroom/shared/runtime";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import {
+  requireService,
+  type TestDatabase,
+  testDatabase,
+} from "@newsroom/shared/testing/database";
+import startSes from "aws-ses-v2-local";
+import { createFormsService } from "../../src/app.ts";
+
+/** One email as the SES v2 emulator stored it. */
+export interface SesEmail {
+  messageId: string;
+  from: string;
+  replyTo: string[];
+  destination: { to: string[]; cc: string[]; bcc: string[] };
+  subject: string;
+  body: { text?: string; html?: string };
+  headers?: { name: string; value: string }[];
+  at: number;
+}
+
+/** The SES v2 emulator on a free 127.0.0.1 port; its inbox read over HTTP at /store. */
+export interface SesEmulator {
+  url: string;
+  emails(): Promise<SesEmail[]>;
+  /** Emails to one address (test addresses are unique, so files never see each other's). */
+  to(address: string): Promise<SesEmail[]>;
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSesEmulator(): Promise<SesEmulator> {
+  const server = await startSes({ host: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const emails = async () => {
+    const response = await fetch(`${url}/store`);
+    return ((await response.json()) as { emails: SesEmail[] }).emails;
+  };
+  return {
+    url,
+    emails,
+    to: async (address) =>
+      (await emails()).filter((email) =>
+        email.destination.to.some((to) => to.toLowerCase() === address.toLowerCase()),
+      ),
+    clear: async () => {
+      await fetch(`${url}/clear-store`, { method: "POST" });
+    },
+    close: () => closeServer(server),
+  };
+}
+
+/** A small 127.0.0.1 server that refuses every send with `status`, counting the attempts. */
+export function startRefusingProvider(status: number) {
+  let attempts = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (request) => {
+      await request.arrayBuffer();
+      attempts += 1;
+      const type = status === 400 ? "MessageRejected" : "InternalFailure";
+      return Response.json(
+        { message: "refused by the test provider" },
+        { status, headers: { "x-amzn-errortype": type } },
+      );
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    attempts: () => attempts,
+    close: () => server.stop(true),
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
+}
+
+export const random = () => Math.random().toString(36).slice(2, 10);
+/** A unique address per call, so every test reads only its own emails. */
+export const address = (who = "person") => `${who}-${random()}@example.com`;
+/** A client address per call, so per-client limits never cross tests. */
+export const clientIp = () =>
+  `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 254) + 1}`;
+
+/** A moveable clock. */
+export function testClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
+export interface FormsHarness {
+  database: TestDatabase;
+  service: ServiceHandle;
+  clock: ReturnType<typeof testClock>;
+  teamAddress: string;
+  /** Through `edge()`: every answer carries X-Request-Id and X-Service-Version. */
+  handle(request: Request): Promise<Response>;
+  post(path: string, body: BodyInit | object, init?: PostInit): Promise<Response>;
+  /** Another service instance on the same database (another replica, other settings). */
+  sibling(env: Record<string, string | undefined>): Promise<FormsHarness>;
+  close(): Promise<void>;
+}
+
+export interface PostInit {
+  /** json (default), form (urlencoded) or multipart. */
+  as?: "json" | "form" | "multipart";
+  ip?: string;
+  headers?: Record<string, string>;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** A forms service on its own test database, emulator and rate-limit prefix. */
+export async function formsHarness(
+  env: Env,
+  shared?: { database: TestDatabase; rateLimits: RateLimitStore },
+): Promise<FormsHarness> {
+  const database = shared?.database ?? (await testDatabase());
+  const redisUrl = requireService("REDIS_URL");
+  const rateLimits =
+    shared?.rateLimits ??
+    (redisUrl ? new RedisRateLimitStore(redisUrl, `t:${random()}:`) : new MemoryRateLimitStore());
+  const teamAddress = env.FORMS_TEAM_EMAIL ?? address("team");
+  const config = loadConfig({
+    FORMS_FROM_EMAIL: "forms@example.com",
+    FORMS_TEAM_EMAIL: teamAddress,
+    HUMAN_CHECK_MODE: "test",
+    PUBLIC_BASE_URL: "https://api.example.test",
+    NEWSROOM_HOST: "https://newsrooms.example.test/n",
+    ...env,
+  });
+  const bus = new MemoryBus();
+  const runtime: Runtime = {
+    config,
+    database,
+    bus,
+    rateLimits,
+    close: async () => {},
+  };
+  const clock = testClock();
+  const service = await createFormsService(runtime, { now: clock.now, sweep: false });
+  const handle = edge((request) => service.app.handle(request), { trustedProxies: "" });
+  const harness: FormsHarness = {
+    database,
+    service,
+    clock,
+    teamAddress,
+    handle,
+    post(path, body, init = {}) {
+      const headers: Record<string, string> = {
+        "x-client-ip": init.ip ?? clientIp(),
+        ...init.headers,
+      };
+      let payload: BodyInit;
+      const as = init.as ?? "json";
+      if (typeof body === "string" || body instanceof FormData || body instanceof Uint8Array) {
+        payload = body as BodyInit;
+      } else if (as === "json") {
+        payload = JSON.stringify(body);
+        headers["content-type"] ??= "application/json";
+      } else if (as === "form") {
+        payload = toSearchParams(body as Record<string, unknown>).toString();
+        headers["content-type"] ??= "application/x-www-form-urlencoded";
+      } else {
+        payload = toFormData(body as Record<string, unknown>);
+      }
+      return handle(
+        new Request(`http://localhost${path}`, { method: "POST", headers, body: payload }),
+      );
+    },
+    sibling: (more) =>
+      formsHarness({ ...env, FORMS_TEAM_EMAIL: teamAddress, ...more }, { database, rateLimits }),
+    async close() {
+      await service.stop();
+      await bus.close();
+      if (!shared) {
+        await rateLimits.close();
+        await database.close();
+      }
+    },
+  };
+  return harness;
+}
+
+/** Form pairs as a browser sends them: arrays repeated, objects bracketed, booleans as words. */
+export function formPairs(body: Record<string, unknown>): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) pairs.push([name, String(item)]);
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, inner] of Object.entries(value)) pairs.push([`${name}[${key}]`, String(inner)]);
+    } else pairs.push([name, String(value)]);
+  }
+  return pairs;
+}
+
+export function toSearchParams(body: Record<string, unknown>): URLSearchParams {
+  return new URLSearchParams(formPairs(body));
+}
+
+export function toFormData(body: Record<string, unknown>): FormData {
+  const data = new FormData();
+  for (const [name, value] of formPairs(body)) data.append(name, value);
+  return data;
+}
+
+/** The envelope of a person who took ten seconds to fill the form. */
+export function envelope() {
+  return { submission_id: crypto.randomUUID(), started_at: Date.now() - 10_000, fax: "" };
+}
+
+export function validContact(overrides: Record<string, unknown> = {}) {
+  return {
+    intent: "websites",
+    audience: "organization",
+    name: "Ada Lovelace",
+    email: address("ada"),
+    organization: "Analytical Engines Ltd",
+    message: "We would like a new website for our newsroom.",
+    consent: true,
+    ...envelope(),
+    ...overrides,
+  };
+}
+
+export function validCareer(overrides: Record<string, unknown> = {}) {
+  return {
+    name: "Grace Hopper",
+    email: address("grace"),
+    location: "Arlington",
+    profile: "https://example.com/grace",
+    areas: ["engineering", "research-editorial"],
+    years: 12,
+    note: "I have built compilers and would like to build newsrooms.",
+    consent: true,
+    ...envelope(),
+    ...overrides,
+  };
+}
+
+export function validMappingCall(overrides: Record<string, unknown> = {}) {
+  return {
+    email: address("lead"),
+    need: "Our approvals happen in email threads and get lost.",
+    stack: { site: "WordPress", approvals: "email", crm: "HubSpot", sign_in: "Google" },
+    human_check_token: "test-pass",
+    consent: true,
+    ...envelope(),
+    ...overrides,
+  };
+}
+
+/** Waits until `check` holds (emails arrive synchronously, but some tests race on purpose). */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (check(value) || Date.now() > deadline) return value;
+    await Bun.sleep(50);
+  }
+}
