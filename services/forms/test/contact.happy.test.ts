@@ -41,7 +41,9 @@ describe("POST /v1/public/contact", () => {
       expect(team[0]!.from).toBe("forms@example.com");
       expect(team[0]!.replyTo).toEqual([body.email]);
       expect(team[0]!.subject).toBe("Contact enquiry (websites) from Ada Lovelace");
-      expect(team[0]!.body.text).toContain("Message: We would like a new website for our newsroom.");
+      expect(team[0]!.body.text).toContain(
+        "Message: We would like a new website for our newsroom.",
+      );
       expect(team[0]!.body.text).toContain("Timeline: quarter");
       expect(team[0]!.body.text).toContain("Role: Editor");
 

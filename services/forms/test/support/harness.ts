@@ -10,11 +10,7 @@ import {
 } from "@newsroom/shared/rate-limit";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
-import {
-  requireService,
-  type TestDatabase,
-  testDatabase,
-} from "@newsroom/shared/testing/database";
+import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import startSes from "aws-ses-v2-local";
 import { createFormsService } from "../../src/app.ts";
 
@@ -210,7 +206,8 @@ export function formPairs(body: Record<string, unknown>): [string, string][] {
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const item of value) pairs.push([name, String(item)]);
     else if (typeof value === "object" && value !== null) {
-      for (const [key, inner] of Object.entries(value)) pairs.push([`${name}[${key}]`, String(inner)]);
+      for (const [key, inner] of Object.entries(value))
+        pairs.push([`${name}[${key}]`, String(inner)]);
     } else pairs.push([name, String(value)]);
   }
   return pairs;
