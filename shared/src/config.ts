@@ -19,8 +19,8 @@ export const ConfigSchema = T.Object({
   PORT: Port(3000),
   /** Workspace internal API; bound to 127.0.0.1 in embedded mode. */
   WORKSPACE_PORT: Port(4001),
-  /** Internal port for Prometheus metrics of a service run alone. */
-  METRICS_PORT: T.Optional(Port(9090)),
+  /** Internal port for Prometheus metrics (/metrics); unset serves none. */
+  METRICS_PORT: T.Optional(T.Integer({ minimum: 1, maximum: 65535 })),
   /** PostgreSQL (postgres.js). Without it the embedded PGlite is used. */
   DATABASE_URL: T.Optional(T.String({ pattern: "^postgres(ql)?://[^\\s]+$" })),
   /** Where PGlite keeps its data; `memory` keeps nothing. */
