@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { outboxEvents } from "@newsroom/shared/db/schema";
+import type { BusEvent } from "@newsroom/shared/events";
+import { newId } from "@newsroom/shared/ids";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import { eq } from "drizzle-orm";
+import { createWebhooksService } from "../src/app.ts";
+import { fanOutEvent } from "../src/fan-out/service.ts";
+import { type Fixture, type Receiver, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+
+let fx: Fixture;
+let receiver: Receiver;
+let service: ServiceHandle;
+
+beforeAll(async () => {
+  fx = await webhooksFixture();
+  receiver = startReceiver();
+  service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: "30" }), {
+    pollIntervalMs: 20,
+  });
+});
+
+afterAll(async () => {
+  await service.stop();
+  await fx.close();
+  receiver.stop();
+});
+
+describe("tenancy", () => {
+  test("webhook.test naming another organization's endpoint sends nothing", async () => {
+    const [mine, theirs] = [await fx.organization(), await fx.organization()];
+    const target = await fx.endpoint(receiver.url("/theirs"), ["story.published"], theirs);
+    await fx.bus.publish({
+      id: newId(),
+      type: "webhook.test",
+      created_at: new Date().toISOString(),
+      data: { organization_id: mine, endpoint_id: target.id },
+    });
+    await Bun.sleep(300);
+    expect(receiver.at("/theirs")).toHaveLength(0);
+  });
+
+  test("the outbox row, not the message, says whose endpoints get an event", async () => {
+    const owner = await fx.organization();
+    const other = await fx.organization();
+    await fx.endpoint(receiver.url("/owner"), ["story.submitted"], owner);
+    const otherEndpoint = await fx.endpoint(receiver.url("/other"), ["story.submitted"], other);
+    const story = await fx.story(owner);
+    const eventId = await fx.transition(story.id, { action: "submit" });
+    await waitFor("the owner's delivery", () => receiver.at("/owner")[0]);
+    // A forged copy claiming the other organization changes nothing, even if the event were
+    // not yet marked as fanned out.
+    await fx.db.update(outboxEvents).set({ fannedOutAt: null }).where(eq(outboxEvents.id, eventId));
+    const forged = await fanOutEvent(fx.db, {
+      id: eventId,
+      type: "story.submitted",
+      created_at: new Date().toISOString(),
+      data: { organization_id: other, story_id: story.id },
+    });
+    expect(forged.created).toBe(0);
+    expect(await fx.deliveriesOf(otherEndpoint.id)).toHaveLength(0);
+  });
+});
+
+describe("what is kept and shown", () => {
+  test("a receiver's answer is never stored in the delivery log", async () => {
+    const org = await fx.organization();
+    receiver.on(
+      "/chatty",
+      () => new Response("internal stack trace: password=hunter2", { status: 500 }),
+    );
+    const endpoint = await fx.endpoint(receiver.url("/chatty"), ["story.submitted"], org);
+    const { eventId } = await fx.submitted(org);
+    const row = await waitFor("the failed attempt", async () => {
+      const delivery = await fx.delivery(endpoint.id, eventId);
+      return delivery?.attempts === 1 ? delivery : null;
+    });
+    expect(row.lastError).toBe("receiver answered 500");
+    expect(JSON.stringify(row)).not.toContain("hunter2");
+  });
+});
+
+describe("bus input", () => {
+  test("malformed messages are dropped and the consumer carries on", async () => {
+    const org = await fx.organization();
+    await fx.endpoint(receiver.url("/after-junk"), ["story.submitted"], org);
+    const junk = [
+      { id: "not-a-uuid", type: "story.submitted", created_at: "x", data: {} },
+      {
+        id: newId(),
+        type: "story.submitted",
+        created_at: new Date().toISOString(),
+        data: { organization_id: "'; drop table webhook_deliveries; --", story_id: null },
+      },
+      { id: newId(), type: "webhook.test", created_at: "now", data: { endpoint_id: 7 } },
+    ];
+    for (const event of junk) await fx.bus.publish(event as unknown as BusEvent);
+    const { eventId } = await fx.submitted(org);
+    const hit = await waitFor("the good event", () => receiver.at("/after-junk")[0]);
+    expect(hit.headers.get("webhook-id")).toBe(eventId);
+  });
+});
