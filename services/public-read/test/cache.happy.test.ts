@@ -1,0 +1,348 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import type { EventBus } from "@newsroom/shared/bus/index";
+import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { sites } from "@newsroom/shared/db/schema";
+import { edge } from "@newsroom/shared/http";
+import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { relayOnce } from "@newsroom/workspace/outbox/relay";
+import { announceSiteChange } from "@newsroom/workspace/sites/announce";
+import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
+import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { eq } from "drizzle-orm";
+import { createPublicReadService } from "../src/app.ts";
+import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
+import {
+  type Answer,
+  buildWorld,
+  client,
+  createOrg,
+  HOUSE_ORG,
+  type Service,
+  seedStories,
+  testRuntime,
+  type World,
+} from "./support/world.ts";
+
+const SLOW = 60_000;
+
+/** Polls until `check` holds, for at most 10 s. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`not within 10 s: ${what}`);
+}
+
+function slugsOf(answer: Answer): string[] {
+  return answer.body.items.map((item: { slug: string }) => item.slug);
+}
+
+describe("caching headers over real HTTP", () => {
+  let world: World;
+  let server: ReturnType<typeof Bun.serve>;
+  let base: string;
+
+  beforeAll(async () => {
+    world = await buildWorld();
+    const fetch = edge((request) => world.service.app.handle(request), { trustedProxies: "" });
+    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch });
+    base = `http://127.0.0.1:${server.port}`;
+  }, SLOW);
+  afterAll(async () => {
+    await server.stop(true);
+    await world.close();
+  });
+
+  test("every 200 carries the spec's Cache-Control and its purge keys", async () => {
+    const item = world.house.published[0]!;
+    const itemAnswer = await fetch(`${base}/v1/public/newsroom/${item.slug}`).then((r) => r.json());
+    const related = itemAnswer.related.map((r: { id: string }) => `content:${r.id}`);
+    const siteItem = world.client.published[0]!;
+    const siteItemAnswer = await fetch(
+      `${base}/v1/public/sites/client-news/newsroom/${siteItem.slug}`,
+    ).then((r) => r.json());
+    const siteRelated = siteItemAnswer.related.map((r: { id: string }) => `content:${r.id}`);
+    const cases: [string, string[]][] = [
+      ["/v1/public/newsroom", ["newsroom-index"]],
+      ["/v1/public/newsroom?topic=h-topic-all", ["newsroom-index", "topic:h-topic-all"]],
+      [`/v1/public/newsroom/${item.slug}`, [`content:${item.id}`, ...related]],
+      ["/v1/public/topics/h-topic-all", ["topic:h-topic-all"]],
+      ["/v1/public/search/newsroom", ["search"]],
+      ["/v1/public/sitemap/newsroom", ["sitemap"]],
+      ["/v1/public/sites/client-news", ["site:client-news"]],
+      [
+        "/v1/public/sites/client-news/newsroom",
+        ["site:client-news", "site:client-news:newsroom-index"],
+      ],
+      [
+        `/v1/public/sites/client-news/newsroom/${siteItem.slug}`,
+        ["site:client-news", `content:${siteItem.id}`, ...siteRelated],
+      ],
+      [
+        "/v1/public/sites/client-news/topics/c-topic-all",
+        ["site:client-news", "site:client-news:topic:c-topic-all"],
+      ],
+      ["/v1/public/sites/client-news/sitemap", ["site:client-news", "site:client-news:sitemap"]],
+      ["/v1/public/hosts/news.client.example", ["site:client-news", "host:news.client.example"]],
+    ];
+    for (const [path, tags] of cases) {
+      const response = await fetch(base + path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get("cache-control")).toBe(
+        "public, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800",
+      );
+      expect(response.headers.get("cache-tag")?.split(","), path).toEqual(tags);
+      expect(response.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      expect(response.headers.get("content-type")).toStartWith("application/json");
+      expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+      expect(response.headers.get("x-service-version")).toBeTruthy();
+      await response.arrayBuffer();
+    }
+  });
+
+  test("If-None-Match with the ETag answers 304 without a body", async () => {
+    const path = `${base}/v1/public/newsroom`;
+    const first = await fetch(path);
+    const etag = first.headers.get("etag")!;
+    const body = await first.text();
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
+      const again = await fetch(path, { headers: { "if-none-match": header } });
+      expect(again.status, header).toBe(304);
+      expect(await again.text()).toBe("");
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(again.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL);
+      expect(again.headers.get("cache-tag")).toBe("newsroom-index");
+    }
+    const other = await fetch(path, { headers: { "if-none-match": '"something-else"' } });
+    expect(other.status).toBe(200);
+    expect(await other.text()).toBe(body);
+    // The ETag names the body: another page has another one.
+    const filtered = await fetch(`${path}?type=video`);
+    expect(filtered.headers.get("etag")).not.toBe(etag);
+    await filtered.arrayBuffer();
+  });
+});
+
+/** A house newsroom with one published story. */
+async function newsroomOn() {
+  const db = await testDatabase();
+  const orgId = await createOrg(db.db, HOUSE_ORG, true);
+  await seedStories(db.db, orgId, [
+    { type: "insight", status: "published", slug: "first-story", topics: ["world"] },
+  ]);
+  return { database: db, orgId };
+}
+
+async function draftStory(database: TestDatabase, orgId: string, slug: string) {
+  const story = await createStory(database.db, orgId, {
+    type: "press_release",
+    slug,
+    title: `Title ${slug}`,
+    body: [{ type: "paragraph", text: "Text" }],
+    topics: ["world"],
+  });
+  await transitionStory(database.db, story.id, { action: "submit" });
+  await transitionStory(database.db, story.id, { action: "approve" });
+  return story.id;
+}
+
+/** The invalidation checks, run against each bus and each number of replicas. */
+function invalidationSuite(
+  name: string,
+  openBus: () => Promise<{ buses: EventBus[]; cleanup: () => Promise<void> }>,
+) {
+  describe(name, () => {
+    let buses: EventBus[];
+    let cleanup: () => Promise<void>;
+    let database: TestDatabase;
+    let orgId: string;
+    let replicas: Service[];
+    let gets: ((path: string) => Promise<Answer>)[];
+
+    beforeAll(async () => {
+      ({ buses, cleanup } = await openBus());
+      ({ database, orgId } = await newsroomOn());
+      replicas = [];
+      for (const bus of buses) {
+        replicas.push(await createPublicReadService(testRuntime(database, bus)));
+      }
+      gets = replicas.map((replica) => client(replica));
+    }, SLOW);
+    afterAll(async () => {
+      for (const replica of replicas) await replica.stop();
+      await cleanup();
+      await database.close();
+    });
+
+    test(
+      "a publish shows at once on every replica; without an event the cache holds",
+      async () => {
+        for (const get of gets) {
+          expect(slugsOf(await get("/v1/public/newsroom"))).toEqual(["first-story"]);
+          expect((await get("/v1/public/newsroom/fresh-story")).status).toBe(404);
+        }
+        // Written without an event: every replica keeps its cached answer.
+        await seedStories(database.db, orgId, [
+          { type: "event", status: "published", slug: "silent-story", topics: [], ageDays: 0.05 },
+        ]);
+        for (const get of gets) {
+          expect(slugsOf(await get("/v1/public/newsroom"))).toEqual(["first-story"]);
+        }
+
+        const storyId = await draftStory(database, orgId, "fresh-story");
+        await transitionStory(database.db, storyId, { action: "publish" });
+        const relayed = await relayOnce(database.db, buses[0]!);
+        expect(relayed.published).toBeGreaterThanOrEqual(1);
+        for (const [index, get] of gets.entries()) {
+          await eventually(
+            async () => slugsOf(await get("/v1/public/newsroom"))[0] === "fresh-story",
+            `replica ${index} shows the published story`,
+          );
+          expect(slugsOf(await get("/v1/public/newsroom"))).toEqual([
+            "fresh-story",
+            "silent-story",
+            "first-story",
+          ]);
+          // The cached 404 of the item went too.
+          expect((await get("/v1/public/newsroom/fresh-story")).status).toBe(200);
+        }
+
+        await transitionStory(database.db, storyId, { action: "unpublish" });
+        await relayOnce(database.db, buses[0]!);
+        for (const [index, get] of gets.entries()) {
+          await eventually(
+            async () => (await get("/v1/public/newsroom/fresh-story")).status === 404,
+            `replica ${index} drops the unpublished story`,
+          );
+          expect(slugsOf(await get("/v1/public/newsroom"))).not.toContain("fresh-story");
+          expect((await get("/v1/public/search/newsroom")).text).not.toContain("fresh-story");
+        }
+      },
+      SLOW,
+    );
+
+    test(
+      "a site change shows at once on every replica",
+      async () => {
+        await createSite(database.db, orgId, {
+          site: "house-site",
+          name: "House Site",
+          publisher: "House",
+          enabled: true,
+        });
+        await addHostname(database.db, "house-site", "news.house.example");
+        await announceSiteChange(buses[0]!, orgId, "house-site");
+        for (const [index, get] of gets.entries()) {
+          await eventually(
+            async () => (await get("/v1/public/sites/house-site")).status === 200,
+            `replica ${index} sees the new site`,
+          );
+          const record = await get("/v1/public/sites/house-site");
+          expect(record.body.canonical_url).toBe("https://newsrooms.example.test/n/house-site");
+          expect((await get("/v1/public/hosts/news.house.example")).status).toBe(404);
+        }
+
+        await activateHostname(database.db, "house-site", "news.house.example");
+        await database.db
+          .update(sites)
+          .set({ name: "House Site Renamed" })
+          .where(eq(sites.slug, "house-site"));
+        // Still cached until the change is announced.
+        for (const get of gets) {
+          expect((await get("/v1/public/sites/house-site")).body.name).toBe("House Site");
+        }
+        await announceSiteChange(buses[0]!, orgId, "house-site");
+        for (const [index, get] of gets.entries()) {
+          await eventually(
+            async () =>
+              (await get("/v1/public/sites/house-site")).body.name === "House Site Renamed",
+            `replica ${index} sees the renamed site`,
+          );
+          const record = await get("/v1/public/sites/house-site");
+          expect(record.body.canonical_url).toBe("https://news.house.example");
+          expect((await get("/v1/public/hosts/NEWS.house.example")).status).toBe(200);
+        }
+
+        await database.db.update(sites).set({ enabled: false }).where(eq(sites.slug, "house-site"));
+        await announceSiteChange(buses[0]!, orgId, "house-site");
+        for (const [index, get] of gets.entries()) {
+          await eventually(
+            async () => (await get("/v1/public/hosts/news.house.example")).status === 404,
+            `replica ${index} stops serving the disabled site`,
+          );
+          expect((await get("/v1/public/sites/house-site")).status).toBe(404);
+        }
+      },
+      SLOW,
+    );
+  });
+}
+
+invalidationSuite("invalidation on the in-process bus, two replicas", async () => {
+  const bus = new MemoryBus();
+  return { buses: [bus, bus], cleanup: () => bus.close() };
+});
+
+const natsUrl = requireService("NATS_URL");
+
+if (natsUrl) {
+  invalidationSuite("invalidation on the real JetStream, two replicas", async () => {
+    const suffix = Math.random().toString(36).slice(2, 8);
+    const stream = `T_PUBREAD_${suffix.toUpperCase()}`;
+    const options = { stream, subjectPrefix: `t${suffix}.` };
+    // One connection per replica, as separate processes would have.
+    const buses = [
+      await JetStreamBus.connect(natsUrl, options),
+      await JetStreamBus.connect(natsUrl, options),
+    ];
+    return {
+      buses,
+      cleanup: async () => {
+        for (const bus of buses) await bus.close();
+        const nc = await connect({ servers: natsUrl });
+        await (await jetstreamManager(nc)).streams.delete(stream);
+        await nc.close();
+      },
+    };
+  });
+} else {
+  test.skip("invalidation on the real JetStream (NATS_URL not set)", () => {});
+}
+
+describe("the read cache", () => {
+  test(
+    "is bounded and keyed by the normalized request",
+    async () => {
+      const bus = new MemoryBus();
+      const { database } = await newsroomOn();
+      const service = await createPublicReadService(testRuntime(database, bus), {
+        cache: { maxEntries: 3 },
+      });
+      const get = client(service);
+      try {
+        await get("/v1/public/newsroom?type=insight&topic=world");
+        await get("/v1/public/newsroom?topic=world&type=insight&ignored=1");
+        expect(service.cache.size).toBe(1);
+        for (const path of [
+          "/v1/public/newsroom",
+          "/v1/public/search/newsroom",
+          "/v1/public/sitemap/newsroom",
+          "/v1/public/topics/world",
+        ]) {
+          await get(path);
+        }
+        expect(service.cache.size).toBe(3);
+      } finally {
+        await service.stop();
+        await bus.close();
+        await database.close();
+      }
+    },
+    SLOW,
+  );
+});
