@@ -10,7 +10,7 @@ export const MappingCallIn = t.Object({
   stack: t.Optional(
     t.Object({ site: StackPart, approvals: StackPart, crm: StackPart, sign_in: StackPart }),
   ),
-  human_check_token: t.Optional(t.String({ maxLength: 2048 })),
+  human_check_token: t.Optional(t.String({ maxLength: 2048, trim: false })),
   consent: t.Literal(true),
   ...EnvelopeFields,
 });

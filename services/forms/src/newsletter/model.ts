@@ -11,7 +11,7 @@ export const OrganizationSubscribeIn = t.Object({
   redirect: t.Optional(
     t.String({ maxLength: 2000, description: "return URL on an allowed origin (form posts)" }),
   ),
-  human_check_token: t.Optional(t.String({ maxLength: 2048 })),
+  human_check_token: t.Optional(t.String({ maxLength: 2048, trim: false })),
   ...EnvelopeFields,
 });
 export type OrganizationSubscribeIn = Static<typeof OrganizationSubscribeIn>;

@@ -69,7 +69,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array<
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      // Not awaited: cancelling a copied request's stream may never settle in Bun.
+      void reader.cancel().catch(() => {});
       throw tooLarge();
     }
     chunks.push(value);

@@ -47,6 +47,8 @@ function absent(value: unknown): boolean {
 interface TextOptions {
   min?: number;
   max: number;
+  /** Keep surrounding space (tokens compared exactly). Default: trim. */
+  trim?: boolean;
 }
 
 export function text(options: TextOptions & { optional: true }): Rule<string | undefined>;
@@ -59,7 +61,7 @@ export function text(options: TextOptions & { optional?: boolean }): Rule<string
       return options.optional ? { value: undefined } : fail(field, "required", "is required");
     }
     if (typeof value !== "string") return fail(field, "invalid_type", "must be a string");
-    const trimmed = value.trim();
+    const trimmed = options.trim === false ? value : value.trim();
     const length = characters(trimmed);
     const range = `must be ${min === 1 && options.optional ? "at most" : `${min} to`} ${options.max} characters`;
     if (length < min) return fail(field, "too_short", range);
@@ -253,7 +255,11 @@ function ruleFor(schema: TSchema, optional: boolean, name: string): Rule<unknown
   if (kind === "String" && schema.format === "email") return email();
   if (kind === "String" && schema.format === "uuid") return uuid();
   if (kind === "String") {
-    const bounds = { min: schema.minLength ?? 1, max: schema.maxLength ?? 10_000 };
+    const bounds = {
+      min: schema.minLength ?? 1,
+      max: schema.maxLength ?? 10_000,
+      trim: schema.trim !== false,
+    };
     return optional ? text({ ...bounds, optional }) : text(bounds);
   }
   if (kind === "Union" && literals(schema)) {
