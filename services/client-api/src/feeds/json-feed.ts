@@ -3,11 +3,7 @@ import type { FeedData } from "./service.ts";
 
 /** JSON Feed 1.1. */
 export function renderJsonFeed(feed: FeedData): JsonFeed {
-  const out: JsonFeed = { version: JSON_FEED_VERSION, title: feed.title, items: [] };
-  if (feed.homePageUrl) out.home_page_url = feed.homePageUrl;
-  out.feed_url = feed.feedUrl;
-  out.description = feed.description;
-  out.items = feed.items.map((entry) => {
+  const items = feed.items.map((entry) => {
     const item: JsonFeedItem = {
       id: entry.id,
       content_html: entry.html,
@@ -22,5 +18,12 @@ export function renderJsonFeed(feed: FeedData): JsonFeed {
     if (entry.topics.length > 0) item.tags = entry.topics;
     return item;
   });
-  return out;
+  return {
+    version: JSON_FEED_VERSION,
+    title: feed.title,
+    ...(feed.homePageUrl ? { home_page_url: feed.homePageUrl } : {}),
+    feed_url: feed.feedUrl,
+    description: feed.description,
+    items,
+  };
 }
