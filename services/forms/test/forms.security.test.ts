@@ -27,7 +27,10 @@ afterAll(async () => {
 
 /** Status, body and headers, without the one header that differs per response. */
 async function shape(response: Response) {
-  const headers = [...response.headers.entries()].filter(([name]) => name !== "x-request-id");
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    if (name !== "x-request-id") headers.push([name, value]);
+  });
   return { status: response.status, headers: headers.sort(), body: await response.text() };
 }
 
