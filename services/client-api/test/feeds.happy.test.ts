@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hostnames, sites } from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
@@ -173,5 +175,52 @@ describe("feed size", () => {
     // An unpublished story leaves both feeds on the next request.
     await transitionStory(f.db, ids[0]!, { action: "unpublish" });
     expect((await jsonFeed(key)).items.map((i) => i.id)).toEqual(ids.slice(1, 51));
+  });
+});
+
+describe("links", () => {
+  test("items link to the hosted newsroom, then to the client's hostname once active", async () => {
+    const org = await createOrganization(f.db, {
+      slug: `site-${random()}`,
+      name: "Sited",
+      newsroom_running: true,
+    });
+    const [id] = await insertStories(
+      f.db,
+      org.id,
+      syntheticStories(1, 11, "s-"),
+      () => "published",
+    );
+    const key = (await makeKey(f.db, org.id, ["feed:read"])).secret;
+    const siteSlug = `sited-${random()}`;
+    const siteId = newId();
+    await f.db.insert(sites).values({
+      id: siteId,
+      organizationId: org.id,
+      slug: siteSlug,
+      name: "Sited",
+      publisher: "Sited",
+      enabled: true,
+    });
+    const hosted = await jsonFeed(key);
+    expect(hosted.home_page_url).toBe(`https://news.example.com/${siteSlug}`);
+    const slug = syntheticStories(1, 11, "s-")[0]!.slug;
+    expect(hosted.items[0]).toMatchObject({
+      id,
+      url: `https://news.example.com/${siteSlug}/${slug}`,
+    });
+    await f.db.insert(hostnames).values({
+      id: newId(),
+      organizationId: org.id,
+      siteId,
+      hostname: `news.${siteSlug}.example`,
+      status: "active",
+      activatedAt: new Date(),
+    });
+    const own = await jsonFeed(key);
+    expect(own.home_page_url).toBe(`https://news.${siteSlug}.example`);
+    const { feed } = await rssFeed(key);
+    expect(feed.link).toBe(`https://news.${siteSlug}.example`);
+    expect(feed.items[0]!.link).toBe(`https://news.${siteSlug}.example/${slug}`);
   });
 });
