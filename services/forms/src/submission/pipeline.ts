@@ -22,9 +22,12 @@ export interface FormSpec<S extends TObject> {
   deliver(input: Static<S> & Envelope, mailer: Mailer): Promise<void>;
 }
 
-/** The accepted-submission record: the same for a sent, repeated or silently dropped one. */
-export function accepted(submissionId: string): Response {
-  return json({ status: "accepted", submission_id: submissionId }, 202);
+/**
+ * The accepted-submission record: byte for byte the same for a sent, repeated, throttled or
+ * silently dropped submission, so the answer tells nothing about what happened after it.
+ */
+export function accepted(): Response {
+  return json({ status: "accepted" }, 202);
 }
 
 /**
@@ -44,13 +47,13 @@ export function submitForm<S extends TObject>(
     const result = checkSubmission(spec.schema, body.fields, body.kind);
     if ("errors" in result) throw validationFailed(result.errors);
     const input = result.value as Static<S> & Envelope;
-    if (looksAutomated(input, deps.now())) return accepted(input.submission_id);
+    if (looksAutomated(input, deps.now())) return accepted();
     if (spec.humanCheck)
       await requireHuman(deps, request, input as { human_check_token?: unknown });
     await deliverOnce(deps.db, input.submission_id, spec.route, deps.now, () =>
       spec.deliver(input, mailer),
     );
-    return accepted(input.submission_id);
+    return accepted();
   });
 }
 

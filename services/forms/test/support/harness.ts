@@ -224,8 +224,8 @@ export function toFormData(body: Record<string, unknown>): FormData {
 }
 
 /** The envelope of a person who took ten seconds to fill the form. */
-export function envelope() {
-  return { submission_id: crypto.randomUUID(), started_at: Date.now() - 10_000, fax: "" };
+export function envelope(now = Date.now()) {
+  return { submission_id: crypto.randomUUID(), started_at: now - 10_000, fax: "" };
 }
 
 export function validContact(overrides: Record<string, unknown> = {}) {
@@ -277,4 +277,13 @@ export async function eventually<T>(read: () => Promise<T>, check: (value: T) =>
     if (check(value) || Date.now() > deadline) return value;
     await Bun.sleep(50);
   }
+}
+
+/** The confirmation token in an email's link. */
+export function tokenIn(email: SesEmail | undefined): string {
+  const match = /\/v1\/public\/newsletter\/confirm\?t=([A-Za-z0-9_-]{43})/.exec(
+    email?.body.text ?? "",
+  );
+  if (!match) throw new Error(`no confirmation link in: ${email?.body.text}`);
+  return match[1]!;
 }

@@ -1,0 +1,39 @@
+import type { Db } from "@newsroom/shared/db/index";
+import { createOrganization, updateOrganization } from "@newsroom/workspace/organizations/service";
+import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
+import { random } from "./harness.ts";
+
+export interface NewsletterOrg {
+  id: string;
+  slug: string;
+  name: string;
+  origin: string;
+}
+
+/** An organization with its newsletter turned on for one website origin (and a hosted site). */
+export async function newsletterOrg(
+  db: Db,
+  options: { enabled?: boolean; site?: { accent?: string; hostname?: string } } = {},
+): Promise<NewsletterOrg> {
+  const slug = `org-${random()}`;
+  const origin = `https://www.${slug}.example`;
+  const org = await createOrganization(db, { slug, name: `Acme ${slug}` });
+  await updateOrganization(db, slug, {
+    newsletter_enabled: options.enabled ?? true,
+    newsletter_origins: [origin],
+  });
+  if (options.site) {
+    const site = await createSite(db, slug, {
+      site: `site-${random()}`,
+      name: "Acme News",
+      publisher: "Acme",
+      accent: options.site.accent,
+      enabled: true,
+    });
+    if (options.site.hostname) {
+      await addHostname(db, site.slug, options.site.hostname);
+      await activateHostname(db, site.slug, options.site.hostname);
+    }
+  }
+  return { id: org.id, slug, name: org.name, origin };
+}
