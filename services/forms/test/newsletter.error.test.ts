@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { organizationSubscribers } from "@newsroom/shared/db/schema";
+import { eq } from "drizzle-orm";
+import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
+import {
+  address,
+  envelope,
+  type FormsHarness,
+  formsHarness,
+  type PostInit,
+  type SesEmulator,
+  startRefusingProvider,
+  startSesEmulator,
+  tokenIn,
+} from "./support/harness.ts";
+
+let ses: SesEmulator;
+let forms: FormsHarness;
+let org: NewsletterOrg;
+
+beforeAll(async () => {
+  ses = await startSesEmulator();
+  forms = await formsHarness({ SES_ENDPOINT: ses.url });
+  org = await newsletterOrg(forms.database.db);
+});
+
+afterAll(async () => {
+  await forms.close();
+  await ses.close();
+});
+
+const JSON_ACCEPT = { accept: "application/json" };
+
+function subscribe(
+  target: NewsletterOrg,
+  body: Record<string, unknown>,
+  init: PostInit = {},
+  harness = forms,
+) {
+  return harness.post(
+    `/v1/public/newsletter/${target.slug}/subscribe`,
+    { consent: true, ...envelope(harness.clock.now().getTime()), ...body },
+    { ...init, headers: { origin: target.origin, ...init.headers } },
+  );
+}
+
+type ErrorBody = { error: { code: string; fields?: { field: string; reason: string }[] } };
+
+describe("organization subscribe errors", () => {
+  test("an unknown or malformed organization is 404", async () => {
+    for (const slug of ["no-such-org", "Not_A_Slug", "-bad-"]) {
+      const response = await forms.post(
+        `/v1/public/newsletter/${slug}/subscribe`,
+        { email: address(), consent: true, ...envelope() },
+        { headers: { origin: org.origin } },
+      );
+      expect({ slug, status: response.status }).toEqual({ slug, status: 404 });
+      expect(((await response.json()) as ErrorBody).error.code).toBe("not_found");
+    }
+  });
+
+  test("a turned-off newsletter is 404 for JSON and ?newsletter=closed for a form post", async () => {
+    const closed = await newsletterOrg(forms.database.db, { enabled: false });
+    const email = address();
+    const json = await subscribe(closed, { email }, { headers: JSON_ACCEPT });
+    expect(json.status).toBe(404);
+    expect(json.headers.get("access-control-allow-origin")).toBe(closed.origin);
+    const form = await subscribe(closed, { email }, { as: "form" });
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe(`${closed.origin}/?newsletter=closed`);
+    expect(await ses.to(email)).toHaveLength(0);
+  });
+
+  test("invalid fields are 422 for JSON and ?newsletter=invalid for a form post", async () => {
+    const json = await subscribe(org, { email: "nope", consent: false }, { headers: JSON_ACCEPT });
+    expect(json.status).toBe(422);
+    expect(((await json.json()) as ErrorBody).error.fields).toEqual([
+      expect.objectContaining({ field: "email", reason: "invalid_email" }),
+      expect.objectContaining({ field: "consent", reason: "must_be_true" }),
+    ]);
+    const form = await subscribe(
+      org,
+      { email: "nope", redirect: `${org.origin}/thanks` },
+      { as: "form", headers: { referer: `${org.origin}/signup` } },
+    );
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe(`${org.origin}/signup?newsletter=invalid`);
+  });
+
+  test("a failed human check is 422 naming human_check_token", async () => {
+    const email = address();
+    const json = await subscribe(
+      org,
+      { email, human_check_token: "wrong" },
+      { headers: JSON_ACCEPT },
+    );
+    expect(json.status).toBe(422);
+    expect(((await json.json()) as ErrorBody).error.fields).toEqual([
+      expect.objectContaining({ field: "human_check_token", reason: "human_check_failed" }),
+    ]);
+    const form = await subscribe(org, { email, human_check_token: "wrong" }, { as: "form" });
+    expect(form.headers.get("location")).toBe(`${org.origin}/?newsletter=invalid`);
+    expect(await ses.to(email)).toHaveLength(0);
+  });
+
+  test("other content types are 415, big bodies 413", async () => {
+    const text = await forms.post(`/v1/public/newsletter/${org.slug}/subscribe`, "email=x", {
+      headers: { origin: org.origin, "content-type": "text/plain" },
+    });
+    expect(text.status).toBe(415);
+    const big = await subscribe(org, { email: address(), pad: "x".repeat(70_000) });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as ErrorBody).error.code).toBe("body_too_large");
+  });
+
+  test("a sixth request in a minute from one client is 429", async () => {
+    const ip = "10.66.0.1";
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      statuses.push((await subscribe(org, { email: address() }, { ip })).status);
+    }
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
+  });
+
+  test("at most two confirmations an hour to one address, answered the same", async () => {
+    const email = address();
+    const answers: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const response = await subscribe(org, { email }, { headers: JSON_ACCEPT });
+      answers.push(`${response.status} ${await response.text()}`);
+    }
+    expect(new Set(answers)).toEqual(new Set(['202 {"status":"pending"}']));
+    expect(await ses.to(email)).toHaveLength(2);
+    forms.clock.advance(3600_000 + 1_000);
+    try {
+      await subscribe(org, { email }, { headers: JSON_ACCEPT });
+      expect(await ses.to(email)).toHaveLength(3);
+    } finally {
+      forms.clock.advance(-(3600_000 + 1_000));
+    }
+  });
+});
+
+describe("organization confirmation errors", () => {
+  async function orgToken() {
+    const email = address();
+    expect((await subscribe(org, { email })).status).toBe(202);
+    return { email, token: tokenIn((await ses.to(email))[0]) };
+  }
+
+  test("an expired link is 410 on the page, the button and for JSON", async () => {
+    const { email, token } = await orgToken();
+    forms.clock.advance(48 * 3600_000 + 1_000);
+    try {
+      const page = await forms.handle(
+        new Request(`http://localhost/v1/public/newsletter/confirm?t=${token}`),
+      );
+      expect(page.status).toBe(410);
+      const post = await forms.post("/v1/public/newsletter/confirm", { t: token }, { as: "form" });
+      expect(post.status).toBe(410);
+      expect(post.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      const json = await forms.post(
+        "/v1/public/newsletter/confirm",
+        { t: token },
+        { as: "form", headers: JSON_ACCEPT },
+      );
+      expect(json.status).toBe(410);
+      expect(await json.json()).toEqual({ status: "expired" });
+    } finally {
+      forms.clock.advance(-(48 * 3600_000 + 1_000));
+    }
+    expect((await ses.to(email)).length).toBe(1);
+  });
+
+  test("unknown and malformed tokens are 410", async () => {
+    for (const t of ["B".repeat(43), "x", `${"B".repeat(42)}!`]) {
+      const page = await forms.handle(
+        new Request(`http://localhost/v1/public/newsletter/confirm?t=${encodeURIComponent(t)}`),
+      );
+      expect(page.status).toBe(410);
+      const post = await forms.post("/v1/public/newsletter/confirm", { t }, { as: "form" });
+      expect(post.status).toBe(410);
+    }
+    const none = await forms.handle(new Request("http://localhost/v1/public/newsletter/confirm"));
+    expect(none.status).toBe(410);
+  });
+
+  test("a link of a newsletter turned off since is 410", async () => {
+    const closing = await newsletterOrg(forms.database.db);
+    const email = address();
+    await subscribe(closing, { email });
+    const token = tokenIn((await ses.to(email))[0]);
+    const { updateOrganization } = await import("@newsroom/workspace/organizations/service");
+    await updateOrganization(forms.database.db, closing.slug, { newsletter_enabled: false });
+    const post = await forms.post("/v1/public/newsletter/confirm", { t: token }, { as: "form" });
+    expect(post.status).toBe(410);
+  });
+
+  test("a refused welcome email is 502 and the link stays usable", async () => {
+    const { email, token } = await orgToken();
+    const refusing = startRefusingProvider(503);
+    const broken = await forms.sibling({ SES_ENDPOINT: refusing.url });
+    try {
+      const page = await broken.post("/v1/public/newsletter/confirm", { t: token }, { as: "form" });
+      expect(page.status).toBe(502);
+      expect(await page.text()).toContain("Your link still works");
+      const json = await broken.post(
+        "/v1/public/newsletter/confirm",
+        { t: token },
+        { as: "form", headers: JSON_ACCEPT },
+      );
+      expect(json.status).toBe(502);
+      expect(((await json.json()) as ErrorBody).error.code).toBe("delivery_failed");
+    } finally {
+      await broken.close();
+      refusing.close();
+    }
+    const rows = await forms.database.db
+      .select()
+      .from(organizationSubscribers)
+      .where(eq(organizationSubscribers.organizationId, org.id));
+    const before = rows.length;
+    const ok = await forms.post("/v1/public/newsletter/confirm", { t: token }, { as: "form" });
+    expect(ok.status).toBe(200);
+    const after = await forms.database.db
+      .select()
+      .from(organizationSubscribers)
+      .where(eq(organizationSubscribers.organizationId, org.id));
+    expect(after.length).toBe(before + 1);
+    expect((await ses.to(email)).length).toBe(2);
+  });
+
+  test("not configured: 503 for subscribe, the page and the button", async () => {
+    const off = await forms.sibling({ FORMS_FROM_EMAIL: undefined });
+    try {
+      expect((await subscribe(org, { email: address() }, {}, off)).status).toBe(503);
+      const page = await off.handle(
+        new Request(`http://localhost/v1/public/newsletter/confirm?t=${"C".repeat(43)}`),
+      );
+      expect(page.status).toBe(503);
+      const post = await off.post(
+        "/v1/public/newsletter/confirm",
+        { t: "C".repeat(43) },
+        {
+          as: "form",
+        },
+      );
+      expect(post.status).toBe(503);
+    } finally {
+      await off.close();
+    }
+  });
+});
