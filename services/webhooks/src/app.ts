@@ -4,6 +4,7 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
+import type { HostResolver } from "./delivery/target-guard.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
@@ -20,6 +21,8 @@ export interface WebhooksOptions {
   concurrency?: number;
   /** Durable consumer name on the bus (default `webhooks-fanout`). */
   consumerName?: string;
+  /** How host names are resolved before each attempt (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 /** The webhook dispatcher: fans story events out to endpoints, signs, delivers, retries. */
@@ -35,6 +38,8 @@ export async function createWebhooksService(
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     timeoutMs: options.attemptTimeoutMs,
     concurrency: options.concurrency,
+    allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+    resolve: options.resolveHost,
   });
   worker.start();
   const consumer = await startFanOutConsumer(

@@ -260,6 +260,7 @@ describe("delivery workers", () => {
       schedule: [0.05],
       pollIntervalMs: 20,
       concurrency,
+      allowInsecureTargets: true,
     });
 
   const databaseUrl = requireService("DATABASE_URL");

@@ -1,4 +1,5 @@
 import { signedHeaders } from "../signing/signature.ts";
+import { type CheckedTarget, checkTarget, type HostResolver } from "./target-guard.ts";
 
 /** The user agent of every webhook request: the service's webhooks, version 1. */
 export const USER_AGENT = "Armage-Webhooks/1";
@@ -24,32 +25,64 @@ export interface SendRequest {
   eventId: string;
   body: string;
   timeoutMs?: number;
+  /** WEBHOOK_ALLOW_INSECURE_TARGETS: plain http and the address 127.0.0.1 (tests only). */
+  allowInsecureTargets: boolean;
+  /** How host names are resolved (the system resolver unless a test gives its own). */
+  resolve?: HostResolver;
 }
 
+/** The errors that mean nothing was sent: the next address of the name may be tried. */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ConnectionRefused", "EHOSTUNREACH", "ENETUNREACH"]);
+
 /**
- * One attempt: signs now, POSTs, and says how it went. Success is a 2xx within the timeout;
- * a redirect is never followed and counts as a failure, as do other statuses, a timeout, a
- * refused connection and a TLS error. Never throws.
+ * One attempt: checks the target (see `checkTarget`: a refused address is a failed attempt and
+ * nothing is sent), signs now, POSTs to the checked address with the original `Host` and TLS
+ * server name, and says how it went. Success is a 2xx within the timeout; a redirect is never
+ * followed and counts as a failure, as do other statuses, a timeout, a refused connection and a
+ * TLS error. The timeout covers the lookup too. Never throws.
  */
 export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
   const timeoutMs = request.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
-  let response: Response;
+  let target: CheckedTarget;
   try {
-    response = await fetch(request.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": USER_AGENT,
-        ...signedHeaders(request.secret, request.eventId, request.body),
-      },
-      body: request.body,
-      redirect: "manual",
+    const checked = await checkTarget(request.url, {
+      allowInsecureTargets: request.allowInsecureTargets,
+      resolve: request.resolve,
       signal,
     });
+    if (!checked.ok) return { ok: false, statusCode: null, error: checked.error };
+    target = checked.target;
   } catch (error) {
     return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
   }
+  const headers = {
+    host: target.host,
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    ...signedHeaders(request.secret, request.eventId, request.body),
+  };
+  let response: Response | undefined;
+  for (const [index, url] of target.urls.entries()) {
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: request.body,
+        redirect: "manual",
+        // The address is already checked: no proxy may pick another route for it.
+        proxy: false,
+        tls: target.serverName ? { serverName: target.serverName } : undefined,
+        signal,
+      });
+      break;
+    } catch (error) {
+      const code = String((error as { code?: unknown } | null)?.code ?? "");
+      if (NOT_CONNECTED.has(code) && index < target.urls.length - 1) continue;
+      return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+    }
+  }
+  if (!response) return { ok: false, statusCode: null, error: "connection refused" };
   await discardAnswer(response);
   const status = response.status;
   if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };

@@ -6,6 +6,7 @@ import { open } from "@newsroom/shared/secret-box";
 import { testEventBody } from "./payload.ts";
 import { type AttemptResult, sendWebhook } from "./send.ts";
 import { findEndpoint } from "./store.ts";
+import type { HostResolver } from "./target-guard.ts";
 
 /** Whether a bus message is a `webhook.test` event naming an endpoint. */
 export function isWellFormedTestEvent(event: unknown): event is WebhookTestEvent {
@@ -29,7 +30,13 @@ export function isWellFormedTestEvent(event: unknown): event is WebhookTestEvent
  * endpoint in the event's organization.
  */
 export async function sendTestEvent(
-  deps: { db: Db; secretsKey: Buffer; timeoutMs: number },
+  deps: {
+    db: Db;
+    secretsKey: Buffer;
+    timeoutMs: number;
+    allowInsecureTargets: boolean;
+    resolve?: HostResolver;
+  },
   event: WebhookTestEvent,
 ): Promise<AttemptResult | null> {
   const endpoint = await findEndpoint(deps.db, event.data.organization_id, event.data.endpoint_id);
@@ -40,6 +47,8 @@ export async function sendTestEvent(
     eventId: event.id,
     body: testEventBody(event),
     timeoutMs: deps.timeoutMs,
+    allowInsecureTargets: deps.allowInsecureTargets,
+    resolve: deps.resolve,
   });
   log.info("webhook test event sent", {
     endpoint_id: endpoint.id,

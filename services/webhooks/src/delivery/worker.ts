@@ -15,6 +15,7 @@ import {
   releaseClaims,
   stopClaimedDelivery,
 } from "./store.ts";
+import type { HostResolver } from "./target-guard.ts";
 import { sendTestEvent } from "./test-event.ts";
 
 /** Failed deliveries in a row that disable an endpoint. */
@@ -33,6 +34,10 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** How long a claim holds; a crashed worker's rows are claimable again after it. */
   leaseMs?: number;
+  /** WEBHOOK_ALLOW_INSECURE_TARGETS: plain http and the address 127.0.0.1 (tests only). */
+  allowInsecureTargets: boolean;
+  /** How host names are resolved; the system resolver by default. */
+  resolve?: HostResolver;
 }
 
 /**
@@ -77,7 +82,13 @@ export class DeliveryWorker {
   sendTestEvent(event: WebhookTestEvent): void {
     this.track(
       sendTestEvent(
-        { db: this.db, secretsKey: this.options.secretsKey, timeoutMs: this.timeoutMs },
+        {
+          db: this.db,
+          secretsKey: this.options.secretsKey,
+          timeoutMs: this.timeoutMs,
+          allowInsecureTargets: this.options.allowInsecureTargets,
+          resolve: this.options.resolve,
+        },
         event,
       ).then(() => undefined),
       "webhook test event failed",
@@ -159,6 +170,8 @@ export class DeliveryWorker {
       eventId: delivery.eventId,
       body: await body,
       timeoutMs: this.timeoutMs,
+      allowInsecureTargets: this.options.allowInsecureTargets,
+      resolve: this.options.resolve,
     });
     this.attempts += 1;
     if (result.ok) {
