@@ -27,6 +27,9 @@ export const ConfigSchema = T.Object({
   PGLITE_DIR: T.String({ default: "./.data/pg", minLength: 1 }),
   /** NATS with JetStream. Without it the in-process bus is used. */
   NATS_URL: T.Optional(T.String({ pattern: "^(nats|tls)://[^\\s]+$" })),
+  /** JetStream stream and subject prefix: separate deployments (or test runs) on one server. */
+  NATS_STREAM: T.String({ default: "STORY_EVENTS", pattern: "^[A-Za-z0-9_-]{1,64}$" }),
+  NATS_SUBJECT_PREFIX: T.String({ default: "", pattern: "^([a-z0-9_-]+\\.)?$" }),
   /** Redis for shared rate limits. Without it limits are kept in memory. */
   REDIS_URL: T.Optional(T.String({ pattern: "^rediss?://[^\\s]+$" })),
   /** Comma-separated CIDRs whose X-Forwarded-For is believed. */

@@ -16,7 +16,10 @@ export interface Runtime {
 export async function openRuntime(config: Config, options: { migrate?: boolean } = {}) {
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR });
   if (options.migrate ?? true) await migrateDatabase(database, config.DATABASE_URL);
-  const bus = await openBus(config.NATS_URL);
+  const bus = await openBus(config.NATS_URL, {
+    stream: config.NATS_STREAM,
+    subjectPrefix: config.NATS_SUBJECT_PREFIX,
+  });
   const rateLimits = openRateLimitStore(config.REDIS_URL);
   const runtime: Runtime = {
     config,

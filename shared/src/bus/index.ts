@@ -32,11 +32,14 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-export async function openBus(natsUrl: string | undefined): Promise<EventBus> {
+export async function openBus(
+  natsUrl: string | undefined,
+  options: { stream?: string; subjectPrefix?: string } = {},
+): Promise<EventBus> {
   if (!natsUrl) {
     const { MemoryBus } = await import("./memory.ts");
     return new MemoryBus();
   }
   const { JetStreamBus } = await import("./jetstream.ts");
-  return JetStreamBus.connect(natsUrl);
+  return JetStreamBus.connect(natsUrl, options);
 }
