@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { Webhook } from "standardwebhooks";
+import { type Cluster, startCluster, waitForReady } from "../../scripts/cluster.ts";
+import { eventually, freePort } from "../support/ports.ts";
+
+/**
+ * The six processes on the real PostgreSQL, JetStream and Redis: a story moves through
+ * submit, approve, publish and unpublish, and every side sees it.
+ */
+const databaseUrl = requireService("DATABASE_URL");
+const natsUrl = requireService("NATS_URL");
+const redisUrl = requireService("REDIS_URL");
+const ready = Boolean(databaseUrl && natsUrl && redisUrl);
+
+const ADMIN_TOKEN = "cluster-test-admin-token";
+const suffix = Math.random().toString(36).slice(2, 8);
+const stream = `T_E2E_${suffix.toUpperCase()}`;
+const house = `house-${suffix}`;
+
+interface Received {
+  id: string;
+  type: string;
+  storyStatus: string | null;
+}
+
+describe.skipIf(!ready)("the cluster end to end", () => {
+  let cluster: Cluster;
+  let database: Awaited<ReturnType<typeof testDatabase>>;
+  let receiver: ReturnType<typeof Bun.serve>;
+  let base = "";
+  let workspace = "";
+  const received: Received[] = [];
+  let verify: Webhook | null = null;
+
+  beforeAll(async () => {
+    database = await testDatabase({ backend: "postgres" });
+    receiver = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (request) => {
+        const body = await request.text();
+        const headers = Object.fromEntries(request.headers.entries());
+        const event = verify!.verify(body, headers) as {
+          id: string;
+          type: string;
+          data: { story: { status: string } | null };
+        };
+        received.push({
+          id: event.id,
+          type: event.type,
+          storyStatus: event.data.story?.status ?? null,
+        });
+        return new Response(null, { status: 204 });
+      },
+    });
+    const ports = {
+      gateway: await freePort(),
+      publicRead: await freePort(),
+      forms: await freePort(),
+      clientApi: await freePort(),
+      webhooks: await freePort(),
+      workspace: await freePort(),
+    };
+    cluster = startCluster(
+      ports,
+      {
+        PATH: process.env.PATH,
+        DATABASE_URL: database.url,
+        NATS_URL: natsUrl,
+        NATS_STREAM: stream,
+        NATS_SUBJECT_PREFIX: `e2e${suffix}.`,
+        REDIS_URL: redisUrl,
+        ADMIN_TOKEN,
+        HOUSE_ORG: house,
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+        LOG_LEVEL: "error",
+      },
+      { output: "inherit" },
+    );
+    base = `http://127.0.0.1:${ports.gateway}`;
+    workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+    await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
+    await waitForReady(`${base}/health/ready`, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    receiver?.stop(true);
+    await database?.close();
+    const nc = await connect({ servers: natsUrl! });
+    await (await jetstreamManager(nc)).streams.delete(stream).catch(() => false);
+    await nc.close();
+  });
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(workspace + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok)
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  test("submit, approve, publish, unpublish: client API, public newsroom, webhooks, delivery log", async () => {
+    await admin("POST", "/orgs", { slug: house, name: "House", newsroom_running: true });
+    const key = await admin("POST", `/orgs/${house}/keys`, {
+      environment: "test",
+      scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
+      lifetime_days: 30,
+    });
+    const endpoint = await admin("POST", `/orgs/${house}/webhook_endpoints`, {
+      url: `http://127.0.0.1:${receiver.port}/hooks`,
+      events: [
+        "story.submitted",
+        "story.approved",
+        "story.rejected",
+        "story.published",
+        "story.unpublished",
+      ],
+    });
+    verify = new Webhook(endpoint.secret);
+    const story = await admin("POST", `/orgs/${house}/stories`, {
+      type: "press_release",
+      slug: "cluster-story",
+      title: "A story across six processes",
+      summary: "End to end",
+      body: [{ type: "paragraph", text: "Hello from the cluster." }],
+      topics: ["community"],
+    });
+
+    const api = (path: string) =>
+      fetch(base + path, { headers: { authorization: `Bearer ${key.secret}` } });
+    const statusInApi = async () => (await (await api(`/v1/stories/${story.id}`)).json()).status;
+    const inNewsroom = async () => {
+      const index = await (await fetch(`${base}/v1/public/newsroom`)).json();
+      return (index.items as { slug: string }[]).some((item) => item.slug === "cluster-story");
+    };
+    const item = async () => (await fetch(`${base}/v1/public/newsroom/cluster-story`)).status;
+
+    expect(await statusInApi()).toBe("draft");
+    expect(await inNewsroom()).toBe(false);
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "submit" });
+    expect(await statusInApi()).toBe("review_required");
+    const queue = await (await api("/v1/approvals")).json();
+    expect(queue.data.map((s: { id: string }) => s.id)).toContain(story.id);
+    expect(await inNewsroom()).toBe(false);
+
+    await admin("POST", `/stories/${story.id}/transitions`, {
+      action: "approve",
+      actor_role: "approver",
+    });
+    expect(await statusInApi()).toBe("approved");
+    expect(await item()).toBe(404);
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "publish" });
+    expect(await statusInApi()).toBe("published");
+    await eventually(
+      async () => ((await inNewsroom()) ? true : undefined),
+      15_000,
+      "published in newsroom",
+    );
+    expect(await item()).toBe(200);
+    const feed = await (await api("/v1/feed.json")).json();
+    expect(feed.items.map((i: { id: string }) => i.id).join(" ")).toContain(story.id);
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "unpublish" });
+    expect(await statusInApi()).toBe("unpublished");
+    await eventually(
+      async () => ((await inNewsroom()) ? undefined : true),
+      15_000,
+      "gone from newsroom",
+    );
+    await eventually(async () => ((await item()) === 404 ? true : undefined), 15_000, "item gone");
+
+    await eventually(
+      async () => (received.length >= 4 ? true : undefined),
+      30_000,
+      "four webhooks",
+    );
+    await Bun.sleep(500);
+    expect(received.map((r) => r.type)).toEqual([
+      "story.submitted",
+      "story.approved",
+      "story.published",
+      "story.unpublished",
+    ]);
+    expect(new Set(received.map((r) => r.id)).size).toBe(4);
+
+    const log = await eventually(
+      async () => {
+        const page = await (await api(`/v1/webhook_deliveries?endpoint_id=${endpoint.id}`)).json();
+        return page.data.length === 4 &&
+          page.data.every((d: { status: string }) => d.status === "delivered")
+          ? page
+          : undefined;
+      },
+      15_000,
+      "delivery log",
+    );
+    expect(log.data.map((d: { event_type: string }) => d.event_type).sort()).toEqual([
+      "story.approved",
+      "story.published",
+      "story.submitted",
+      "story.unpublished",
+    ]);
+    expect(log.data.map((d: { event_id: string }) => d.event_id).sort()).toEqual(
+      received.map((r) => r.id).sort(),
+    );
+  }, 120_000);
+});
