@@ -42,7 +42,10 @@ describe.skipIf(!ready)("the cluster end to end", () => {
       hostname: "127.0.0.1",
       fetch: async (request) => {
         const body = await request.text();
-        const headers = Object.fromEntries(request.headers.entries());
+        const headers: Record<string, string> = {};
+        request.headers.forEach((value, name) => {
+          headers[name] = value;
+        });
         const event = verify!.verify(body, headers) as {
           id: string;
           type: string;
