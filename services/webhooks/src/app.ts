@@ -15,6 +15,8 @@ export interface WebhooksOptions {
   pollIntervalMs?: number;
   /** How often the reconciler looks for events the bus lost (default 15 s). */
   reconcileIntervalMs?: number;
+  /** How old an event not yet fanned out must be before the reconciler takes it (1 min). */
+  reconcileAfterMs?: number;
   /** How long a receiver has to answer (default 10 s). */
   attemptTimeoutMs?: number;
   /** Attempts in flight at once in this process (default 64). */
@@ -55,7 +57,7 @@ export async function createWebhooksService(
     options.reconcileIntervalMs ?? 15_000,
     "webhook reconciler",
     async () => {
-      const { deliveries } = await reconcileOnce(db);
+      const { deliveries } = await reconcileOnce(db, new Date(), options.reconcileAfterMs);
       await stopDeliveriesOfDisabledEndpoints(db);
       if (deliveries > 0) worker.kick();
     },

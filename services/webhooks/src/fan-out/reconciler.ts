@@ -2,20 +2,21 @@ import type { Db } from "@newsroom/shared/db/index";
 import { fanOutEvent, storyEventOf } from "./service.ts";
 import { eventsNotFannedOut } from "./store.ts";
 
-/** Events younger than this are left to the bus consumer. */
+/** Events younger than this are left to the bus consumer (one minute). */
 export const RECONCILE_AFTER_MS = 60_000;
 const BATCH = 100;
 
 /**
- * Fans out, straight from the outbox, every event committed over a minute ago and not yet
- * fanned out: the bus may have lost it (JetStream acknowledges before it reaches disk).
+ * Fans out, straight from the outbox, every event committed over `afterMs` (a minute) ago and
+ * not yet fanned out: the bus may have lost it (JetStream acknowledges before it reaches disk).
  * Returns how many events it fanned out and how many deliveries that created.
  */
 export async function reconcileOnce(
   db: Db,
   now: Date = new Date(),
+  afterMs: number = RECONCILE_AFTER_MS,
 ): Promise<{ events: number; deliveries: number }> {
-  const before = new Date(now.getTime() - RECONCILE_AFTER_MS);
+  const before = new Date(now.getTime() - afterMs);
   let events = 0;
   let deliveries = 0;
   for (;;) {

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { requireService } from "@newsroom/shared/testing/database";
+import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { reconcileOnce } from "../src/fan-out/reconciler.ts";
+import {
+  type Fixture,
+  type Hit,
+  type Receiver,
+  startReceiver,
+  waitFor,
+  webhooksFixture,
+} from "./harness.ts";
+import { type ChildProcess, startDispatcher } from "./processes.ts";
+
+const EVENTS = 100;
+const ENDPOINTS = 10;
+const databaseUrl = requireService("DATABASE_URL");
+
+describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)", () => {
+  let fx: Fixture;
+  let receiver: Receiver;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    fx = await webhooksFixture();
+    receiver = startReceiver();
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.process.exitCode === null) await child.kill("SIGKILL");
+    }
+    receiver.stop();
+    await fx.close();
+  });
+
+  const dispatcher = async () => {
+    const child = await startDispatcher({
+      DATABASE_URL: fx.database.url!,
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+    });
+    children.push(child);
+    return child;
+  };
+
+  const pendingRows = () =>
+    fx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+
+  test("1,000 deliveries outstanding: each ends delivered; a duplicate keeps its webhook-id", async () => {
+    // 10 endpoints x 100 events = 1,000 deliveries; each receiver takes 20 ms to answer, so
+    // dozens of attempts are in flight at any moment.
+    const secrets = new Map<string, string>();
+    const pathOf = new Map<string, string>();
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const path = `/r${i}`;
+      receiver.on(path, async () => {
+        await Bun.sleep(20);
+        return new Response("ok");
+      });
+      const endpoint = await fx.endpoint(receiver.url(path), ["story.submitted"]);
+      secrets.set(path, endpoint.secret);
+      pathOf.set(endpoint.id, path);
+    }
+    for (let i = 0; i < EVENTS; i++) await fx.submitted();
+    // Fan every event out now (as the consumer would), so all 1,000 are outstanding at start.
+    await reconcileOnce(fx.db, new Date(Date.now() + 60_000), 0);
+    expect(await pendingRows()).toHaveLength(EVENTS * ENDPOINTS);
+
+    const first = await dispatcher();
+    await waitFor("a third of the deliveries", () => receiver.hits.length >= 300, 60_000);
+    expect(await first.kill("SIGKILL")).not.toBe(0);
+
+    const afterKill = await pendingRows();
+    const killedAt = new Date();
+    // Mid-run: work was left, and some of it was claimed by the process that died.
+    expect(afterKill.length).toBeGreaterThan(0);
+    const held = afterKill.filter((row) => row.lockedUntil && row.lockedUntil > killedAt);
+    expect(held.length).toBeGreaterThan(0);
+    const heldIds = held.map((row) => row.id);
+
+    const second = await dispatcher();
+    // Everything else is delivered by the new process; the dead one's claims hold until their
+    // lease (at least 60 s) lapses, so none of those is sent twice meanwhile.
+    await waitFor(
+      "every unclaimed delivery",
+      async () => (await pendingRows()).length === held.length,
+      60_000,
+    );
+    await Bun.sleep(1_500);
+    const stillHeld = await pendingRows();
+    expect(stillHeld.map((row) => row.id).sort()).toEqual([...heldIds].sort());
+    expect(stillHeld.every((row) => row.attempts === 0)).toBe(true);
+
+    // Time passes: the dead process's leases lapse (moved to now rather than waited for).
+    await fx.db
+      .update(webhookDeliveries)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(
+        and(inArray(webhookDeliveries.id, heldIds), gt(webhookDeliveries.lockedUntil, killedAt)),
+      );
+    await waitFor("every delivery", async () => (await pendingRows()).length === 0, 60_000);
+    // A graceful stop of the second process: exit 0.
+    expect(await second.kill("SIGTERM")).toBe(0);
+
+    const rows = await fx.db.select().from(webhookDeliveries);
+    expect(rows).toHaveLength(EVENTS * ENDPOINTS);
+    expect(rows.filter((row) => row.status !== "delivered")).toEqual([]);
+    expect(rows.every((row) => row.lockedUntil === null && row.lastError === null)).toBe(true);
+
+    // What the receiver saw: every delivery at least once, nothing it was not owed.
+    const hitsOf = new Map<string, Hit[]>();
+    for (const hit of receiver.hits) {
+      const key = `${hit.path} ${hit.headers.get("webhook-id")}`;
+      hitsOf.set(key, [...(hitsOf.get(key) ?? []), hit]);
+    }
+    const owed = new Set(rows.map((row) => `${pathOf.get(row.endpointId)} ${row.eventId}`));
+    expect([...hitsOf.keys()].filter((key) => !owed.has(key))).toEqual([]);
+    expect([...owed].filter((key) => !hitsOf.has(key))).toEqual([]);
+
+    // Duplicates only where an attempt was in flight when the process died, each with the same
+    // webhook-id (the key above) and a valid signature, the body carrying that id.
+    const heldKeys = new Set(held.map((row) => `${pathOf.get(row.endpointId)} ${row.eventId}`));
+    const duplicated = [...hitsOf].filter(([, hits]) => hits.length > 1).map(([key]) => key);
+    expect(duplicated.filter((key) => !heldKeys.has(key))).toEqual([]);
+    for (const [key, hits] of hitsOf) {
+      expect(hits.length).toBeLessThanOrEqual(2);
+      for (const hit of hits) {
+        const headers: Record<string, string> = {};
+        hit.headers.forEach((value, name) => {
+          headers[name] = value;
+        });
+        const event = new Webhook(secrets.get(hit.path)!).verify(hit.body, headers) as {
+          id: string;
+        };
+        expect(`${hit.path} ${event.id}`).toBe(key);
+      }
+    }
+    console.log(
+      `crash test: ${receiver.hits.length} requests for ${rows.length} deliveries; ` +
+        `${held.length} in flight at the kill, ${duplicated.length} of them seen twice`,
+    );
+  }, 180_000);
+});
