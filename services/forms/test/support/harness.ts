@@ -287,3 +287,12 @@ export function tokenIn(email: SesEmail | undefined): string {
   if (!match) throw new Error(`no confirmation link in: ${email?.body.text}`);
   return match[1]!;
 }
+
+/**
+ * Waits while the current minute is about to end: fixed-window counters (Redis) restart at the
+ * minute, and a limit test must not straddle that edge.
+ */
+export async function awayFromMinuteEdge(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 57_000) await Bun.sleep(60_000 - intoMinute + 100);
+}
