@@ -7,7 +7,7 @@ import {
   type StoryDetailOut,
   type StoryOut,
 } from "@newsroom/shared/records";
-import { storyRecords } from "@newsroom/shared/story-records";
+import { storyRecords, toStoryOut } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
 import type { CursorCodec, CursorList } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
@@ -45,11 +45,7 @@ export async function listStories(
     limit,
   });
   const { rows, hasMore } = splitPage(fetched, limit);
-  const data = await storyRecords(
-    deps.db,
-    caller.organizationId,
-    rows.map((row) => row.story),
-  );
+  const data = rows.map((row) => toStoryOut(row.story, row, row.topics));
   return listOf(data, hasMore, () => {
     const last = rows[rows.length - 1]!;
     return deps.cursors.encode(caller.organizationId, list, {

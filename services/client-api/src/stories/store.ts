@@ -3,23 +3,38 @@ import {
   approvalDecisions,
   type StoryStatus,
   stories,
+  storyTopics,
   storyVersions,
+  topics,
 } from "@newsroom/shared/db/schema";
 import type { StoryRow } from "@newsroom/shared/story-records";
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { microsToTimestamp, type Position } from "../pagination/cursor.ts";
 
-/** A story row with its `updated_at` in exact microseconds, for the cursor. */
+/**
+ * A story row with what its Story record needs (the current version's title and summary, the
+ * topic slugs) and its `updated_at` in exact microseconds, for the cursor.
+ */
 export interface PagedStoryRow {
   story: StoryRow;
+  title: string | null;
+  summary: string | null;
+  topics: string[];
   micros: string;
 }
 
 const updatedMicros = sql<string>`(extract(epoch from ${stories.updatedAt}) * 1000000)::bigint::text`;
 
+const topicSlugs = sql<string[]>`coalesce((
+  select array_agg(${topics.slug} order by ${topics.slug})
+  from ${storyTopics} join ${topics} on ${topics.id} = ${storyTopics.topicId}
+  where ${storyTopics.storyId} = ${stories.id} and ${topics.organizationId} = ${stories.organizationId}
+), '{}')`;
+
 /**
- * One page of the organization's stories, newest change first, keyset on (updated_at, id).
- * Reads `limit + 1` rows so the caller knows whether another page exists.
+ * One page of the organization's stories, newest change first, keyset on (updated_at, id), with
+ * the current version and topics joined in: one query per page. Reads `limit + 1` rows so the
+ * caller knows whether another page exists.
  */
 export async function listStoryRows(
   db: Queryable,
@@ -41,8 +56,18 @@ export async function listStoryRows(
     );
   }
   return db
-    .select({ story: stories, micros: updatedMicros })
+    .select({
+      story: stories,
+      title: storyVersions.title,
+      summary: storyVersions.summary,
+      topics: topicSlugs,
+      micros: updatedMicros,
+    })
     .from(stories)
+    .leftJoin(
+      storyVersions,
+      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
+    )
     .where(and(...conditions))
     .orderBy(desc(stories.updatedAt), desc(stories.id))
     .limit(options.limit + 1);

@@ -1,0 +1,118 @@
+/**
+ * GET /v1/stories?limit=25 with a valid key through the embedded gateway, against a bare
+ * Bun.serve answering the same bytes from memory, in the same run: requests per second and
+ * p50/p99 latency at 50 concurrent connections. Run: `bun bench/client-api.bench.ts [seconds]`.
+ * Prints a Markdown table for bench/RESULTS.md.
+ *
+ * One key from one address would hit the limits (300 per key, 600 per address a minute) within a
+ * second, and the bench would measure 429s. The gateway here counts every request in a real
+ * memory store, as in production, but never refuses: the cost of the limit is measured, not its
+ * effect.
+ */
+import { createClientApiService } from "@newsroom/client-api/app";
+import { createGateway } from "@newsroom/gateway/app";
+import { loadConfig } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
+import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
+import { openRuntime } from "@newsroom/shared/runtime";
+import { seedDemo } from "@newsroom/workspace/demo/seed";
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONCURRENCY = 50;
+const PATH = "/v1/stories?limit=25";
+
+interface Result {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const warmUntil = performance.now() + 1_000;
+  const until = warmUntil + SECONDS * 1_000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      const start = performance.now();
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      const took = performance.now() - start;
+      if (start < warmUntil) continue;
+      if (response.status !== 200) errors++;
+      latencies.push(took);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    requests: latencies.length,
+    rps: latencies.length / SECONDS,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+  };
+}
+
+/** Counts like the memory store, never over the limit. */
+class CountingOnly implements RateLimitStore {
+  readonly kind = "memory";
+  private readonly inner = new MemoryRateLimitStore();
+  async hit(key: string, windowSeconds: number): Promise<number> {
+    await this.inner.hit(key, windowSeconds);
+    return 1;
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+log.setSilent(true);
+const config = loadConfig({ PGLITE_DIR: "memory" });
+const runtime = await openRuntime(config);
+const demo = await seedDemo(runtime.database.db, config.HOUSE_ORG);
+const clientApi = await createClientApiService(runtime);
+const gateway = createGateway({
+  config,
+  mode: "embedded",
+  rateLimits: new CountingOnly(),
+  upstreams: { "client-api": async (request) => clientApi.app.handle(request) },
+  readinessChecks: [],
+});
+const server = Bun.serve({
+  port: 0,
+  fetch: edge((request) => gateway.handle(request), { trustedProxies: "" }),
+});
+const base = `http://localhost:${server.port}`;
+const headers = { authorization: `Bearer ${demo.testKey!}` };
+const sample = await fetch(`${base}${PATH}`, { headers });
+const body = await sample.text();
+const sampleHeaders = new Headers(sample.headers);
+const bare = Bun.serve({
+  port: 0,
+  fetch: () => new Response(body, { headers: sampleHeaders }),
+});
+
+const apiResult = await load(`${base}${PATH}`, headers);
+const bareResult = await load(`http://localhost:${bare.port}${PATH}`, headers);
+await bare.stop(true);
+await server.stop(true);
+await clientApi.stop();
+await runtime.close();
+
+const row = (name: string, r: Result) =>
+  `| ${name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |`;
+console.log(
+  `GET ${PATH}, ${CONCURRENCY} connections, ${SECONDS} s, ${Buffer.byteLength(body)} bytes per answer\n`,
+);
+console.log("| server | requests/s | p50 ms | p99 ms | non-200 |");
+console.log("|---|---|---|---|---|");
+console.log(row("bare Bun.serve (same bytes)", bareResult));
+console.log(row("client API via embedded gateway", apiResult));
+console.log(`\nratio: ${((apiResult.rps / bareResult.rps) * 100).toFixed(1)}% of the bare server`);
+process.exit(0);
