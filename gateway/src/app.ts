@@ -44,6 +44,13 @@ export function createGateway(options: GatewayOptions) {
   return app;
 }
 
+/** The 503 each service's callers expect when it cannot be reached. */
+const UNAVAILABLE = {
+  "client-api": "api_unavailable",
+  forms: "forms_unavailable",
+  "public-read": "content_unavailable",
+} as const;
+
 /** Paths the gateway answers itself (GET only). */
 const GATEWAY_PATHS = ["/health", "/health/ready"];
 
@@ -61,15 +68,12 @@ async function route(options: GatewayOptions, request: Request): Promise<Respons
     response = await upstream(request);
   } catch (error) {
     if (error instanceof UpstreamUnavailable) {
-      throw new ApiError(
-        service === "client-api"
-          ? "api_unavailable"
-          : service === "forms"
-            ? "forms_unavailable"
-            : "content_unavailable",
-        undefined,
-        { headers: { "retry-after": "60", "cache-control": "no-store" } },
-      );
+      throw new ApiError(UNAVAILABLE[service], undefined, {
+        headers: {
+          "retry-after": "60",
+          "cache-control": service === "client-api" ? "private, no-store" : "no-store",
+        },
+      });
     }
     throw error;
   }

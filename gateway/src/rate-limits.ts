@@ -8,11 +8,18 @@ export const PER_IP_LIMIT = 600;
 export const WINDOW_SECONDS = 60;
 export const RATE_LIMIT_POLICY = `${PER_KEY_LIMIT};w=${WINDOW_SECONDS}`;
 
-/** The key a client presented, from the header or (feeds only) the query; not validated here. */
+const FEED_PATHS = ["/v1/feed.json", "/v1/feed.xml"];
+
+/**
+ * The key a client presented, not validated here: on the feeds `?key=` first (the client API
+ * authenticates with it when given), otherwise the bearer header.
+ */
 function presentedKey(request: Request): string | null {
+  const url = new URL(request.url);
+  const fromQuery = FEED_PATHS.includes(url.pathname) ? url.searchParams.get("key") : null;
+  if (fromQuery) return fromQuery;
   const header = request.headers.get("authorization");
-  if (header?.startsWith("Bearer ")) return header.slice(7).trim() || null;
-  return new URL(request.url).searchParams.get("key");
+  return header?.startsWith("Bearer ") ? header.slice(7).trim() || null : null;
 }
 
 /**
@@ -32,7 +39,11 @@ export async function enforceClientApiLimits(
   }
   if (!allowed) {
     throw new ApiError("too_many_requests", undefined, {
-      headers: { "retry-after": String(WINDOW_SECONDS), "ratelimit-policy": RATE_LIMIT_POLICY },
+      headers: {
+        "retry-after": String(WINDOW_SECONDS),
+        "ratelimit-policy": RATE_LIMIT_POLICY,
+        "cache-control": "private, no-store",
+      },
     });
   }
 }

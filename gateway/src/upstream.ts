@@ -9,6 +9,9 @@ export function httpUpstream(baseUrl: string, name: string): Upstream {
   return async (request) => {
     const url = new URL(request.url);
     const headers = new Headers(request.headers);
+    // The service sees its own address as Host; the public one travels as X-Forwarded-Host.
+    headers.set("x-forwarded-host", url.host);
+    headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
     headers.delete("host");
     headers.delete("connection");
     try {
