@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   awayFromMinuteEdge,
+  envelope,
   type FormsHarness,
   formsHarness,
   type SesEmulator,
@@ -290,6 +291,14 @@ describe("not configured", () => {
     const noTeam = await forms.sibling({ FORMS_TEAM_EMAIL: undefined });
     try {
       expect((await noTeam.post("/v1/public/contact", validContact())).status).toBe(503);
+      expect((await noTeam.post("/v1/public/careers", validCareer())).status).toBe(503);
+      expect((await noTeam.post("/v1/public/start", validMappingCall())).status).toBe(503);
+      const digest = await noTeam.post("/v1/public/newsletter/subscribe", {
+        email: "reader@example.com",
+        consent: true,
+        ...envelope(),
+      });
+      expect(digest.status).toBe(202);
     } finally {
       await noTeam.close();
     }
