@@ -127,18 +127,31 @@ export class JetStreamBus implements EventBus {
   }
 }
 
+const SUBJECT_ROOTS = ["story", "webhook", "site", "data"];
+
+/** Creates the stream, or adds the subjects an older deployment's stream lacks. */
 async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {
+  const subjects = SUBJECT_ROOTS.map((root) => `${prefix}${root}.>`);
   const config = {
     name,
-    subjects: [`${prefix}story.>`, `${prefix}webhook.>`, `${prefix}site.>`],
+    subjects,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     max_age: nanos(RETENTION_MS),
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
   };
+  let existing: Awaited<ReturnType<typeof jsm.streams.info>> | null = null;
   try {
-    await jsm.streams.info(name);
+    existing = await jsm.streams.info(name);
   } catch {
     await jsm.streams.add(config);
+    return;
+  }
+  const missing = subjects.filter((subject) => !existing.config.subjects?.includes(subject));
+  if (missing.length > 0) {
+    await jsm.streams.update(name, {
+      ...existing.config,
+      subjects: [...(existing.config.subjects ?? []), ...missing],
+    });
   }
 }

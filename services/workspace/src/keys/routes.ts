@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { apiKeyOut, KeyCreateIn } from "./model.ts";
 import { createApiKey, revokeApiKey } from "./service.ts";
@@ -9,13 +10,16 @@ export function keyRoutes(deps: WorkspaceDeps) {
       "/internal/v1/orgs/:org/keys",
       async ({ params, body, set }) => {
         const { row, secret } = await createApiKey(deps.db, params.org, body);
+        await announceDataChange(deps.bus, row.organizationId, "keys");
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...apiKeyOut(row), secret };
       },
       { body: KeyCreateIn },
     )
-    .post("/internal/v1/keys/:id/revoke", async ({ params }) =>
-      apiKeyOut(await revokeApiKey(deps.db, params.id)),
-    );
+    .post("/internal/v1/keys/:id/revoke", async ({ params }) => {
+      const row = await revokeApiKey(deps.db, params.id);
+      await announceDataChange(deps.bus, row.organizationId, "keys");
+      return apiKeyOut(row);
+    });
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
+import { announceDataChange, announceSiteChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { findOrganization } from "../resolve.ts";
-import { announceSiteChange } from "../sites/announce.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn, organizationOut } from "./model.ts";
 import { createOrganization, updateOrganization } from "./service.ts";
 
@@ -23,6 +23,7 @@ export function organizationRoutes(deps: WorkspaceDeps) {
       async ({ params, body }) => {
         const row = await updateOrganization(deps.db, params.org, body);
         await announceSiteChange(deps.bus, row.id, null);
+        await announceDataChange(deps.bus, row.id, "organization");
         return organizationOut(row);
       },
       { body: OrganizationUpdateIn },

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
+import { announceSiteChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
-import { announceSiteChange } from "./announce.ts";
 import { HostnameIn, hostnameOut, SiteCreateIn, siteOut } from "./model.ts";
 import { activateHostname, addHostname, createSite } from "./service.ts";
 

@@ -23,6 +23,9 @@ import {
 
 type Block = Record<string, unknown>;
 
+/** Called after a story change commits, with its organization. */
+export type OnStoryChange = (organizationId: string) => Promise<void> | void;
+
 export interface StoryCreateInput {
   type: StoryType;
   slug: string;
@@ -65,6 +68,7 @@ export async function createStory(
   db: Db,
   orgIdOrSlug: string,
   input: StoryCreateInput,
+  onChange?: OnStoryChange,
 ): Promise<StoryOut> {
   const org = await findOrganization(db, orgIdOrSlug);
   const id = newId();
@@ -101,6 +105,7 @@ export async function createStory(
       await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
     }
   });
+  await onChange?.(org.id);
   return (await readStory(db, org.id, id))!;
 }
 
@@ -116,6 +121,7 @@ export async function addStoryVersion(
   db: Db,
   storyId: string,
   input: { title: string; summary?: string | null; body?: Block[] },
+  onChange?: OnStoryChange,
 ): Promise<StoryOut> {
   const story = await db.transaction(async (tx) => {
     const row = await lockStory(tx, storyId);
@@ -144,6 +150,7 @@ export async function addStoryVersion(
       .where(eq(stories.id, row.id));
     return row;
   });
+  await onChange?.(story.organizationId);
   return (await readStory(db, story.organizationId, story.id))!;
 }
 
@@ -158,6 +165,8 @@ export interface TransitionHooks {
   afterStoryWrite?: (tx: Queryable) => Promise<void>;
   /** Runs after commit when an event was written (the relay's kick). */
   onEvent?: () => void;
+  /** Runs after commit: the story changed (cache invalidation). */
+  onChange?: OnStoryChange;
 }
 
 /**
@@ -218,5 +227,6 @@ export async function transitionStory(
     return { story: row, evented: rule.event !== null };
   });
   if (evented) hooks.onEvent?.();
+  await hooks.onChange?.(story.organizationId);
   return (await readStory(db, story.organizationId, story.id))!;
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { EndpointCreateIn, webhookEndpointOut } from "./model.ts";
 import {
@@ -14,18 +15,23 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
       "/internal/v1/orgs/:org/webhook_endpoints",
       async ({ params, body, set }) => {
         const { row, secret } = await createWebhookEndpoint(deps, params.org, body);
+        await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...webhookEndpointOut(row), secret };
       },
       { body: EndpointCreateIn },
     )
-    .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) =>
-      webhookEndpointOut(await disableWebhookEndpoint(deps.db, params.id)),
-    )
-    .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) =>
-      webhookEndpointOut(await enableWebhookEndpoint(deps.db, params.id)),
-    )
+    .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) => {
+      const row = await disableWebhookEndpoint(deps.db, params.id);
+      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
+      return webhookEndpointOut(row);
+    })
+    .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) => {
+      const row = await enableWebhookEndpoint(deps.db, params.id);
+      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
+      return webhookEndpointOut(row);
+    })
     .post("/internal/v1/webhook_endpoints/:id/test", async ({ params }) =>
       webhookEndpointOut(await testWebhookEndpoint(deps, params.id)),
     );
