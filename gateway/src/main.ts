@@ -18,7 +18,7 @@ const targets: [ServiceName, string | undefined][] = [
 const upstreams: Partial<Record<ServiceName, Upstream>> = {};
 for (const [name, url] of targets) if (url) upstreams[name] = httpUpstream(url, name);
 
-const rateLimits = openRateLimitStore(config.REDIS_URL);
+const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
 const gateway = createGateway({
   config,
   mode: "distributed",

@@ -32,6 +32,8 @@ export const ConfigSchema = T.Object({
   NATS_SUBJECT_PREFIX: T.String({ default: "", pattern: "^([a-z0-9_-]+\\.)?$" }),
   /** Redis for shared rate limits. Without it limits are kept in memory. */
   REDIS_URL: T.Optional(T.String({ pattern: "^rediss?://[^\\s]+$" })),
+  /** Prefix of the rate-limit counters in Redis: deployments sharing a Redis keep apart. */
+  RATE_LIMIT_PREFIX: T.String({ default: "rl:", pattern: "^[A-Za-z0-9:_-]{1,40}$" }),
   /** Comma-separated CIDRs whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: T.String({ default: "" }),
   /** Bearer token of the workspace internal API. */

@@ -83,8 +83,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-export function openRateLimitStore(redisUrl: string | undefined): RateLimitStore {
-  return redisUrl ? new RedisRateLimitStore(redisUrl) : new MemoryRateLimitStore();
+export function openRateLimitStore(redisUrl: string | undefined, prefix?: string): RateLimitStore {
+  return redisUrl ? new RedisRateLimitStore(redisUrl, prefix) : new MemoryRateLimitStore();
 }
 
 /**

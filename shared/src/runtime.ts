@@ -20,7 +20,7 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     stream: config.NATS_STREAM,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
   });
-  const rateLimits = openRateLimitStore(config.REDIS_URL);
+  const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
   const runtime: Runtime = {
     config,
     database,
