@@ -7,8 +7,8 @@
  */
 export interface CachedAnswer {
   status: 200 | 404;
-  /** 200: the JSON body; 404: the error message. */
-  body: string;
+  /** 200: the JSON body, encoded once; 404: the error message. */
+  body: Uint8Array<ArrayBuffer> | string;
   etag: string;
   tags: string[];
   /** The organization whose content this is, or null. */

@@ -24,6 +24,8 @@ export interface Reader {
   serve(request: Request, key: string, load: () => Promise<ReadOutcome>): Promise<Response>;
 }
 
+const encoder = new TextEncoder();
+
 export function createReader(cache: ReadCache, options: { timeoutMs?: number } = {}): Reader {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
@@ -44,7 +46,7 @@ export function createReader(cache: ReadCache, options: { timeoutMs?: number } =
       }
       const answer = outcome.found
         ? (() => {
-            const body = JSON.stringify(outcome.body);
+            const body = encoder.encode(JSON.stringify(outcome.body));
             return {
               status: 200 as const,
               body,

@@ -10,7 +10,7 @@ export const PUBLIC_CACHE_CONTROL =
 export const NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60";
 export const RETRY_AFTER_SECONDS = 60;
 
-export function etagOf(body: string): string {
+export function etagOf(body: Uint8Array<ArrayBuffer>): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
 }
 
@@ -26,7 +26,8 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
 export function respond(answer: Omit<CachedAnswer, "expiresAt">, request: Request): Response {
   const tags = answer.tags.join(",");
   if (answer.status === 404) {
-    const response = errorResponse(new ApiError("not_found", answer.body), requestIdOf(request));
+    const message = typeof answer.body === "string" ? answer.body : undefined;
+    const response = errorResponse(new ApiError("not_found", message), requestIdOf(request));
     response.headers.set("cache-control", NOT_FOUND_CACHE_CONTROL);
     if (tags) response.headers.set("cache-tag", tags);
     return response;

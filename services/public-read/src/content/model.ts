@@ -11,9 +11,6 @@ const DateTime = T.String({ format: "date-time" });
 export const TopicOut = T.Object({ slug: T.String(), name: T.String() });
 export type TopicOut = Static<typeof TopicOut>;
 
-export const TopicCountOut = T.Object({ slug: T.String(), name: T.String(), count: T.Integer() });
-export type TopicCountOut = Static<typeof TopicCountOut>;
-
 /** An asset cleared for publication. */
 export const AssetOut = T.Object({
   url: T.String(),
@@ -73,7 +70,7 @@ export const NewsroomIndexOut = T.Object({
   /** Types that have published items. */
   types: T.Array(StoryTypeSchema),
   /** Topics that have published items, by name. */
-  topics: T.Array(TopicCountOut),
+  topics: T.Array(TopicOut),
   ...Paging,
 });
 export type NewsroomIndexOut = Static<typeof NewsroomIndexOut>;

@@ -49,7 +49,9 @@ export const HostnameParams = T.Object({ hostname: HostnameParam });
  * A parameter given twice (`?type=a&type=b`) is ambiguous: 400 instead of picking one.
  */
 export function rejectRepeated(request: Request, names: readonly string[]): void {
-  const search = new URL(request.url).searchParams;
+  const at = request.url.indexOf("?");
+  if (at === -1) return;
+  const search = new URLSearchParams(request.url.slice(at + 1));
   const fields = names
     .filter((name) => search.getAll(name).length > 1)
     .map((field) => ({ field, reason: "repeated", message: "Give this parameter once." }));

@@ -152,7 +152,7 @@ export async function newsroomIndex(
     items: items.items,
     featured: await summaries(db, newsroom, featuredRows),
     types: STORY_TYPES.filter((type) => types.includes(type)),
-    topics: topicRows.map((t) => ({ slug: t.slug, name: t.name, count: Number(t.count) })),
+    topics: topicRows.map((t) => ({ slug: t.slug, name: t.name })),
     has_more: items.has_more,
     next_cursor: items.next_cursor,
   };

@@ -3,6 +3,7 @@ import {
   assets,
   people,
   relatedStories,
+  STORY_TYPES,
   type StoryType,
   stories,
   storyAssets,
@@ -11,7 +12,7 @@ import {
   storyVersions,
   topics,
 } from "@newsroom/shared/db/schema";
-import { and, asc, count, desc, eq, exists, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Position } from "./cursor.ts";
 
 /**
@@ -94,7 +95,10 @@ export async function publishedPage(
   if (filter.topic) conditions.push(hasTopic(organizationId, filter.topic));
   if (filter.featured) conditions.push(eq(stories.featured, true));
   if (filter.after) {
+    // The plain bound lets the (organization, status, published_at) index start at the
+    // position; the row comparison then breaks ties on the id.
     conditions.push(
+      sql`${stories.publishedAt} <= ${filter.after.at}::timestamptz`,
       sql`(${stories.publishedAt}, ${stories.id}) < (${filter.after.at}::timestamptz, ${filter.after.id}::uuid)`,
     );
   }
@@ -145,25 +149,42 @@ export async function publishedItemBySlug(
   return row ?? null;
 }
 
-/** Types that have published items. */
+/** Types that have published items: one probe per type, each stopping at its first item. */
 export async function publishedTypes(db: Queryable, organizationId: string): Promise<StoryType[]> {
-  const rows = await db
-    .selectDistinct({ type: stories.type })
-    .from(stories)
-    .where(published(organizationId));
-  return rows.map((row) => row.type);
+  const probes = STORY_TYPES.map(
+    (type) =>
+      sql`select ${type}::text as type where exists (select 1 from ${stories} where ${and(
+        published(organizationId),
+        eq(stories.type, type),
+      )})`,
+  );
+  const rows = await db.execute<{ type: StoryType }>(sql.join(probes, sql` union all `));
+  return rowsOf<{ type: StoryType }>(rows).map((row) => row.type);
 }
 
-/** Topics with their number of published items; only topics that have any. */
+/** Topics that have a published item, by name; each probe stops at its first item. */
 export async function publishedTopics(db: Queryable, organizationId: string) {
   return db
-    .select({ slug: topics.slug, name: topics.name, count: count() })
+    .select({ slug: topics.slug, name: topics.name })
     .from(topics)
-    .innerJoin(storyTopics, eq(storyTopics.topicId, topics.id))
-    .innerJoin(stories, eq(stories.id, storyTopics.storyId))
-    .where(and(eq(topics.organizationId, organizationId), published(organizationId)))
-    .groupBy(topics.slug, topics.name)
+    .where(
+      and(
+        eq(topics.organizationId, organizationId),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(storyTopics)
+            .innerJoin(stories, eq(stories.id, storyTopics.storyId))
+            .where(and(eq(storyTopics.topicId, topics.id), published(organizationId))),
+        ),
+      ),
+    )
     .orderBy(asc(topics.name), asc(topics.slug));
+}
+
+/** `execute` answers an array (postgres.js) or `{ rows }` (PGlite). */
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 /** A topic of the organization, only when it has a published item. */
