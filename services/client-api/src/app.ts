@@ -6,6 +6,9 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { approvalsRoutes } from "./approvals/routes.ts";
 import { KeyUsage, type KeyUsageOptions } from "./auth/key-usage.ts";
+import { keyFinder } from "./auth/service.ts";
+import { dropOnChange } from "./caching/invalidation.ts";
+import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
 import type { ClientApiDeps } from "./deps.ts";
 import { feedsRoutes } from "./feeds/routes.ts";
 import { CursorCodec } from "./pagination/cursor.ts";
@@ -18,6 +21,12 @@ export interface ClientApiOptions {
   db: Db | undefined;
   config: Pick<Config, "SERVICE_ENV" | "SECRETS_KEY" | "NEWSROOM_HOST">;
   keyUsage?: KeyUsageOptions;
+  /**
+   * Key records and answers kept in memory. Give one only when every change to the data it
+   * holds is announced on a bus whose events `dropOnChange` receives before the writer answers
+   * (the in-process bus of the embedded mode); without it every request reads the database.
+   */
+  cache?: ReadCache;
 }
 
 /**
@@ -28,6 +37,8 @@ export function createClientApiApp(options: ClientApiOptions) {
   const keyUsage = new KeyUsage(options.db, options.keyUsage);
   const deps: ClientApiDeps = {
     db: options.db,
+    findKey: keyFinder(options.db!, options.cache),
+    cache: options.cache,
     serviceEnv: options.config.SERVICE_ENV,
     cursors: new CursorCodec(secretsKey(options.config as Config)),
     keyUsage,
@@ -50,16 +61,39 @@ export function createClientApiApp(options: ClientApiOptions) {
   return { app, keyUsage, deps };
 }
 
+export interface ClientApiServiceOptions {
+  /**
+   * Whether to cache key records and answers. Default: only on the in-process bus, where the
+   * workspace's change events are delivered before its write answers (the embedded mode). On
+   * JetStream they arrive later, and a cached key could outlive its revocation: never cached.
+   */
+  cache?: boolean | ReadCacheOptions;
+}
+
 /** The read-only client API: stories, approvals, feeds, webhook endpoints and deliveries. */
-export async function createClientApiService(runtime: Runtime): Promise<ServiceHandle> {
+export async function createClientApiService(
+  runtime: Runtime,
+  options: ClientApiServiceOptions = {},
+): Promise<ServiceHandle & { cache: ReadCache | undefined }> {
+  const wanted = options.cache ?? true;
+  const cache =
+    wanted !== false && runtime.bus.kind === "memory"
+      ? new ReadCache(wanted === true ? {} : wanted)
+      : undefined;
+  const subscription = cache ? await dropOnChange(runtime.bus, cache) : undefined;
   const { app, keyUsage } = createClientApiApp({
     db: runtime.database.db,
     config: runtime.config,
+    cache,
   });
   return {
     name: "client-api",
     app,
+    cache,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
-    stop: () => keyUsage.stop(),
+    stop: async () => {
+      await subscription?.stop();
+      await keyUsage.stop();
+    },
   };
 }

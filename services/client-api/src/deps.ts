@@ -1,5 +1,7 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { KeyUsage } from "./auth/key-usage.ts";
+import type { FindKey } from "./auth/service.ts";
+import type { ReadCache } from "./caching/read-cache.ts";
 import type { CursorCodec } from "./pagination/cursor.ts";
 
 /** What the client API's features need: plain values, built once by `createClientApiApp`. */
@@ -10,6 +12,13 @@ export interface ClientApiDeps {
   serviceEnv: "production" | "sandbox" | "development";
   /** Signs and checks pagination cursors. */
   cursors: CursorCodec;
+  /** Reads a key record by its SHA-256 (through the cache when there is one). */
+  findKey: FindKey;
+  /**
+   * Key records and answers kept between requests, dropped per organization on the workspace's
+   * change events; absent where those events may arrive late (see README, Caching).
+   */
+  cache: ReadCache | undefined;
   /** Records `last_used_at` in batches. */
   keyUsage: KeyUsage;
   /** Base address of hosted newsrooms (NEWSROOM_HOST), for links in the feeds. */

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
+import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
 import type { ClientApiDeps } from "../deps.ts";
-import { PageQuery } from "../pagination/model.ts";
+import { DEFAULT_LIMIT, PageQuery } from "../pagination/model.ts";
 import { readQuery } from "../pagination/query.ts";
 import { listApprovalQueue } from "./service.ts";
 
@@ -11,11 +12,18 @@ export function approvalsRoutes(deps: ClientApiDeps) {
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "approvals:read"),
     }))
-    .get("/v1/approvals", ({ request, caller }) =>
-      listApprovalQueue(
-        { db: deps.db!, cursors: deps.cursors },
-        caller,
-        readQuery(new URL(request.url), PageQuery),
-      ),
-    );
+    .get("/v1/approvals", async ({ request, caller }) => {
+      const page = readQuery(new URL(request.url), PageQuery);
+      const limit = page.limit ?? DEFAULT_LIMIT;
+      const key = answerKey("approvals", caller.organizationId, limit, page.cursor);
+      const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+        JSON.stringify(
+          await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
+            limit,
+            cursor: page.cursor,
+          }),
+        ),
+      );
+      return jsonAnswer(body);
+    });
 }

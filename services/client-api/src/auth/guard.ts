@@ -22,13 +22,12 @@ export async function requireKey(
   scope: KeyScope,
   options: { allowQueryKey?: boolean } = {},
 ): Promise<Caller> {
-  const db = deps.db;
-  if (!db) throw apiUnavailable();
+  if (!deps.db) throw apiUnavailable();
   const credential = presentedCredential(request, options.allowQueryKey ?? false);
   let check: Awaited<ReturnType<typeof verifyApiKey>>;
   try {
     check = await verifyApiKey(
-      { db, serviceEnv: deps.serviceEnv, keyUsage: deps.keyUsage },
+      { findKey: deps.findKey, serviceEnv: deps.serviceEnv, keyUsage: deps.keyUsage },
       credential,
       scope,
     );

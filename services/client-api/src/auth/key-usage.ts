@@ -30,11 +30,15 @@ export class KeyUsage {
     this.resolutionMs = options.resolutionMs ?? 60_000;
   }
 
-  /** Notes that a key was used at `now`; `stored` is its `last_used_at` as just read. */
-  record(keyId: string, stored: Date | null, now = new Date()): void {
-    if (stored && now.getTime() - stored.getTime() < this.resolutionMs) return;
+  /**
+   * Notes that a key was used at `now`; `stored` is its `last_used_at` as last known. Returns
+   * whether the use was recorded (false while the stored value is fresh enough).
+   */
+  record(keyId: string, stored: Date | null, now = new Date()): boolean {
+    if (stored && now.getTime() - stored.getTime() < this.resolutionMs) return false;
     const previous = this.pending.get(keyId);
     if (!previous || previous < now) this.pending.set(keyId, now);
+    return true;
   }
 
   /** Uses waiting to be written. */

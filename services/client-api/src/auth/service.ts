@@ -6,8 +6,27 @@ import {
   sameHash,
 } from "@newsroom/shared/api-keys";
 import type { Db } from "@newsroom/shared/db/index";
+import type { ReadCache } from "../caching/read-cache.ts";
 import type { KeyUsage } from "./key-usage.ts";
-import { findKeyByHash } from "./store.ts";
+import { findKeyByHash, type StoredKey } from "./store.ts";
+
+/** Reads the key record whose SHA-256 is given: from the database, or the cache in front of it. */
+export type FindKey = (keyHash: string) => Promise<StoredKey | null>;
+
+/**
+ * The key lookup: straight from the database, or through the cache when there is one. A cached
+ * record stays until the workspace announces a change to its organization's keys (revocation
+ * among them); expiry is checked on every request from the record. Unknown keys are not cached.
+ */
+export function keyFinder(db: Db, cache: ReadCache | undefined): FindKey {
+  if (!cache) return (keyHash) => findKeyByHash(db, keyHash);
+  return (keyHash) =>
+    cache.through(
+      `key:${keyHash}`,
+      () => findKeyByHash(db, keyHash),
+      (stored) => stored?.organizationId ?? null,
+    );
+}
 
 /** Who is calling: the key's organization, as read on this request. */
 export interface Caller {
@@ -55,12 +74,16 @@ function onlyReadsFeeds(scopes: string[]): boolean {
 }
 
 /**
- * Checks a presented key against the database: shape, environment, SHA-256 lookup with a
- * constant-time comparison, revocation, expiry, where it was given, then the scope. Outcomes are
- * values; only a database failure throws.
+ * Checks a presented key against its record: shape, environment, SHA-256 lookup with a
+ * constant-time comparison, revocation, expiry (against `now`, also for a cached record), where
+ * it was given, then the scope. Outcomes are values; only a database failure throws.
  */
 export async function verifyApiKey(
-  deps: { db: Db; serviceEnv: "production" | "sandbox" | "development"; keyUsage: KeyUsage },
+  deps: {
+    findKey: FindKey;
+    serviceEnv: "production" | "sandbox" | "development";
+    keyUsage: KeyUsage;
+  },
   credential: Credential,
   scope: KeyScope,
   now = new Date(),
@@ -72,7 +95,7 @@ export async function verifyApiKey(
     return { ok: false, code: "wrong_environment" };
   }
   const hash = hashKey(credential.key);
-  const stored = await findKeyByHash(deps.db, hash);
+  const stored = await deps.findKey(hash);
   if (
     !stored ||
     !sameHash(stored.keyHash, hash) ||
@@ -83,7 +106,10 @@ export async function verifyApiKey(
   ) {
     return { ok: false, code: "invalid_api_key" };
   }
-  deps.keyUsage.record(stored.id, stored.lastUsedAt, now);
+  if (deps.keyUsage.record(stored.id, stored.lastUsedAt, now)) {
+    // A cached record then knows the use is on its way, and does not record it again.
+    stored.lastUsedAt = now;
+  }
   if (!stored.scopes.includes(scope)) return { ok: false, code: "insufficient_scope", scope };
   return {
     ok: true,

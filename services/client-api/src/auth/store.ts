@@ -17,9 +17,8 @@ export interface StoredKey {
 }
 
 /**
- * The key whose SHA-256 is `keyHash`, read fresh on every request so that a revocation written
- * by any process shows on the very next request. The one lookup that cannot be scoped to an
- * organization first: the key is what names the organization.
+ * The key whose SHA-256 is `keyHash`. The one lookup that cannot be scoped to an organization
+ * first: the key is what names the organization.
  */
 export async function findKeyByHash(db: Queryable, keyHash: string): Promise<StoredKey | null> {
   const [row] = await db
