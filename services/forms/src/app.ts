@@ -12,6 +12,7 @@ import { openHumanCheck } from "./human-check.ts";
 import { mappingCallRoutes } from "./mapping-call/routes.ts";
 import { newsletterRoutes } from "./newsletter/routes.ts";
 import { startSweeper } from "./sweep.ts";
+import { unsubscribeRoutes } from "./unsubscribe/routes.ts";
 
 export interface FormsOptions {
   /** The clock (tests move it). */
@@ -42,6 +43,7 @@ export async function createFormsService(
     .use(mappingCallRoutes(deps))
     .use(digestRoutes(deps))
     .use(newsletterRoutes(deps))
+    .use(unsubscribeRoutes(deps))
     .use(embedRoutes());
   kit.bindRoutes(app);
   const stopSweeper = options.sweep === false ? () => {} : startSweeper(deps);

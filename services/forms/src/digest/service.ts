@@ -1,4 +1,4 @@
-import type { Mailer } from "@newsroom/shared/mailer";
+import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
 import {
   countDigestConfirmationsSince,
   insertConfirmation,
@@ -16,6 +16,7 @@ import {
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
 import { joinDigest } from "./store.ts";
+import { digestUnsubscribe } from "./unsubscribe-link.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DIGEST_NAME = "the weekly digest";
@@ -94,18 +95,25 @@ export async function confirmDigest(
     if (row.usedAt) return "confirmed";
     const joined = await joinDigest(tx, row.email, now);
     await markConfirmationUsed(tx, row.id, now, { forgetEmail: false });
-    if (joined) {
-      await mailer.send({
-        to: [row.email],
-        subject: "Welcome to the weekly digest",
-        text: [
-          "Hello,",
-          "",
-          `You are subscribed to ${DIGEST_NAME}: the week's published news, once a week.`,
-          "Every digest carries a link to unsubscribe.",
-        ].join("\n"),
-      });
-    }
+    if (joined) await mailer.send(welcomeEmail(deps, row.email, joined));
     return "confirmed";
   });
+}
+
+/** The welcome email: like every digest email, it carries the subscription's unsubscribe link. */
+function welcomeEmail(deps: FormsDeps, email: string, subscriptionId: string): MailMessage {
+  const unsubscribe = digestUnsubscribe(deps.config, subscriptionId);
+  return {
+    to: [email],
+    subject: "Welcome to the weekly digest",
+    text: [
+      "Hello,",
+      "",
+      `You are subscribed to ${DIGEST_NAME}: the week's published news, once a week.`,
+      "Every digest carries a link to unsubscribe. To stop it now:",
+      "",
+      unsubscribe.link,
+    ].join("\n"),
+    headers: unsubscribe.headers,
+  };
 }

@@ -1,29 +1,53 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 
 /** The service's own digest list (not tenant data): confirmed addresses. */
 
-/** Joins the address to the digest. True when it was not subscribed before. */
-export async function joinDigest(db: Queryable, email: string, now: Date): Promise<boolean> {
+/** Joins the address to the digest. The subscription id when it was not subscribed before. */
+export async function joinDigest(db: Queryable, email: string, now: Date): Promise<string | null> {
   const [existing] = await db
     .select({ id: digestSubscriptions.id, status: digestSubscriptions.status })
     .from(digestSubscriptions)
     .where(eq(digestSubscriptions.email, email))
     .for("update");
-  if (existing?.status === "subscribed") return false;
+  if (existing?.status === "subscribed") return null;
   if (existing) {
     await db
       .update(digestSubscriptions)
       .set({ status: "subscribed", confirmedAt: now })
       .where(eq(digestSubscriptions.id, existing.id));
-    return true;
+    return existing.id;
   }
-  const inserted = await db
+  const [inserted] = await db
     .insert(digestSubscriptions)
     .values({ id: newId(), email, status: "subscribed", createdAt: now, confirmedAt: now })
     .onConflictDoNothing({ target: digestSubscriptions.email })
     .returning({ id: digestSubscriptions.id });
-  return inserted.length > 0;
+  return inserted?.id ?? null;
+}
+
+/** A subscription's state, or undefined when there is none. */
+export async function subscriptionStatus(
+  db: Queryable,
+  subscriptionId: string,
+): Promise<"pending" | "subscribed" | "unsubscribed" | undefined> {
+  const [row] = await db
+    .select({ status: digestSubscriptions.status })
+    .from(digestSubscriptions)
+    .where(eq(digestSubscriptions.id, subscriptionId));
+  return row?.status;
+}
+
+/** Takes a subscription off the list. True when it was subscribed until now. */
+export async function leaveDigest(db: Queryable, subscriptionId: string): Promise<boolean> {
+  const changed = await db
+    .update(digestSubscriptions)
+    .set({ status: "unsubscribed" })
+    .where(
+      and(eq(digestSubscriptions.id, subscriptionId), eq(digestSubscriptions.status, "subscribed")),
+    )
+    .returning({ id: digestSubscriptions.id });
+  return changed.length > 0;
 }

@@ -296,3 +296,23 @@ export async function awayFromMinuteEdge(): Promise<void> {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 57_000) await Bun.sleep(60_000 - intoMinute + 100);
 }
+
+/** One header of a stored email, by name (case-insensitive). */
+export function headerOf(email: SesEmail | undefined, name: string): string | undefined {
+  return email?.headers?.find((header) => header.name.toLowerCase() === name.toLowerCase())
+    ?.value;
+}
+
+/**
+ * The unsubscribe link of a digest email: the one in its List-Unsubscribe header, which must
+ * also be the one in its text. Returned as a path with its query, to send to the service here.
+ */
+export function unsubscribeLinkIn(email: SesEmail | undefined): string {
+  const header = headerOf(email, "List-Unsubscribe");
+  const match = /^<(https:\/\/[^>]+)>$/.exec(header ?? "");
+  if (!match) throw new Error(`no List-Unsubscribe header in: ${JSON.stringify(email?.headers)}`);
+  const link = match[1]!;
+  if (!email?.body.text?.includes(link)) throw new Error(`the text lacks the link ${link}`);
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { digestSubscriptions } from "@newsroom/shared/db/schema";
+import { eq } from "drizzle-orm";
+import {
+  address,
+  clientIp,
+  envelope,
+  type FormsHarness,
+  formsHarness,
+  headerOf,
+  type SesEmulator,
+  startSesEmulator,
+  tokenIn,
+  unsubscribeLinkIn,
+} from "./support/harness.ts";
+
+let ses: SesEmulator;
+let forms: FormsHarness;
+
+beforeAll(async () => {
+  ses = await startSesEmulator();
+  forms = await formsHarness({ SES_ENDPOINT: ses.url });
+});
+
+afterAll(async () => {
+  await forms.close();
+  await ses.close();
+});
+
+const WELCOME = "Welcome to the weekly digest";
+
+/** Subscribes and confirms an address; returns its welcome email. */
+async function subscribed(email: string) {
+  await forms.post("/v1/public/newsletter/subscribe", {
+    email,
+    consent: true,
+    ...envelope(forms.clock.now().getTime()),
+  });
+  const confirmation = (await ses.to(email)).at(-1);
+  const confirmed = await forms.post("/v1/public/newsletter/subscribe/confirm", {
+    t: tokenIn(confirmation),
+  });
+  expect(confirmed.status).toBe(200);
+  const welcome = (await ses.to(email)).filter((mail) => mail.subject === WELCOME).at(-1);
+  expect(welcome).toBeDefined();
+  return welcome!;
+}
+
+async function status(email: string) {
+  const [row] = await forms.database.db
+    .select({ status: digestSubscriptions.status })
+    .from(digestSubscriptions)
+    .where(eq(digestSubscriptions.email, email));
+  return row?.status;
+}
+
+const get = (path: string) =>
+  forms.handle(new Request(`http://localhost${path}`, { headers: { "x-client-ip": clientIp() } }));
+
+/** What a mail provider sends for RFC 8058 one-click: a POST to the link, no cookies. */
+function oneClick(path: string, as: "form" | "multipart" = "form") {
+  if (as === "form") {
+    return forms.post(path, "List-Unsubscribe=One-Click", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+  }
+  const data = new FormData();
+  data.append("List-Unsubscribe", "One-Click");
+  return forms.post(path, data);
+}
+
+describe("the welcome email", () => {
+  test("carries an unsubscribe link and the RFC 8058 headers", async () => {
+    const welcome = await subscribed(address("reader"));
+    expect(headerOf(welcome, "List-Unsubscribe")).toMatch(
+      /^<https:\/\/api\.example\.test\/v1\/public\/newsletter\/unsubscribe\?t=[A-Za-z0-9_-]{65}>$/,
+    );
+    expect(headerOf(welcome, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+    expect(unsubscribeLinkIn(welcome)).toStartWith("/v1/public/newsletter/unsubscribe?t=");
+  });
+});
+
+describe("one-click unsubscribe", () => {
+  for (const as of ["form", "multipart"] as const) {
+    test(`a ${as} POST of List-Unsubscribe=One-Click to the link unsubscribes, twice too`, async () => {
+      const email = address("reader");
+      const link = unsubscribeLinkIn(await subscribed(email));
+      expect(await status(email)).toBe("subscribed");
+
+      const first = await oneClick(link, as);
+      expect(first.status).toBe(200);
+      expect(first.headers.get("cache-control")).toBe("no-store");
+      expect(await first.text()).toContain("You are unsubscribed");
+      expect(await status(email)).toBe("unsubscribed");
+
+      const again = await oneClick(link, as);
+      expect(again.status).toBe(200);
+      expect(await status(email)).toBe("unsubscribed");
+    });
+  }
+
+  test("API clients get JSON", async () => {
+    const email = address("reader");
+    const link = unsubscribeLinkIn(await subscribed(email));
+    const response = await forms.post(link, "List-Unsubscribe=One-Click", {
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "unsubscribed" });
+    expect(await status(email)).toBe("unsubscribed");
+  });
+});
+
+describe("the unsubscribe page", () => {
+  test("shows one button, changes nothing, and its button unsubscribes", async () => {
+    const email = address("reader");
+    const link = unsubscribeLinkIn(await subscribed(email));
+    const token = new URL(link, "http://localhost").searchParams.get("t")!;
+
+    for (let i = 0; i < 3; i += 1) {
+      const page = await get(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+      const html = await page.text();
+      expect(html).toContain('action="/v1/public/newsletter/unsubscribe"');
+      expect(html).toContain(`name="t" value="${token}"`);
+      expect(html.match(/<button/g)).toHaveLength(1);
+    }
+    expect(await status(email)).toBe("subscribed");
+
+    // The button: a urlencoded form post of `t` to the path without a query.
+    const pressed = await forms.post(
+      "/v1/public/newsletter/unsubscribe",
+      { t: token },
+      { as: "form" },
+    );
+    expect(pressed.status).toBe(200);
+    expect(await pressed.text()).toContain("You are unsubscribed");
+    expect(await status(email)).toBe("unsubscribed");
+
+    const after = await get(link);
+    expect(after.status).toBe(200);
+    const html = await after.text();
+    expect(html).toContain("You are unsubscribed");
+    expect(html).not.toContain("<button");
+  });
+});
+
+describe("subscribing again", () => {
+  test("an unsubscribed address can opt in again and gets a working link", async () => {
+    const email = address("reader");
+    const first = unsubscribeLinkIn(await subscribed(email));
+    expect((await oneClick(first)).status).toBe(200);
+    expect(await status(email)).toBe("unsubscribed");
+
+    forms.clock.advance(25 * 3600_000); // past the per-address confirmation throttle
+    const second = unsubscribeLinkIn(await subscribed(email));
+    expect(await status(email)).toBe("subscribed");
+    expect(second).toBe(first); // one link per subscription
+    expect((await oneClick(second)).status).toBe(200);
+    expect(await status(email)).toBe("unsubscribed");
+  });
+});
