@@ -299,8 +299,7 @@ export async function awayFromMinuteEdge(): Promise<void> {
 
 /** One header of a stored email, by name (case-insensitive). */
 export function headerOf(email: SesEmail | undefined, name: string): string | undefined {
-  return email?.headers?.find((header) => header.name.toLowerCase() === name.toLowerCase())
-    ?.value;
+  return email?.headers?.find((header) => header.name.toLowerCase() === name.toLowerCase())?.value;
 }
 
 /**
