@@ -223,4 +223,36 @@ describe("links", () => {
     expect(feed.link).toBe(`https://news.${siteSlug}.example`);
     expect(feed.items[0]!.link).toBe(`https://news.${siteSlug}.example/${slug}`);
   });
+
+  test("the feed's own address is the public one the gateway forwards", async () => {
+    const forwarded = { "x-forwarded-host": "api.example.org", "x-forwarded-proto": "https" };
+    const response = await f.get("/v1/feed.json", { key: f.a.key, headers: forwarded });
+    expect(response.status).toBe(200);
+    const feed = (await response.json()) as { feed_url: string };
+    expect(feed.feed_url).toBe("https://api.example.org/v1/feed.json");
+    const rss = await f.get("/v1/feed.xml", { key: f.a.key, headers: forwarded });
+    expect(await rss.text()).toContain(
+      `<atom:link href="https://api.example.org/v1/feed.xml" rel="self"`,
+    );
+    // With a port, and the scheme of the request when none is forwarded.
+    const plain = await f.get("/v1/feed.json", {
+      key: f.a.key,
+      headers: { "x-forwarded-host": "api.example.org:8443" },
+    });
+    expect(((await plain.json()) as { feed_url: string }).feed_url).toBe(
+      "http://api.example.org:8443/v1/feed.json",
+    );
+  });
+
+  test("a forwarded host of another shape is ignored", async () => {
+    for (const host of ["evil.example/path", "a b", "x@y", ""]) {
+      const response = await f.get("/v1/feed.json", {
+        key: f.a.key,
+        headers: { "x-forwarded-host": host, "x-forwarded-proto": "javascript" },
+      });
+      expect(((await response.json()) as { feed_url: string }).feed_url).toBe(
+        "http://localhost/v1/feed.json",
+      );
+    }
+  });
 });

@@ -1,0 +1,127 @@
+import type { EventBus } from "@newsroom/shared/bus/index";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
+import type { Runtime } from "@newsroom/shared/runtime";
+import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { createWorkspaceApp } from "@newsroom/workspace/app";
+import { type ClientApiServiceOptions, createClientApiService } from "../../src/app.ts";
+import { random } from "./fixture.ts";
+
+const ADMIN_TOKEN = "client-api-test-admin-token";
+
+/**
+ * The embedded composition as far as the client API sees it: the workspace's internal API and
+ * the client API in one process, on one database and one bus. Changes go through the workspace's
+ * routes, which announce them, exactly as in `npm start`.
+ */
+export interface Embedded {
+  database: TestDatabase;
+  bus: EventBus;
+  config: Config;
+  service: Awaited<ReturnType<typeof createClientApiService>>;
+  /** The workspace's internal API with the admin token. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
+  workspace(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A GET of the client API, with the key as Bearer unless it is in the path. */
+  get(path: string, key?: string, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function embedded(
+  options: { bus?: EventBus; service?: ClientApiServiceOptions } = {},
+): Promise<Embedded> {
+  const database = await testDatabase();
+  const bus = options.bus ?? new MemoryBus();
+  const config = loadConfig({
+    SERVICE_ENV: "development",
+    NEWSROOM_HOST: "https://news.example.com",
+  });
+  const runtime: Runtime = {
+    config,
+    database,
+    bus,
+    rateLimits: new MemoryRateLimitStore(),
+    close: async () => {},
+  };
+  const service = await createClientApiService(runtime, options.service);
+  const workspaceApp = createWorkspaceApp({
+    db: database.db,
+    bus,
+    secretsKey: secretsKey(config),
+    adminToken: ADMIN_TOKEN,
+    allowInsecureTargets: false,
+    kickRelay: () => {},
+  });
+  const api = edge((request) => service.app.handle(request), { trustedProxies: "" });
+  return {
+    database,
+    bus,
+    config,
+    service,
+    async workspace(method, path, body) {
+      const response = await workspaceApp.handle(
+        new Request(`http://localhost/internal/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    get: (path, key, headers = {}) =>
+      api(
+        new Request(`http://localhost${path}`, {
+          headers: key ? { authorization: `Bearer ${key}`, ...headers } : headers,
+        }),
+      ),
+    async close() {
+      await service.stop();
+      await bus.close();
+      await database.close();
+    },
+  };
+}
+
+/** An organization made through the workspace, with a key of every scope and two stories. */
+export async function organizationWithStories(e: Embedded) {
+  const slug = `org-${random()}`;
+  const org = await e.workspace("POST", "/orgs", {
+    slug,
+    name: `Org ${slug}`,
+    newsroom_running: true,
+  });
+  if (org.status !== 201) throw new Error(`organization: ${JSON.stringify(org.body)}`);
+  const key = await newKey(e, slug, [
+    "stories:read",
+    "approvals:read",
+    "feed:read",
+    "webhooks:read",
+  ]);
+  const storyIds: string[] = [];
+  for (const name of ["first", "second"]) {
+    const story = await e.workspace("POST", `/orgs/${slug}/stories`, {
+      type: "press_release",
+      slug: `${name}-story`,
+      title: `The ${name} story`,
+      summary: "A summary",
+      body: [{ type: "paragraph", text: `Body of the ${name} story.` }],
+      topics: ["community"],
+    });
+    if (story.status !== 201) throw new Error(`story: ${JSON.stringify(story.body)}`);
+    storyIds.push(story.body.id);
+  }
+  return { id: org.body.id as string, slug, key: key.secret, keyId: key.id, storyIds };
+}
+
+export async function newKey(e: Embedded, org: string, scopes: string[]) {
+  const key = await e.workspace("POST", `/orgs/${org}/keys`, {
+    environment: "test",
+    scopes,
+    lifetime_days: 30,
+  });
+  if (key.status !== 201) throw new Error(`key: ${JSON.stringify(key.body)}`);
+  return { id: key.body.id as string, secret: key.body.secret as string };
+}
