@@ -5,14 +5,18 @@ import { Elysia } from "elysia";
 import { checkAdminToken } from "./auth.ts";
 import { sandboxRoutes } from "./demo/routes.ts";
 import type { WorkspaceDeps } from "./deps.ts";
+import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
 import { keyRoutes } from "./keys/routes.ts";
 import { organizationRoutes } from "./organizations/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
 import { storyRoutes } from "./stories/routes.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
 
-/** The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN. */
-export function createWorkspaceApp(deps: WorkspaceDeps) {
+/**
+ * The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN.
+ * `digest` configures the weekly digest sender (read from the environment when left out).
+ */
+export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: DigestOptions } = {}) {
   const kit = httpKit("workspace");
   const app = new Elysia({ name: "workspace" })
     .use(kit)
@@ -35,7 +39,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(keyRoutes(deps))
     .use(storyRoutes(deps))
     .use(webhookEndpointRoutes(deps))
-    .use(sandboxRoutes(deps));
+    .use(sandboxRoutes(deps))
+    .use(digestRoutes(deps.db, options.digest));
   kit.bindRoutes(app);
   return app;
 }

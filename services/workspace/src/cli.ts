@@ -91,6 +91,11 @@ const COMMANDS: Record<string, Command> = {
     positional: [],
     help: "<org> [--count 40]",
   },
+  "digest send": {
+    path: () => "/digest/send",
+    positional: [],
+    help: "[--week 2026-W07]  (the current ISO week when left out)",
+  },
 };
 
 function coerce(value: string): unknown {
@@ -107,7 +112,10 @@ function usage(): never {
   process.exit(2);
 }
 
-const [name, ...rest] = process.argv.slice(2);
+// A command is one word (`org-create`) or two (`digest send`).
+const argv = process.argv.slice(2);
+const twoWords = `${argv[0]} ${argv[1]}`;
+const [name, ...rest] = COMMANDS[twoWords] ? [twoWords, ...argv.slice(2)] : argv;
 const command = name ? COMMANDS[name] : undefined;
 if (!command) usage();
 

@@ -1,6 +1,9 @@
 import type { Db } from "@newsroom/shared/db/index";
+import { stories } from "@newsroom/shared/db/schema";
 import { createOrganization, updateOrganization } from "@newsroom/workspace/organizations/service";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
+import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { eq } from "drizzle-orm";
 import { random } from "./harness.ts";
 
 export interface NewsletterOrg {
@@ -36,4 +39,29 @@ export async function newsletterOrg(
     }
   }
   return { id: org.id, slug, name: org.name, origin };
+}
+
+/** A published story of an organization, published at `publishedAt` (default now). */
+export async function publishedStory(
+  db: Db,
+  org: string,
+  input: { slug: string; title: string; summary?: string; publishedAt?: Date },
+): Promise<string> {
+  const story = await createStory(db, org, {
+    type: "insight",
+    slug: input.slug,
+    title: input.title,
+    summary: input.summary ?? null,
+    body: [{ type: "paragraph", text: input.title }],
+  });
+  for (const action of ["submit", "approve", "publish"] as const) {
+    await transitionStory(db, story.id, { action });
+  }
+  if (input.publishedAt) {
+    await db
+      .update(stories)
+      .set({ publishedAt: input.publishedAt })
+      .where(eq(stories.id, story.id));
+  }
+  return story.id;
 }

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import { loadConfig } from "@newsroom/shared/config";
+import { type Config, loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
 import {
   MemoryRateLimitStore,
@@ -107,6 +107,7 @@ export function testClock() {
 
 export interface FormsHarness {
   database: TestDatabase;
+  config: Config;
   service: ServiceHandle;
   clock: ReturnType<typeof testClock>;
   teamAddress: string;
@@ -159,6 +160,7 @@ export async function formsHarness(
   const handle = edge((request) => service.app.handle(request), { trustedProxies: "" });
   const harness: FormsHarness = {
     database,
+    config,
     service,
     clock,
     teamAddress,
