@@ -229,7 +229,11 @@ describe("the provider", () => {
       const silent = Bun.listen({
         hostname: "127.0.0.1",
         port: 0,
-        socket: { data: (socket) => socket.end(), open: () => {} },
+        socket: {
+          data: (socket) => {
+            socket.end();
+          },
+        },
       });
       try {
         const lost = setup.workspaceWith({ SES_ENDPOINT: `http://127.0.0.1:${silent.port}` });
