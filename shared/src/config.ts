@@ -53,6 +53,12 @@ export const ConfigSchema = T.Object({
   /** Email (SES v2). SES_ENDPOINT points at the local emulator; unset means AWS. */
   SES_ENDPOINT: T.Optional(Url),
   SES_REGION: T.String({ default: "eu-west-1" }),
+  /**
+   * SES v2 contact lists (organization newsletters: CreateContactList, CreateContact). Unset: the
+   * same place as email (AWS when SES_ENDPOINT is unset too); unset while SES_ENDPOINT is set
+   * (the local emulator, which has no contact lists): no contact lists.
+   */
+  SES_CONTACTS_ENDPOINT: T.Optional(Url),
   SES_LOCAL_PORT: Port(8005),
   /** Whether email is configured; forms answer 503 forms_unavailable without it. */
   FORMS_FROM_EMAIL: T.Optional(Email),

@@ -4,6 +4,8 @@ import { ApiError, type FieldError } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
 import { httpDuration, httpRequests } from "./metrics.ts";
+import { contractOf, retiringHeaders } from "./openapi/operation.ts";
+import { recordAnswer } from "./openapi/recorder.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
 /** Headers the edge sets on every request it passes on, and every response carries. */
@@ -95,22 +97,48 @@ function allowedMethods(app: { routes: { method: string; path: string }[] }, pat
 /** The route template and service that answered each request, for metrics. */
 const matchedRoutes = new WeakMap<Request, { service: string; route: string }>();
 
+type RoutedApp = { routes: { method: string; path: string; hooks?: { detail?: unknown } }[] };
+
+/**
+ * The error handling every app shares: one Error record per failure, the request id in the body,
+ * 405 for a known path with another method, never a stack trace. Routes marked retiring in their
+ * `operation()` answer with `Deprecation` and `Sunset`.
+ */
 export function httpKit(name: string) {
-  const kit = new Elysia({ name: `http-kit:${name}` })
-    .onTransform({ as: "global" }, ({ request, route }) => {
-      matchedRoutes.set(request, { service: name, route });
-    })
-    .onError({ as: "global" }, ({ error, request }) => {
-      const path = new URL(request.url).pathname;
-      const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? currentRoutes(path) : [];
-      return errorResponse(toApiError(error, request, allowed), requestIdOf(request));
-    });
   let routesOf: (path: string) => string[] = () => [];
-  const currentRoutes = (path: string) => routesOf(path);
+  let retiring = new Map<string, Record<string, string>>();
+  const kit = new Elysia({ name: `http-kit:${name}` })
+    .onTransform({ as: "global" }, ({ request, route, set }) => {
+      matchedRoutes.set(request, { service: name, route });
+      const headers = retiring.get(`${request.method} ${route}`);
+      if (headers) Object.assign(set.headers, headers);
+    })
+    .onError({ as: "global" }, ({ error, request, set }) => {
+      const path = new URL(request.url).pathname;
+      const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(path) : [];
+      const response = errorResponse(toApiError(error, request, allowed), requestIdOf(request));
+      const route = matchedRoutes.get(request)?.route;
+      for (const header of ["deprecation", "sunset", "link"]) {
+        const value = set.headers[header];
+        if (route && typeof value === "string") response.headers.set(header, value);
+      }
+      return response;
+    })
+    .mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
+      const status = typeof set.status === "number" ? set.status : 200;
+      recordAnswer(name, request.method, route, status, responseValue);
+    });
   return Object.assign(kit, {
-    /** Tells the kit which app's routes decide 405 versus 404. */
-    bindRoutes(app: { routes: { method: string; path: string }[] }) {
+    /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */
+    bindRoutes(app: RoutedApp) {
       routesOf = (path) => allowedMethods(app, path);
+      retiring = new Map();
+      for (const route of app.routes) {
+        const spec = contractOf(route.hooks?.detail);
+        if (spec?.retiring) {
+          retiring.set(`${route.method} ${route.path}`, retiringHeaders(spec.retiring));
+        }
+      }
     },
   });
 }
