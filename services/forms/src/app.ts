@@ -1,4 +1,5 @@
 import { httpKit } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
 import { openMailer } from "@newsroom/shared/mailer";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -10,6 +11,7 @@ import { digestRoutes } from "./digest/routes.ts";
 import { embedRoutes } from "./embed/routes.ts";
 import { openHumanCheck } from "./human-check.ts";
 import { mappingCallRoutes } from "./mapping-call/routes.ts";
+import { openContactLists } from "./newsletter/contact-lists.ts";
 import { newsletterRoutes } from "./newsletter/routes.ts";
 import { startSweeper } from "./sweep.ts";
 import { unsubscribeRoutes } from "./unsubscribe/routes.ts";
@@ -32,8 +34,12 @@ export async function createFormsService(
     rateLimits: runtime.rateLimits,
     mailer: openMailer(runtime.config),
     humanCheck: openHumanCheck(runtime.config),
+    contactLists: openContactLists(runtime.config),
     now: options.now ?? (() => new Date()),
   };
+  if (deps.mailer && !deps.contactLists) {
+    log.warn("no SES contact lists here: organization subscribers are recorded only as hashes");
+  }
   const kit = httpKit("forms");
   const app = new Elysia({ name: "forms" })
     .use(kit)

@@ -3,6 +3,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import type { HumanCheck } from "./human-check.ts";
+import type { ContactLists } from "./newsletter/contact-lists.ts";
 
 /** What the forms features need: plain values, no Elysia context. */
 export interface FormsDeps {
@@ -12,6 +13,8 @@ export interface FormsDeps {
   /** Null when email is not configured: the routes answer 503 forms_unavailable. */
   mailer: Mailer | null;
   humanCheck: HumanCheck;
+  /** Organizations' SES v2 contact lists; null when there are none (the local SES emulator). */
+  contactLists: ContactLists | null;
   /** The clock; tests move it. */
   now: () => Date;
 }

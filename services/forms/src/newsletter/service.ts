@@ -18,6 +18,7 @@ import {
   TOKEN_SHAPE,
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
+import { contactListOf } from "./contact-lists.ts";
 import { allowedOrigins } from "./origins.ts";
 import {
   addSubscriber,
@@ -68,6 +69,7 @@ export async function subscribeToOrganization(
   const now = deps.now();
   if (input.singleOptIn) {
     await deps.db.transaction(async (tx) => {
+      await deps.contactLists?.addContact(contactListOf(organization), email);
       const added = await addSubscriber(tx, organization.id, emailHash(email), now);
       if (added) await mailer.send(welcomeEmail(organization, email));
     });
@@ -126,9 +128,10 @@ export type OrganizationConfirmation =
   | { status: "expired" };
 
 /**
- * Confirms an organization link: the address joins the organization's list (kept only as a
- * hash), leaves the confirmation row, and gets the welcome email. A used link answers confirmed
- * again. If the welcome email is refused, nothing is kept and the link stays usable.
+ * Confirms an organization link: the address joins the organization's contact list in SES v2
+ * (and our list of subscribers, which keeps only its hash), leaves the confirmation row, and
+ * gets the welcome email. A used link answers confirmed again. If SES or the welcome email
+ * refuses, nothing is kept here and the link stays usable.
  */
 export async function confirmOrganization(
   deps: FormsDeps,
@@ -143,6 +146,9 @@ export async function confirmOrganization(
     const organization = await findOrganization(tx, row.organizationId!);
     if (!organization?.newsletterEnabled) return null;
     if (!row.usedAt && row.email) {
+      // The organization's list in SES first: if it refuses, nothing here changes (502, the
+      // link stays usable); adding the same address again on a retry is harmless.
+      await deps.contactLists?.addContact(contactListOf(organization), row.email);
       const added = await addSubscriber(tx, organization.id, emailHash(row.email), now);
       await markConfirmationUsed(tx, row.id, now, { forgetEmail: true });
       if (added) await mailer.send(welcomeEmail(organization, row.email));

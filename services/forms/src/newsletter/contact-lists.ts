@@ -1,0 +1,111 @@
+import {
+  CreateContactCommand,
+  CreateContactListCommand,
+  SESv2Client,
+  UpdateContactCommand,
+} from "@aws-sdk/client-sesv2";
+import type { Config } from "@newsroom/shared/config";
+import { MailDeliveryError } from "@newsroom/shared/mailer";
+
+/** Where an organization's confirmed subscribers go: its contact list in SES v2. */
+export interface ContactLists {
+  /**
+   * Puts the address on the list (created when missing), opted in. Idempotent: an address
+   * already there is opted in again. Throws `MailDeliveryError` when the provider refuses.
+   */
+  addContact(list: { name: string; description: string }, email: string): Promise<void>;
+}
+
+/** The contact list of one organization: named after its id, which never changes. */
+export function contactListOf(organization: { id: string; slug: string; name: string }) {
+  return {
+    name: `org-${organization.id}`,
+    description: `Newsletter of ${organization.name} (${organization.slug})`.slice(0, 256),
+  };
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
+}
+
+function refused(error: unknown): MailDeliveryError {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return new MailDeliveryError(`contact list refused the request (${errorName(error)})`, status);
+}
+
+/** Amazon SES v2 contact lists through the SDK. */
+export class SesContactLists implements ContactLists {
+  private readonly client: SESv2Client;
+
+  constructor(options: { region: string; endpoint?: string }) {
+    const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+    this.client = new SESv2Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    });
+  }
+
+  async addContact(list: { name: string; description: string }, email: string): Promise<void> {
+    try {
+      await this.createContact(list.name, email);
+    } catch (error) {
+      if (errorName(error) !== "NotFoundException") throw refused(error);
+      await this.createList(list);
+      try {
+        await this.createContact(list.name, email);
+      } catch (again) {
+        throw refused(again);
+      }
+    }
+  }
+
+  /** Creates the contact, or opts an existing one in again (it may have unsubscribed before). */
+  private async createContact(listName: string, email: string): Promise<void> {
+    try {
+      await this.client.send(
+        new CreateContactCommand({
+          ContactListName: listName,
+          EmailAddress: email,
+          UnsubscribeAll: false,
+        }),
+      );
+    } catch (error) {
+      if (errorName(error) !== "AlreadyExistsException") throw error;
+      await this.client.send(
+        new UpdateContactCommand({
+          ContactListName: listName,
+          EmailAddress: email,
+          UnsubscribeAll: false,
+        }),
+      );
+    }
+  }
+
+  private async createList(list: { name: string; description: string }): Promise<void> {
+    try {
+      await this.client.send(
+        new CreateContactListCommand({ ContactListName: list.name, Description: list.description }),
+      );
+    } catch (error) {
+      // Another request created it meanwhile: fine.
+      if (errorName(error) !== "AlreadyExistsException") throw refused(error);
+    }
+  }
+}
+
+/** The contact lists the config describes; null when there are none (the local emulator). */
+export function openContactLists(
+  config: Pick<Config, "SES_CONTACTS_ENDPOINT" | "SES_ENDPOINT" | "SES_REGION">,
+): ContactLists | null {
+  if (config.SES_CONTACTS_ENDPOINT) {
+    return new SesContactLists({
+      region: config.SES_REGION,
+      endpoint: config.SES_CONTACTS_ENDPOINT,
+    });
+  }
+  if (config.SES_ENDPOINT) return null;
+  return new SesContactLists({ region: config.SES_REGION });
+}
