@@ -1,10 +1,12 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http";
+import { operation } from "@newsroom/shared/openapi/operation";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
 import { SERVICE_VERSION } from "@newsroom/shared/version";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { docsRoutes } from "./docs.ts";
 import { enforceClientApiLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { type ServiceName, serviceFor } from "./routing.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
@@ -29,15 +31,38 @@ export function createGateway(options: GatewayOptions) {
   const ready = readinessResponse(readiness(options.readinessChecks));
   const app = new Elysia({ name: "gateway" })
     .use(kit)
-    .get("/health", () => ({
-      status: "ok",
-      version: SERVICE_VERSION,
-      environment: options.config.SERVICE_ENV,
-      mode: options.mode,
-      database: options.config.DATABASE_URL ? "postgres" : "embedded",
-      database_configured: true,
-    }))
-    .get("/health/ready", () => ready())
+    .get(
+      "/health",
+      () => ({
+        status: "ok" as const,
+        version: SERVICE_VERSION,
+        environment: options.config.SERVICE_ENV,
+        mode: options.mode,
+        database: options.config.DATABASE_URL ? "postgres" : "embedded",
+        database_configured: true,
+      }),
+      {
+        detail: operation({
+          summary: "Health: the service version and whether a database is configured",
+          tags: ["Health"],
+          status: "Live",
+          responses: { 200: { description: "Up.", schema: HealthOut } },
+        }),
+      },
+    )
+    .get("/health/ready", () => ready(), {
+      detail: operation({
+        summary: "Readiness: whether the database answers and the public read path works",
+        description: "Cached 15 s per process.",
+        tags: ["Health"],
+        status: "Live",
+        responses: {
+          200: { description: "Ready.", schema: ReadinessOut, headers: ["Cache-Control"] },
+          503: { description: "Not ready.", schema: ReadinessOut, headers: ["Cache-Control"] },
+        },
+      }),
+    })
+    .use(docsRoutes)
     .use(options.extra ?? new Elysia())
     .all("/*", ({ request }) => route(options, request), { parse: "none" });
   kit.bindRoutes(app);
@@ -52,7 +77,27 @@ const UNAVAILABLE = {
 } as const;
 
 /** Paths the gateway answers itself (GET only). */
-const GATEWAY_PATHS = ["/health", "/health/ready"];
+const GATEWAY_PATHS = ["/health", "/health/ready", "/v1/openapi.json", "/docs"];
+
+const HealthOut = t.Object(
+  {
+    status: t.Literal("ok"),
+    version: t.String(),
+    environment: t.String(),
+    mode: t.String(),
+    database: t.String(),
+    database_configured: t.Boolean(),
+  },
+  { additionalProperties: true },
+);
+
+const ReadinessOut = t.Object(
+  {
+    status: t.Union([t.Literal("ready"), t.Literal("not_ready")]),
+    checks: t.Record(t.String(), t.Union([t.Literal("ok"), t.Literal("failing")])),
+  },
+  { additionalProperties: true },
+);
 
 async function route(options: GatewayOptions, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;

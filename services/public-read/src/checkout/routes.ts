@@ -1,8 +1,9 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { errorResponse, requestIdOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
+import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
 import { Elysia } from "elysia";
-import { CheckoutParams } from "./model.ts";
+import { CheckoutParams, CheckoutSummaryOut } from "./model.ts";
 import type { CheckoutReader } from "./service.ts";
 
 const NO_STORE = { "cache-control": "no-store" };
@@ -40,6 +41,27 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
         requestId,
       );
     },
-    { params: CheckoutParams, detail: { summary: "Checkout summary" } },
+    {
+      params: CheckoutParams,
+      detail: operation({
+        summary: "Checkout summary",
+        description: "The session id is unguessable; the answer lets no one act on the account.",
+        tags: ["Checkout"],
+        status: "Live",
+        responses: {
+          200: {
+            description: "The summary.",
+            schema: CheckoutSummaryOut,
+            headers: ["Cache-Control"],
+          },
+          400: errorAnswer("A malformed session id (`invalid_parameters`)."),
+          404: errorAnswer("Unknown session (`not_found`).", ["Cache-Control"]),
+          503: errorAnswer("Checkout is not configured here, or the provider failed.", [
+            "Retry-After",
+            "Cache-Control",
+          ]),
+        },
+      }),
+    },
   );
 }

@@ -1,6 +1,13 @@
 import { Elysia } from "elysia";
 import { found, notFoundOutcome } from "../caching/reader.ts";
 import { decodeCursor } from "../content/cursor.ts";
+import {
+  ContentItemOut,
+  NewsroomIndexOut,
+  SearchDocumentsOut,
+  SitemapOut,
+  TopicPageOut,
+} from "../content/model.ts";
 import { CursorQuery, IndexQuery, rejectRepeated, SlugParams } from "../content/params.ts";
 import {
   contentItem,
@@ -9,6 +16,7 @@ import {
   sitemap,
   topicPage,
 } from "../content/service.ts";
+import { publicContent } from "../contract.ts";
 import type { ReadDeps } from "../deps.ts";
 import { houseNewsroom } from "./service.ts";
 
@@ -40,10 +48,14 @@ export function newsroomRoutes(deps: ReadDeps) {
       },
       {
         query: IndexQuery,
-        detail: {
+        detail: publicContent({
           summary: "Newsroom index",
-          description: "Published items newest first, 24 a page; filters type and topic combine.",
-        },
+          description:
+            "Published items newest first, 24 a page, with the featured set and the types and topics that have published items; filters type and topic combine.",
+          tags: ["Public news"],
+          schema: NewsroomIndexOut,
+          parameters: true,
+        }),
       },
     )
     .get(
@@ -62,7 +74,18 @@ export function newsroomRoutes(deps: ReadDeps) {
           const tags = [`content:${item.id}`, ...item.related.map((r) => `content:${r.id}`)];
           return found(item, tags, newsroom.ownerId);
         }),
-      { params: SlugParams, detail: { summary: "One published item" } },
+      {
+        params: SlugParams,
+        detail: publicContent({
+          summary: "One published item",
+          description:
+            "Structured body, cleared assets, people and published related items. An `in_the_news` item has an empty body and an `external_url`.",
+          tags: ["Public news"],
+          schema: ContentItemOut,
+          parameters: true,
+          notFound: "No published item with this slug (`not_found`, cached 60 s).",
+        }),
+      },
     )
     .get(
       "/v1/public/topics/:slug",
@@ -78,7 +101,17 @@ export function newsroomRoutes(deps: ReadDeps) {
           return found(page, tags, newsroom.ownerId);
         });
       },
-      { params: SlugParams, query: CursorQuery, detail: { summary: "Topic page" } },
+      {
+        params: SlugParams,
+        query: CursorQuery,
+        detail: publicContent({
+          summary: "Topic page",
+          tags: ["Public news"],
+          schema: TopicPageOut,
+          parameters: true,
+          notFound: "No such topic with published items (`not_found`).",
+        }),
+      },
     )
     .get(
       "/v1/public/search/newsroom",
@@ -87,7 +120,13 @@ export function newsroomRoutes(deps: ReadDeps) {
           const newsroom = await house();
           return found(await searchDocuments(db, newsroom), ["search"], newsroom.ownerId);
         }),
-      { detail: { summary: "Search documents (up to 500)" } },
+      {
+        detail: publicContent({
+          summary: "Search documents (up to 500)",
+          tags: ["Public news"],
+          schema: SearchDocumentsOut,
+        }),
+      },
     )
     .get(
       "/v1/public/sitemap/newsroom",
@@ -96,6 +135,12 @@ export function newsroomRoutes(deps: ReadDeps) {
           const newsroom = await house();
           return found(await sitemap(db, newsroom), ["sitemap"], newsroom.ownerId);
         }),
-      { detail: { summary: "Sitemap entries" } },
+      {
+        detail: publicContent({
+          summary: "Sitemap entries",
+          tags: ["Public news"],
+          schema: SitemapOut,
+        }),
+      },
     );
 }

@@ -2,6 +2,13 @@ import { Elysia } from "elysia";
 import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
 import { decodeCursor } from "../content/cursor.ts";
 import {
+  ContentItemOut,
+  NewsroomIndexOut,
+  SitemapOut,
+  SiteOut,
+  TopicPageOut,
+} from "../content/model.ts";
+import {
   CursorQuery,
   HostnameParams,
   IndexQuery,
@@ -10,6 +17,7 @@ import {
   SiteSlugParams,
 } from "../content/params.ts";
 import { contentItem, newsroomIndex, sitemap, topicPage } from "../content/service.ts";
+import { publicContent } from "../contract.ts";
 import type { ReadDeps } from "../deps.ts";
 import { type HostedSite, siteByHostname, siteBySlug } from "./service.ts";
 
@@ -43,7 +51,18 @@ export function siteRoutes(deps: ReadDeps) {
             found(site.record, [`site:${params.site}`], site.organizationId),
           ),
         ),
-      { params: SiteParams, detail: { summary: "Hosted newsroom record" } },
+      {
+        params: SiteParams,
+        detail: publicContent({
+          summary: "Hosted newsroom record",
+          description:
+            "Name, publisher, accent, cleared logo, whether it is live (indexable) and its canonical address.",
+          tags: ["Hosted newsrooms"],
+          schema: SiteOut,
+          parameters: true,
+          notFound: "No enabled newsroom with this site (`not_found`, cached 60 s).",
+        }),
+      },
     )
     .get(
       "/v1/public/sites/:site/newsroom",
@@ -67,7 +86,14 @@ export function siteRoutes(deps: ReadDeps) {
       {
         params: SiteParams,
         query: IndexQuery,
-        detail: { summary: "A hosted newsroom's published stories" },
+        detail: publicContent({
+          summary: "A hosted newsroom's published stories",
+          description: "Same shape and paging as the newsroom index.",
+          tags: ["Hosted newsrooms"],
+          schema: NewsroomIndexOut,
+          parameters: true,
+          notFound: "No enabled newsroom with this site (`not_found`).",
+        }),
       },
     )
     .get(
@@ -92,7 +118,16 @@ export function siteRoutes(deps: ReadDeps) {
             return found(item, tags, site.organizationId);
           }),
         ),
-      { params: SiteSlugParams, detail: { summary: "One published story of the site" } },
+      {
+        params: SiteSlugParams,
+        detail: publicContent({
+          summary: "One published story of the site",
+          tags: ["Hosted newsrooms"],
+          schema: ContentItemOut,
+          parameters: true,
+          notFound: "No such site or no published item (`not_found`).",
+        }),
+      },
     )
     .get(
       "/v1/public/sites/:site/topics/:slug",
@@ -109,7 +144,17 @@ export function siteRoutes(deps: ReadDeps) {
           }),
         );
       },
-      { params: SiteSlugParams, query: CursorQuery, detail: { summary: "Topic of the site" } },
+      {
+        params: SiteSlugParams,
+        query: CursorQuery,
+        detail: publicContent({
+          summary: "Topic of the site",
+          tags: ["Hosted newsrooms"],
+          schema: TopicPageOut,
+          parameters: true,
+          notFound: "No such site or topic (`not_found`).",
+        }),
+      },
     )
     .get(
       "/v1/public/sites/:site/sitemap",
@@ -125,7 +170,13 @@ export function siteRoutes(deps: ReadDeps) {
         ),
       {
         params: SiteParams,
-        detail: { summary: "Sitemap entries on the site's canonical address" },
+        detail: publicContent({
+          summary: "Sitemap entries on the site's canonical address",
+          tags: ["Hosted newsrooms"],
+          schema: SitemapOut,
+          parameters: true,
+          notFound: "No enabled newsroom with this site (`not_found`).",
+        }),
       },
     )
     .get(
@@ -150,7 +201,15 @@ export function siteRoutes(deps: ReadDeps) {
       },
       {
         params: HostnameParams,
-        detail: { summary: "Hosted newsroom served on a client hostname" },
+        detail: publicContent({
+          summary: "Hosted newsroom served on a client hostname",
+          description:
+            "Resolves only a hostname whose certificate is confirmed active, of an enabled newsroom; case-insensitive.",
+          tags: ["Hosted newsrooms"],
+          schema: SiteOut,
+          parameters: true,
+          notFound: "A pending hostname, or one of a newsroom that is not enabled (`not_found`).",
+        }),
       },
     );
 }
