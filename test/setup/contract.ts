@@ -1,0 +1,39 @@
+import { afterAll } from "bun:test";
+import { readFileSync } from "node:fs";
+import { answerRecorder } from "@newsroom/shared/openapi/recorder";
+import { contractChecker, DESCRIBED_SERVICES } from "../support/contract.ts";
+
+/**
+ * Preloaded into every test run: records every answer the apps give and, after the last test,
+ * checks each answer of a described service against gateway/openapi.json. A mismatch, or a
+ * route or status the document lacks, fails the run.
+ */
+answerRecorder.enabled = true;
+
+afterAll(async () => {
+  await Promise.all(answerRecorder.pending);
+  const document = JSON.parse(
+    readFileSync(new URL("../../gateway/openapi.json", import.meta.url), "utf8"),
+  );
+  const check = contractChecker(document);
+  const problems = new Set<string>();
+  let checked = 0;
+  for (const answer of answerRecorder.answers) {
+    if (!DESCRIBED_SERVICES.has(answer.service)) continue;
+    // Each service's own probes are not public routes (the gateway's are); the gateway's
+    // catch-all only passes answers on, and the service that made them is checked.
+    if (answer.service !== "gateway" && answer.route.startsWith("/health")) continue;
+    if (answer.service === "gateway" && answer.route === "/*") continue;
+    checked += 1;
+    const problem = check(answer);
+    if (problem) problems.add(problem);
+  }
+  if (problems.size > 0) {
+    throw new Error(
+      `${problems.size} answers do not match the OpenAPI document:\n${[...problems].slice(0, 50).join("\n")}`,
+    );
+  }
+  if (process.env.CONTRACT_REPORT === "true") {
+    console.log(`contract: ${checked} answers checked against the OpenAPI document`);
+  }
+});
