@@ -4,11 +4,16 @@
  * p50/p99 latency at 50 concurrent connections. Run: `bun bench/client-api.bench.ts [seconds]`.
  * Prints a Markdown table for bench/RESULTS.md.
  *
+ * The embedded client API caches the key record and the page (dropped on the workspace's change
+ * events). A third run, with the cache off, measures the path every request takes in distributed
+ * mode (two queries: the key and the page), here on PGlite.
+ *
  * One key from one address would hit the limits (300 per key, 600 per address a minute) within a
  * second, and the bench would measure 429s. The gateway here counts every request in a real
  * memory store, as in production, but never refuses: the cost of the limit is measured, not its
  * effect.
  */
+import os from "node:os";
 import { createClientApiService } from "@newsroom/client-api/app";
 import { createGateway } from "@newsroom/gateway/app";
 import { loadConfig } from "@newsroom/shared/config";
@@ -76,43 +81,67 @@ log.setSilent(true);
 const config = loadConfig({ PGLITE_DIR: "memory" });
 const runtime = await openRuntime(config);
 const demo = await seedDemo(runtime.database.db, config.HOUSE_ORG);
-const clientApi = await createClientApiService(runtime);
-const gateway = createGateway({
-  config,
-  mode: "embedded",
-  rateLimits: new CountingOnly(),
-  upstreams: { "client-api": async (request) => clientApi.app.handle(request) },
-  readinessChecks: [],
-});
-const server = Bun.serve({
-  port: 0,
-  fetch: edge((request) => gateway.handle(request), { trustedProxies: "" }),
-});
-const base = `http://localhost:${server.port}`;
+/** The embedded gateway with the client API behind it, on a port of its own. */
+async function embeddedServer(cache: boolean) {
+  const clientApi = await createClientApiService(runtime, { cache });
+  if (cache !== (clientApi.cache !== undefined)) throw new Error("cache not as asked");
+  const gateway = createGateway({
+    config,
+    mode: "embedded",
+    rateLimits: new CountingOnly(),
+    upstreams: { "client-api": async (request) => clientApi.app.handle(request) },
+    readinessChecks: [],
+  });
+  const server = Bun.serve({
+    port: 0,
+    fetch: edge((request) => gateway.handle(request), { trustedProxies: "" }),
+  });
+  return {
+    url: `http://localhost:${server.port}${PATH}`,
+    stop: async () => {
+      await server.stop(true);
+      await clientApi.stop();
+    },
+  };
+}
+
+const cached = await embeddedServer(true);
+const uncached = await embeddedServer(false);
 const headers = { authorization: `Bearer ${demo.testKey!}` };
-const sample = await fetch(`${base}${PATH}`, { headers });
+const sample = await fetch(cached.url, { headers });
 const body = await sample.text();
+if (sample.status !== 200) throw new Error(`sample answered ${sample.status}: ${body}`);
+if ((await (await fetch(uncached.url, { headers })).text()) !== body) {
+  throw new Error("the cached and uncached answers differ");
+}
 const sampleHeaders = new Headers(sample.headers);
 const bare = Bun.serve({
   port: 0,
   fetch: () => new Response(body, { headers: sampleHeaders }),
 });
 
-const apiResult = await load(`${base}${PATH}`, headers);
+const apiResult = await load(cached.url, headers);
 const bareResult = await load(`http://localhost:${bare.port}${PATH}`, headers);
+const uncachedResult = await load(uncached.url, headers);
 await bare.stop(true);
-await server.stop(true);
-await clientApi.stop();
+await cached.stop();
+await uncached.stop();
 await runtime.close();
 
 const row = (name: string, r: Result) =>
   `| ${name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |`;
+const percent = (r: Result) => `${((r.rps / bareResult.rps) * 100).toFixed(1)}%`;
 console.log(
-  `GET ${PATH}, ${CONCURRENCY} connections, ${SECONDS} s, ${Buffer.byteLength(body)} bytes per answer\n`,
+  `${new Date().toISOString().slice(0, 10)}, GET ${PATH}, ${CONCURRENCY} connections, ${SECONDS} s, ` +
+    `${Buffer.byteLength(body)} bytes per answer, load average ${os.loadavg()[0]!.toFixed(1)}, ` +
+    `${os.cpus().length} cores\n`,
 );
 console.log("| server | requests/s | p50 ms | p99 ms | non-200 |");
 console.log("|---|---|---|---|---|");
 console.log(row("bare Bun.serve (same bytes)", bareResult));
-console.log(row("client API via embedded gateway", apiResult));
-console.log(`\nratio: ${((apiResult.rps / bareResult.rps) * 100).toFixed(1)}% of the bare server`);
+console.log(row("client API via embedded gateway (cache on, as embedded)", apiResult));
+console.log(row("client API via embedded gateway, cache off (distributed path)", uncachedResult));
+console.log(
+  `\nratio: ${percent(apiResult)} of the bare server (cache off: ${percent(uncachedResult)})`,
+);
 process.exit(0);

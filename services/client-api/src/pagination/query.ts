@@ -33,7 +33,8 @@ export function readQuery<S extends TObject<TProperties>>(
       }
       value = Number(text);
     }
-    const error = Value.Errors(property, value).First();
+    // Check first: cheap, and the usual case; the error is looked for only when there is one.
+    const error = Value.Check(property, value) ? undefined : Value.Errors(property, value).First();
     if (error) {
       const message = explain[name as keyof S["properties"]]?.(text) ?? error.message;
       fields.push({ field: name, reason: "invalid", message });
