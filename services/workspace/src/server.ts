@@ -13,14 +13,17 @@ export function startWorkspace(
   options: { hostname: string },
 ) {
   const relay = startOutboxRelay(db, bus);
-  const app = createWorkspaceApp({
-    db,
-    bus,
-    secretsKey: secretsKey(config),
-    adminToken: adminToken(config),
-    allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
-    kickRelay: relay.kick,
-  });
+  const app = createWorkspaceApp(
+    {
+      db,
+      bus,
+      secretsKey: secretsKey(config),
+      adminToken: adminToken(config),
+      allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+      kickRelay: relay.kick,
+    },
+    { digest: { config } },
+  );
   const server = Bun.serve({
     port: config.WORKSPACE_PORT,
     hostname: options.hostname,
