@@ -1,7 +1,7 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -73,41 +73,46 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** A 2xx: the delivery is delivered, and the endpoint's run of failures ends. */
-export async function recordDelivered(
-  db: Db,
-  delivery: DeliveryRow,
-  attempt: AttemptRecord,
-  now: Date = new Date(),
-): Promise<void> {
-  await db
-    .update(d)
-    .set({
-      status: "delivered",
-      attempts: sql`${d.attempts} + 1`,
-      lastStatusCode: attempt.statusCode,
-      lastError: null,
-      nextAttemptAt: null,
-      deliveredAt: now,
-      lockedUntil: null,
-    })
-    .where(
-      and(
-        eq(d.organizationId, delivery.organizationId),
-        eq(d.id, delivery.id),
-        eq(d.status, "pending"),
-      ),
-    );
-  await db
-    .update(e)
-    .set({ consecutiveFailures: 0 })
-    .where(
-      and(
-        eq(e.organizationId, delivery.organizationId),
-        eq(e.id, delivery.endpointId),
-        gt(e.consecutiveFailures, 0),
-      ),
-    );
+export interface DeliveredAttempt {
+  delivery: Pick<DeliveryRow, "id" | "organizationId" | "endpointId">;
+  /** The 2xx the receiver answered. */
+  statusCode: number;
+  /** When it answered. */
+  at: Date;
+}
+
+/**
+ * 2xx answers: each delivery is delivered (if still pending), and its endpoint's run of failed
+ * deliveries ends. Two statements for any number of attempts, so a busy worker records a
+ * whole batch at once; each row is matched on its organization and id.
+ */
+export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const rows = sql.join(
+    attempts.map(
+      ({ delivery, statusCode, at }) =>
+        sql`(${delivery.organizationId}::uuid, ${delivery.id}::uuid, ${statusCode}::integer, ${at.toISOString()}::timestamptz)`,
+    ),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update webhook_deliveries as d
+    set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
+        last_error = null, next_attempt_at = null, delivered_at = v.delivered_at,
+        locked_until = null
+    from (values ${rows}) as v(organization_id, id, status_code, delivered_at)
+    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
+  const endpoints = new Map(
+    attempts.map(({ delivery }) => [delivery.endpointId, delivery.organizationId]),
+  );
+  const pairs = sql.join(
+    [...endpoints].map(([id, organizationId]) => sql`(${organizationId}::uuid, ${id}::uuid)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update webhook_endpoints as e set consecutive_failures = 0
+    from (values ${pairs}) as v(organization_id, id)
+    where e.organization_id = v.organization_id and e.id = v.id and e.consecutive_failures > 0`);
 }
 
 /**

@@ -2,15 +2,17 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { WebhookTestEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { open } from "@newsroom/shared/secret-box";
-import { eventBody } from "./payload.ts";
+import { GroupCommit } from "../group-commit.ts";
+import { eventBodies } from "./payload.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendWebhook } from "./send.ts";
 import {
   claimDueDeliveries,
+  type DeliveredAttempt,
   type DeliveryRow,
   type EndpointRow,
   endpointsByIds,
-  recordDelivered,
+  recordDeliveredBatch,
   recordFailedAttempt,
   releaseClaims,
   stopClaimedDelivery,
@@ -53,6 +55,8 @@ export class DeliveryWorker {
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
+  /** 2xx answers, recorded in batches. */
+  private readonly delivered: GroupCommit<DeliveredAttempt, void>;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private kicked = false;
@@ -66,6 +70,10 @@ export class DeliveryWorker {
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
     this.maxAttempts = maxAttempts(options.schedule);
+    this.delivered = new GroupCommit<DeliveredAttempt, void>(async (attempts) => {
+      await recordDeliveredBatch(this.db, attempts);
+      return attempts.map(() => undefined);
+    });
   }
 
   start(): void {
@@ -125,9 +133,14 @@ export class DeliveryWorker {
     const rows = await claimDueDeliveries(this.db, room, this.leaseMs);
     if (rows.length === 0) return 0;
     let endpoints: Map<string, EndpointRow>;
+    // One body per event for the whole batch: the stories are read once, at sending time.
+    let bodies: Map<string, string>;
     try {
       if (this.stopped) throw new Error("stopping");
-      endpoints = await endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]);
+      [endpoints, bodies] = await Promise.all([
+        endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
+        eventBodies(this.db, rows),
+      ]);
     } catch (error) {
       await releaseClaims(
         this.db,
@@ -136,8 +149,6 @@ export class DeliveryWorker {
       if (this.stopped) return 0;
       throw error;
     }
-    // One body per event for the whole batch: the story is read once, at sending time.
-    const bodies = new Map<string, Promise<string>>();
     for (const row of rows) {
       this.track(
         this.attempt(row, endpoints.get(row.endpointId), bodies),
@@ -150,7 +161,7 @@ export class DeliveryWorker {
   private async attempt(
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
-    bodies: Map<string, Promise<string>>,
+    bodies: Map<string, string>,
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
     if (!endpoint) return;
@@ -158,24 +169,23 @@ export class DeliveryWorker {
       await stopClaimedDelivery(this.db, delivery);
       return;
     }
-    let body = bodies.get(delivery.eventId);
-    if (!body) {
-      body = eventBody(this.db, delivery);
-      bodies.set(delivery.eventId, body);
-    }
     const secret = open(endpoint.secretCiphertext, this.options.secretsKey);
     const result = await sendWebhook({
       url: endpoint.url,
       secret,
       eventId: delivery.eventId,
-      body: await body,
+      body: bodies.get(delivery.eventId)!,
       timeoutMs: this.timeoutMs,
       allowInsecureTargets: this.options.allowInsecureTargets,
       resolve: this.options.resolve,
     });
     this.attempts += 1;
     if (result.ok) {
-      await recordDelivered(this.db, delivery, result);
+      await this.delivered.submit({
+        delivery,
+        statusCode: result.statusCode ?? 200,
+        at: new Date(),
+      });
       return;
     }
     const outcome = await recordFailedAttempt(this.db, delivery, result, {

@@ -1,9 +1,15 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
-import { EVENT, WEBHOOK_EVENT_TYPES, type WebhookTestEvent } from "@newsroom/shared/events";
+import {
+  EVENT,
+  type StoryEvent,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookTestEvent,
+} from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { isWellFormedTestEvent } from "../delivery/test-event.ts";
-import { fanOutEvent, isWellFormedStoryEvent } from "./service.ts";
+import { GroupCommit } from "../group-commit.ts";
+import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./service.ts";
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
 export const FAN_OUT_CONSUMER = "webhooks-fanout";
@@ -19,7 +25,8 @@ export interface FanOutHooks {
  * Consumes story events (and `webhook.test`) from the bus: JetStream in distributed mode, the
  * in-process bus when embedded. A story event is acked once its deliveries are written and it
  * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
- * Malformed messages are dropped (acked) with a warning.
+ * Events that arrive while a fan-out transaction runs go together in the next one (the
+ * in-process bus hands over many at once). Malformed messages are dropped (acked) with a warning.
  */
 export function startFanOutConsumer(
   db: Db,
@@ -27,6 +34,7 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
+  const fanOut = new GroupCommit<StoryEvent, FanOutResult>((events) => fanOutEvents(db, events));
   return bus.subscribe(
     async (event) => {
       if (event.type === EVENT.webhookTest) {
@@ -38,7 +46,7 @@ export function startFanOutConsumer(
         log.warn("dropping a malformed story event", { event_id: idOf(event) });
         return;
       }
-      const result = await fanOutEvent(db, event);
+      const result = await fanOut.submit(event);
       if (result.created > 0) hooks.onDeliveries();
     },
     { durable, types: [...WEBHOOK_EVENT_TYPES, EVENT.webhookTest] },

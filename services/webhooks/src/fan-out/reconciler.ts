@@ -1,5 +1,5 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { fanOutEvent, storyEventOf } from "./service.ts";
+import { fanOutEvents, storyEventOf } from "./service.ts";
 import { eventsNotFannedOut } from "./store.ts";
 
 /** Events younger than this are left to the bus consumer (one minute). */
@@ -21,8 +21,7 @@ export async function reconcileOnce(
   let deliveries = 0;
   for (;;) {
     const rows = await eventsNotFannedOut(db, before, BATCH);
-    for (const row of rows) {
-      const result = await fanOutEvent(db, storyEventOf(row));
+    for (const result of await fanOutEvents(db, rows.map(storyEventOf))) {
       if (!result.alreadyFannedOut) events += 1;
       deliveries += result.created;
     }

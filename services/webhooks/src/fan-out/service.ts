@@ -4,11 +4,11 @@ import type { StoryEvent } from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
 import {
   type DeliveryEvent,
-  insertDeliveries,
-  lockOutboxEvent,
-  markFannedOut,
+  enabledEndpointsOf,
+  insertManyDeliveries,
+  lockOutboxEvents,
+  markManyFannedOut,
   type OutboxRow,
-  subscribedEndpointIds,
 } from "./store.ts";
 
 export interface FanOutResult {
@@ -51,22 +51,69 @@ export function isWellFormedStoryEvent(event: unknown): event is StoryEvent {
  * nothing. The outbox row, when there is one, is the record: its fields win over the message.
  */
 export async function fanOutEvent(db: Db, event: StoryEvent): Promise<FanOutResult> {
+  const [result] = await fanOutEvents(db, [event]);
+  return result!;
+}
+
+/**
+ * `fanOutEvent` for several events in one transaction and a fixed number of statements (lock
+ * the outbox rows, read the organizations' enabled endpoints, insert, mark), whatever the
+ * number of events. Returns one result per event, in order; an event listed twice is handled
+ * once (the repeat reads as already fanned out).
+ */
+export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOutResult[]> {
+  if (events.length === 0) return [];
   return db.transaction(async (tx) => {
-    const outbox = await lockOutboxEvent(tx, event.id);
-    if (outbox?.fannedOutAt) return { created: 0, alreadyFannedOut: true };
-    const organizationId = outbox?.organizationId ?? event.data.organization_id;
-    const delivery: DeliveryEvent = outbox
-      ? { id: outbox.id, type: outbox.type, storyId: outbox.storyId, createdAt: outbox.createdAt }
-      : {
-          id: event.id,
-          type: event.type as WebhookEventType,
-          storyId: event.data.story_id,
-          createdAt: new Date(event.created_at),
-        };
+    const outbox = new Map(
+      (await lockOutboxEvents(tx, [...new Set(events.map((event) => event.id))])).map((row) => [
+        row.id,
+        row,
+      ]),
+    );
+    const todo = new Map<string, { organizationId: string; delivery: DeliveryEvent }>();
+    for (const event of events) {
+      const row = outbox.get(event.id);
+      if (row?.fannedOutAt || todo.has(event.id)) continue;
+      todo.set(event.id, {
+        organizationId: row?.organizationId ?? event.data.organization_id,
+        delivery: row
+          ? { id: row.id, type: row.type, storyId: row.storyId, createdAt: row.createdAt }
+          : {
+              id: event.id,
+              type: event.type as WebhookEventType,
+              storyId: event.data.story_id,
+              createdAt: new Date(event.created_at),
+            },
+      });
+    }
     const now = new Date();
-    const endpointIds = await subscribedEndpointIds(tx, organizationId, delivery.type);
-    const created = await insertDeliveries(tx, organizationId, delivery, endpointIds, now);
-    if (outbox) await markFannedOut(tx, organizationId, outbox.id, now);
-    return { created, alreadyFannedOut: false };
+    const endpoints = await enabledEndpointsOf(tx, [
+      ...new Set([...todo.values()].map((item) => item.organizationId)),
+    ]);
+    const wanted = [...todo.values()].flatMap(({ organizationId, delivery }) =>
+      endpoints
+        .filter(
+          (endpoint) =>
+            endpoint.organizationId === organizationId && endpoint.events.includes(delivery.type),
+        )
+        .map((endpoint) => ({ organizationId, endpointId: endpoint.id, event: delivery })),
+    );
+    const created = new Map<string, number>();
+    for (const eventId of await insertManyDeliveries(tx, wanted, now)) {
+      created.set(eventId, (created.get(eventId) ?? 0) + 1);
+    }
+    await markManyFannedOut(
+      tx,
+      [...todo.keys()].filter((id) => outbox.has(id)),
+      now,
+    );
+    const answered = new Set<string>();
+    return events.map((event) => {
+      const first = todo.has(event.id) && !answered.has(event.id);
+      answered.add(event.id);
+      return first
+        ? { created: created.get(event.id) ?? 0, alreadyFannedOut: false }
+        : { created: 0, alreadyFannedOut: true };
+    });
   });
 }

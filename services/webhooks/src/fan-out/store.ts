@@ -6,49 +6,59 @@ import {
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt } from "drizzle-orm";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
-/** The outbox row of an event, locked until the transaction ends; null when there is none. */
-export async function lockOutboxEvent(tx: Queryable, eventId: string): Promise<OutboxRow | null> {
-  const [row] = await tx
+/**
+ * The outbox rows of these events, locked until the transaction ends, in id order (so two
+ * batches that share events lock them in the same order).
+ */
+export async function lockOutboxEvents(tx: Queryable, eventIds: string[]): Promise<OutboxRow[]> {
+  if (eventIds.length === 0) return [];
+  return tx
     .select()
     .from(outboxEvents)
-    .where(eq(outboxEvents.id, eventId))
+    .where(inArray(outboxEvents.id, eventIds))
+    .orderBy(asc(outboxEvents.id))
     .for("update");
-  return row ?? null;
 }
 
-export async function markFannedOut(
+/** Records events as fanned out; the rows are those this transaction locked. */
+export async function markManyFannedOut(
   tx: Queryable,
-  organizationId: string,
-  eventId: string,
+  eventIds: string[],
   at: Date,
 ): Promise<void> {
-  await tx
-    .update(outboxEvents)
-    .set({ fannedOutAt: at })
-    .where(and(eq(outboxEvents.organizationId, organizationId), eq(outboxEvents.id, eventId)));
+  if (eventIds.length === 0) return;
+  await tx.update(outboxEvents).set({ fannedOutAt: at }).where(inArray(outboxEvents.id, eventIds));
 }
 
-/** Ids of the organization's enabled endpoints subscribed to this event type. */
-export async function subscribedEndpointIds(
+export interface SubscribedEndpoint {
+  id: string;
+  organizationId: string;
+  events: WebhookEventType[];
+}
+
+/** The enabled endpoints of these organizations, with the event types each is subscribed to. */
+export async function enabledEndpointsOf(
   tx: Queryable,
-  organizationId: string,
-  type: WebhookEventType,
-): Promise<string[]> {
-  const rows = await tx
-    .select({ id: webhookEndpoints.id })
+  organizationIds: string[],
+): Promise<SubscribedEndpoint[]> {
+  if (organizationIds.length === 0) return [];
+  return tx
+    .select({
+      id: webhookEndpoints.id,
+      organizationId: webhookEndpoints.organizationId,
+      events: webhookEndpoints.events,
+    })
     .from(webhookEndpoints)
     .where(
       and(
-        eq(webhookEndpoints.organizationId, organizationId),
+        inArray(webhookEndpoints.organizationId, organizationIds),
         eq(webhookEndpoints.status, "enabled"),
-        sql`${webhookEndpoints.events} @> ${JSON.stringify([type])}::jsonb`,
       ),
     );
-  return rows.map((row) => row.id);
 }
 
 export interface DeliveryEvent {
@@ -59,21 +69,19 @@ export interface DeliveryEvent {
 }
 
 /**
- * One pending delivery per endpoint, due now. An endpoint that already has a delivery of this
- * event keeps it (unique on endpoint and event): returns how many rows are new.
+ * Pending deliveries, due now, for several events at once (one statement); an endpoint that
+ * already has a delivery of an event keeps it. Returns the event id of each new row.
  */
-export async function insertDeliveries(
+export async function insertManyDeliveries(
   tx: Queryable,
-  organizationId: string,
-  event: DeliveryEvent,
-  endpointIds: string[],
+  wanted: { organizationId: string; endpointId: string; event: DeliveryEvent }[],
   now: Date,
-): Promise<number> {
-  if (endpointIds.length === 0) return 0;
+): Promise<string[]> {
+  if (wanted.length === 0) return [];
   const rows = await tx
     .insert(webhookDeliveries)
     .values(
-      endpointIds.map((endpointId) => ({
+      wanted.map(({ organizationId, endpointId, event }) => ({
         id: newId(),
         organizationId,
         endpointId,
@@ -87,8 +95,8 @@ export async function insertDeliveries(
       })),
     )
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
-    .returning({ id: webhookDeliveries.id });
-  return rows.length;
+    .returning({ eventId: webhookDeliveries.eventId });
+  return rows.map((row) => row.eventId);
 }
 
 /** Outbox events created before `before` that no one has fanned out yet, oldest first. */
