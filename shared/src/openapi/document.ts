@@ -98,6 +98,17 @@ function parameters(route: RouteInfo, named: Map<unknown, string>, spec: Operati
       });
     }
   }
+  const declared = new Set(out.map((parameter) => (parameter as { name: string }).name));
+  for (const [, name] of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
+    if (!name || declared.has(name)) continue;
+    const schema = spec.pathParameters?.[name];
+    out.push({
+      name,
+      in: "path",
+      required: true,
+      schema: schema ? jsonSchema(schema, named) : { type: "string" },
+    });
+  }
   if (spec.queryKey) {
     out.push({
       name: "key",
@@ -119,10 +130,17 @@ function response(answer: ResponseSpec, named: Map<unknown, string>) {
     description: answer.description,
     headers: headerRefs(["X-Request-Id", "X-Service-Version", ...(answer.headers ?? [])]),
   };
-  if (answer.schema) {
-    const media: Record<string, unknown> = { schema: jsonSchema(answer.schema, named) };
-    if (answer.example !== undefined) media.example = answer.example;
-    out.content = { [answer.contentType ?? "application/json"]: media };
+  const content =
+    answer.content ??
+    (answer.schema ? { [answer.contentType ?? "application/json"]: answer.schema } : null);
+  if (content) {
+    out.content = Object.fromEntries(
+      Object.entries(content).map(([type, schema]) => {
+        const media: Record<string, unknown> = { schema: jsonSchema(schema, named) };
+        if (answer.example !== undefined) media.example = answer.example;
+        return [type, media];
+      }),
+    );
   }
   return out;
 }

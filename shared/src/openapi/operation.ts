@@ -26,6 +26,8 @@ export interface ResponseSpec {
   schema?: TSchema;
   /** Default `application/json`. */
   contentType?: string;
+  /** Several content types, each with its schema (instead of `schema` and `contentType`). */
+  content?: Record<string, TSchema>;
   headers?: HeaderName[];
   example?: unknown;
 }
@@ -38,6 +40,8 @@ export interface OperationSpec {
   status?: "Live" | "Coming";
   /** Client API routes: the key scope needed (bearer authentication). */
   scope?: KeyScope;
+  /** Shapes of path parameters the route checks itself (instead of a `params` schema). */
+  pathParameters?: Record<string, TSchema>;
   /** The feeds also take the key as `?key=` (a key whose sole scope is feed:read). */
   queryKey?: boolean;
   /** A body read by the route itself (forms): its schema and the content types accepted. */

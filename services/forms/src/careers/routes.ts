@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { submitForm } from "../submission/pipeline.ts";
 import { CareerApplicationIn } from "./model.ts";
@@ -15,6 +16,14 @@ export function careerRoutes(deps: FormsDeps) {
         humanCheck: false,
         deliver: sendCareerApplication,
       }),
-    { parse: "none" },
+    {
+      parse: "none",
+      detail: formOperation({
+        summary: "Career application",
+        description:
+          "A profile link replaces file uploads. Emails the team and acknowledges the sender.",
+        schema: CareerApplicationIn,
+      }),
+    },
   );
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { submitForm } from "../submission/pipeline.ts";
 import { ContactIn } from "./model.ts";
@@ -15,6 +16,13 @@ export function contactRoutes(deps: FormsDeps) {
         humanCheck: false,
         deliver: sendContactEnquiry,
       }),
-    { parse: "none" },
+    {
+      parse: "none",
+      detail: formOperation({
+        summary: "Contact enquiry",
+        description: "Emails the team and acknowledges the sender. Stores nothing.",
+        schema: ContactIn,
+      }),
+    },
   );
 }

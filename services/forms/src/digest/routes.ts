@@ -2,6 +2,7 @@ import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
 import { pageResponse } from "../confirmations/pages.ts";
+import { digestConfirmOperation, formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { type ParsedBody, readBody } from "../request/body.ts";
 import {
@@ -28,7 +29,16 @@ export function digestRoutes(deps: FormsDeps) {
           humanCheck: false,
           deliver: (input, mailer) => requestDigestConfirmation(deps, mailer, input.email),
         }),
-      { parse: "none" },
+      {
+        parse: "none",
+        detail: formOperation({
+          summary: "Subscribe to the weekly digest (double opt-in)",
+          description:
+            "The same 202 whether the address is new, pending, subscribed or throttled (one confirmation an hour, two a day).",
+          schema: DigestSubscribeIn,
+          tags: ["Newsletters"],
+        }),
+      },
     )
     .post(
       "/v1/public/newsletter/subscribe/confirm",
@@ -52,7 +62,7 @@ export function digestRoutes(deps: FormsDeps) {
           }
           return json({ status: outcome }, status);
         }),
-      { parse: "none" },
+      { parse: "none", detail: digestConfirmOperation },
     );
 }
 

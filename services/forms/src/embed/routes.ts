@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Elysia } from "elysia";
+import { embedOperation } from "../contract.ts";
 
 /** The script, read once at start: dependency-free, sets no cookie. */
 const SCRIPT = readFileSync(new URL("./newsletter-embed.js", import.meta.url), "utf8");
@@ -15,5 +16,6 @@ export function embedRoutes() {
   return new Elysia().get(
     "/v1/public/newsletter/embed.js",
     () => new Response(SCRIPT, { headers: EMBED_HEADERS }),
+    { detail: embedOperation },
   );
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { submitForm } from "../submission/pipeline.ts";
 import { MappingCallIn } from "./model.ts";
@@ -15,6 +16,13 @@ export function mappingCallRoutes(deps: FormsDeps) {
         humanCheck: true,
         deliver: sendMappingCallRequest,
       }),
-    { parse: "none" },
+    {
+      parse: "none",
+      detail: formOperation({
+        summary: "Request a 20-minute mapping call",
+        description: "Also verifies `human_check_token`; a failed check is 422 naming the field.",
+        schema: MappingCallIn,
+      }),
+    },
   );
 }

@@ -3,6 +3,12 @@ import { clientIpOf, errorResponse, requestIdOf, toApiError } from "@newsroom/sh
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";
+import {
+  confirmPageOperation,
+  confirmPostOperation,
+  organizationPreflightOperation,
+  organizationSubscribeOperation,
+} from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { digestPage, tokenOf } from "../digest/routes.ts";
 import { bodyKindOf, readBody } from "../request/body.ts";
@@ -32,12 +38,20 @@ const DIGEST_CONFIRM = "/v1/public/newsletter/subscribe/confirm";
 
 export function newsletterRoutes(deps: FormsDeps) {
   return new Elysia()
-    .options(SUBSCRIBE, ({ request, params }) => preflight(deps, request, params.org))
+    .options(SUBSCRIBE, ({ request, params }) => preflight(deps, request, params.org), {
+      detail: organizationPreflightOperation,
+    })
     .post(SUBSCRIBE, ({ request, params }) => subscribe(deps, request, params.org), {
       parse: "none",
+      detail: organizationSubscribeOperation,
     })
-    .get(CONFIRM, ({ request }) => confirmationPage(deps, request))
-    .post(CONFIRM, ({ request }) => confirm(deps, request), { parse: "none" });
+    .get(CONFIRM, ({ request }) => confirmationPage(deps, request), {
+      detail: confirmPageOperation,
+    })
+    .post(CONFIRM, ({ request }) => confirm(deps, request), {
+      parse: "none",
+      detail: confirmPostOperation,
+    });
 }
 
 async function newsletterOf(deps: FormsDeps, slug: string): Promise<Newsletter> {

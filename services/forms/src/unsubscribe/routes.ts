@@ -2,6 +2,7 @@ import { UNSUBSCRIBE_PATH } from "@newsroom/shared/digest-unsubscribe";
 import { notFound } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";
+import { unsubscribePageOperation, unsubscribePostOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { bodyKindOf, readBody } from "../request/body.ts";
 import { acceptsJson, guarded, json, NO_STORE } from "../request/respond.ts";
@@ -32,8 +33,13 @@ const UNSUBSCRIBED_PAGE: PageContent = {
  */
 export function unsubscribeRoutes(deps: FormsDeps) {
   return new Elysia()
-    .get(UNSUBSCRIBE_PATH, ({ request }) => unsubscribePage(deps, request))
-    .post(UNSUBSCRIBE_PATH, ({ request }) => unsubscribe(deps, request), { parse: "none" });
+    .get(UNSUBSCRIBE_PATH, ({ request }) => unsubscribePage(deps, request), {
+      detail: unsubscribePageOperation,
+    })
+    .post(UNSUBSCRIBE_PATH, ({ request }) => unsubscribe(deps, request), {
+      parse: "none",
+      detail: unsubscribePostOperation,
+    });
 }
 
 async function unsubscribePage(deps: FormsDeps, request: Request): Promise<Response> {
