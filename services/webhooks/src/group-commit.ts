@@ -5,8 +5,8 @@ interface Waiting<I, O> {
 }
 
 /**
- * Group commit: the first item is written at once, and the items that arrive while a write is
- * in progress go together in the next one (at most `maxBatch`). Each caller's promise settles
+ * Group commit: the first item is written after one turn of the event loop, and the items that
+ * arrive meanwhile or while a write is in progress go together (at most `maxBatch`). Each caller's promise settles
  * with its own item's result when its batch is written, or rejects with the batch's error.
  * `write` returns one result per item, in order.
  */
@@ -28,6 +28,9 @@ export class GroupCommit<I, O> {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
+      // One turn of the event loop first: work whose I/O already finished (answers received
+      // while an in-process database held the thread) joins this batch.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         const results = await this.write(batch.map((waiting) => waiting.item));

@@ -2,6 +2,7 @@ import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { integerArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -43,7 +44,10 @@ export async function claimDueDeliveries(
 /** Gives claims back (a worker stopping before it started them). */
 export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(d).set({ lockedUntil: null }).where(inArray(d.id, ids));
+  await db
+    .update(d)
+    .set({ lockedUntil: null })
+    .where(sql`${d.id} = any(${uuidArray(ids)})`);
 }
 
 /** The endpoints of claimed deliveries, by id. */
@@ -52,7 +56,10 @@ export async function endpointsByIds(
   ids: string[],
 ): Promise<Map<string, EndpointRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select().from(e).where(inArray(e.id, ids));
+  const rows = await db
+    .select()
+    .from(e)
+    .where(sql`${e.id} = any(${uuidArray(ids)})`);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -88,30 +95,25 @@ export interface DeliveredAttempt {
  */
 export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
-  const rows = sql.join(
-    attempts.map(
-      ({ delivery, statusCode, at }) =>
-        sql`(${delivery.organizationId}::uuid, ${delivery.id}::uuid, ${statusCode}::integer, ${at.toISOString()}::timestamptz)`,
-    ),
-    sql`, `,
-  );
   await db.execute(sql`
     update webhook_deliveries as d
     set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
         last_error = null, next_attempt_at = null, delivered_at = v.delivered_at,
         locked_until = null
-    from (values ${rows}) as v(organization_id, id, status_code, delivered_at)
+    from unnest(
+      ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
+      ${uuidArray(attempts.map((attempt) => attempt.delivery.id))},
+      ${integerArray(attempts.map((attempt) => attempt.statusCode))},
+      ${timestampArray(attempts.map((attempt) => attempt.at))}
+    ) as v(organization_id, id, status_code, delivered_at)
     where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
   const endpoints = new Map(
     attempts.map(({ delivery }) => [delivery.endpointId, delivery.organizationId]),
   );
-  const pairs = sql.join(
-    [...endpoints].map(([id, organizationId]) => sql`(${organizationId}::uuid, ${id}::uuid)`),
-    sql`, `,
-  );
   await db.execute(sql`
     update webhook_endpoints as e set consecutive_failures = 0
-    from (values ${pairs}) as v(organization_id, id)
+    from unnest(${uuidArray([...endpoints.values()])}, ${uuidArray([...endpoints.keys()])})
+      as v(organization_id, id)
     where e.organization_id = v.organization_id and e.id = v.id and e.consecutive_failures > 0`);
 }
 

@@ -57,7 +57,10 @@ export class DeliveryWorker {
   private readonly maxAttempts: number;
   /** 2xx answers, recorded in batches. */
   private readonly delivered: GroupCommit<DeliveredAttempt, void>;
+  /** Attempts and test events not finished (request or recording), for `stop` to wait on. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
+  private busy = 0;
   private stopped = false;
   private kicked = false;
   private saturated = false;
@@ -113,7 +116,7 @@ export class DeliveryWorker {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      const room = this.concurrency - this.inFlight.size;
+      const room = this.room();
       let claimed = 0;
       if (room > 0) {
         try {
@@ -123,7 +126,7 @@ export class DeliveryWorker {
         }
       }
       if (this.stopped) break;
-      // Full: wait for half the slots to free up (or the poll) before claiming again.
+      // Full: wait for a quarter of the slots to free up (or the poll) before claiming again.
       this.saturated = room <= 0 || claimed === room;
       await this.sleep(this.options.pollIntervalMs);
     }
@@ -132,6 +135,7 @@ export class DeliveryWorker {
   private async claimAndStart(room: number): Promise<number> {
     const rows = await claimDueDeliveries(this.db, room, this.leaseMs);
     if (rows.length === 0) return 0;
+    this.busy += rows.length;
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
@@ -142,6 +146,7 @@ export class DeliveryWorker {
         eventBodies(this.db, rows),
       ]);
     } catch (error) {
+      this.busy -= rows.length;
       await releaseClaims(
         this.db,
         rows.map((row) => row.id),
@@ -158,10 +163,47 @@ export class DeliveryWorker {
     return rows.length;
   }
 
+  /**
+   * How many deliveries to claim now: the free request slots, or none while as many finished
+   * attempts as there are slots still wait to be recorded (the database is behind).
+   */
+  private room(): number {
+    const recording = this.inFlight.size - this.busy;
+    return recording >= this.concurrency ? 0 : this.concurrency - this.busy;
+  }
+
+  private refillIfRoom(): void {
+    if (this.saturated && this.room() >= this.concurrency / 4) {
+      this.saturated = false;
+      this.kick();
+    }
+  }
+
+  /** One claimed delivery: its slot is free once the request is over, before the recording. */
   private async attempt(
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
+  ): Promise<void> {
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      this.busy -= 1;
+      this.refillIfRoom();
+    };
+    try {
+      await this.sendAndRecord(delivery, endpoint, bodies, freeSlot);
+    } finally {
+      freeSlot();
+    }
+  }
+
+  private async sendAndRecord(
+    delivery: DeliveryRow,
+    endpoint: EndpointRow | undefined,
+    bodies: Map<string, string>,
+    requestOver: () => void,
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
     if (!endpoint) return;
@@ -179,6 +221,7 @@ export class DeliveryWorker {
       allowInsecureTargets: this.options.allowInsecureTargets,
       resolve: this.options.resolve,
     });
+    requestOver();
     this.attempts += 1;
     if (result.ok) {
       await this.delivered.submit({
@@ -206,10 +249,7 @@ export class DeliveryWorker {
       .catch((error: unknown) => log.error(failure, { error: messageOf(error) }))
       .finally(() => {
         this.inFlight.delete(tracked);
-        if (this.saturated && this.inFlight.size <= this.concurrency / 2) {
-          this.saturated = false;
-          this.kick();
-        }
+        this.refillIfRoom();
       });
     this.inFlight.add(tracked);
   }

@@ -6,7 +6,8 @@ import {
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, inArray, isNull, lt } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
+import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
@@ -19,7 +20,7 @@ export async function lockOutboxEvents(tx: Queryable, eventIds: string[]): Promi
   return tx
     .select()
     .from(outboxEvents)
-    .where(inArray(outboxEvents.id, eventIds))
+    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`)
     .orderBy(asc(outboxEvents.id))
     .for("update");
 }
@@ -31,7 +32,10 @@ export async function markManyFannedOut(
   at: Date,
 ): Promise<void> {
   if (eventIds.length === 0) return;
-  await tx.update(outboxEvents).set({ fannedOutAt: at }).where(inArray(outboxEvents.id, eventIds));
+  await tx
+    .update(outboxEvents)
+    .set({ fannedOutAt: at })
+    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`);
 }
 
 export interface SubscribedEndpoint {
@@ -55,7 +59,7 @@ export async function enabledEndpointsOf(
     .from(webhookEndpoints)
     .where(
       and(
-        inArray(webhookEndpoints.organizationId, organizationIds),
+        sql`${webhookEndpoints.organizationId} = any(${uuidArray(organizationIds)})`,
         eq(webhookEndpoints.status, "enabled"),
       ),
     );
@@ -78,22 +82,23 @@ export async function insertManyDeliveries(
   now: Date,
 ): Promise<string[]> {
   if (wanted.length === 0) return [];
+  const column = <T>(pick: (item: (typeof wanted)[number]) => T) => wanted.map(pick);
+  // Every column of the table, in its order (insert ... select names them all).
   const rows = await tx
     .insert(webhookDeliveries)
-    .values(
-      wanted.map(({ organizationId, endpointId, event }) => ({
-        id: newId(),
-        organizationId,
-        endpointId,
-        eventId: event.id,
-        eventType: event.type,
-        storyId: event.storyId,
-        eventCreatedAt: event.createdAt,
-        status: "pending" as const,
-        nextAttemptAt: now,
-        createdAt: now,
-      })),
-    )
+    .select(sql`
+      select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
+             v.event_created_at, 'pending', 0, null, null, ${now.toISOString()}::timestamptz,
+             null, ${now.toISOString()}::timestamptz, null
+      from unnest(
+        ${uuidArray(column(() => newId()))},
+        ${uuidArray(column((item) => item.organizationId))},
+        ${uuidArray(column((item) => item.endpointId))},
+        ${uuidArray(column((item) => item.event.id))},
+        ${tokenArray(column((item) => item.event.type))},
+        ${nullableUuidArray(column((item) => item.event.storyId))},
+        ${timestampArray(column((item) => item.event.createdAt))}
+      ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at)`)
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
     .returning({ eventId: webhookDeliveries.eventId });
   return rows.map((row) => row.eventId);

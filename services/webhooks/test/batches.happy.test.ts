@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
+import { addStoryVersion, createStory } from "@newsroom/workspace/stories/service";
+import { eq, inArray } from "drizzle-orm";
+import { eventBodies, eventBody } from "../src/delivery/payload.ts";
+import { recordDeliveredBatch } from "../src/delivery/store.ts";
+import { fanOutEvents } from "../src/fan-out/service.ts";
+import { GroupCommit } from "../src/group-commit.ts";
+import { type Fixture, random, webhooksFixture } from "./harness.ts";
+
+let fx: Fixture;
+
+beforeAll(async () => {
+  fx = await webhooksFixture();
+});
+
+afterAll(async () => {
+  await fx.close();
+});
+
+describe("bodies for a claimed batch", () => {
+  test("one query gives the same bodies as one event at a time", async () => {
+    const [orgA, orgB] = [await fx.organization(), await fx.organization()];
+    const withTopics = await createStory(fx.db, orgA, {
+      type: "insight",
+      slug: `t-${random()}`,
+      title: "First title",
+      summary: "First summary",
+      topics: ["energy", "climate"],
+    });
+    await addStoryVersion(fx.db, withTopics.id, { title: "Second title", summary: "Second" });
+    const plain = await createStory(fx.db, orgA, {
+      type: "press_release",
+      slug: `p-${random()}`,
+      title: "Plain",
+    });
+    const otherOrg = await createStory(fx.db, orgB, {
+      type: "insight",
+      slug: `o-${random()}`,
+      title: "Other organization",
+      topics: ["energy"],
+    });
+    const delivery = (organizationId: string, storyId: string | null) => ({
+      organizationId,
+      eventId: newId(),
+      eventType: "story.published" as const,
+      storyId,
+      eventCreatedAt: new Date("2026-01-02T03:04:05.678Z"),
+    });
+    const deliveries = [
+      delivery(orgA, withTopics.id),
+      delivery(orgA, plain.id),
+      delivery(orgB, otherOrg.id),
+      delivery(orgA, newId()),
+      delivery(orgA, null),
+      // Organization A naming B's story: it is not A's, so it reads as gone.
+      delivery(orgA, otherOrg.id),
+    ];
+    const bodies = await eventBodies(fx.db, deliveries);
+    for (const one of deliveries) {
+      expect(JSON.parse(bodies.get(one.eventId)!)).toEqual(JSON.parse(await eventBody(fx.db, one)));
+    }
+    const first = JSON.parse(bodies.get(deliveries[0]!.eventId)!);
+    expect(first.data.story).toMatchObject({
+      title: "Second title",
+      summary: "Second",
+      version: 2,
+      topics: ["climate", "energy"],
+    });
+    expect(JSON.parse(bodies.get(deliveries[5]!.eventId)!).data.story).toBeNull();
+  });
+});
+
+describe("fan-out of several events in one transaction", () => {
+  test("per-event results; repeats, fanned-out events and other organizations", async () => {
+    const [orgA, orgB] = [await fx.organization(), await fx.organization()];
+    const a1 = await fx.endpoint("http://127.0.0.1:1/a1", ["story.published"], orgA);
+    const a2 = await fx.endpoint("http://127.0.0.1:1/a2", ["story.submitted"], orgA);
+    const b1 = await fx.endpoint("http://127.0.0.1:1/b1", ["story.published"], orgB);
+    const outbox = (organizationId: string, type: "story.published" | "story.submitted") => ({
+      id: newId(),
+      organizationId,
+      type,
+      storyId: null,
+      createdAt: new Date(),
+    });
+    const published = outbox(orgA, "story.published");
+    const submitted = outbox(orgA, "story.submitted");
+    const ofB = outbox(orgB, "story.published");
+    const done = { ...outbox(orgA, "story.published"), fannedOutAt: new Date() };
+    await fx.db.insert(outboxEvents).values([published, submitted, ofB, done]);
+    const asEvent = (row: typeof published) => ({
+      id: row.id,
+      type: row.type,
+      created_at: row.createdAt.toISOString(),
+      data: { organization_id: row.organizationId, story_id: null },
+    });
+    const noOutbox = { ...asEvent(outbox(orgB, "story.published")) };
+
+    const results = await fanOutEvents(fx.db, [
+      asEvent(published),
+      asEvent(submitted),
+      asEvent(ofB),
+      asEvent(done),
+      asEvent(published),
+      noOutbox,
+    ]);
+    expect(results).toEqual([
+      { created: 1, alreadyFannedOut: false },
+      { created: 1, alreadyFannedOut: false },
+      { created: 1, alreadyFannedOut: false },
+      { created: 0, alreadyFannedOut: true },
+      { created: 0, alreadyFannedOut: true },
+      { created: 1, alreadyFannedOut: false },
+    ]);
+    const rows = await fx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(inArray(webhookDeliveries.endpointId, [a1.id, a2.id, b1.id]));
+    const pairs = rows.map((row) => `${row.endpointId} ${row.eventId}`).sort();
+    expect(pairs).toEqual(
+      [
+        `${a1.id} ${published.id}`,
+        `${a2.id} ${submitted.id}`,
+        `${b1.id} ${ofB.id}`,
+        `${b1.id} ${noOutbox.id}`,
+      ].sort(),
+    );
+    const marked = await fx.db
+      .select()
+      .from(outboxEvents)
+      .where(inArray(outboxEvents.id, [published.id, submitted.id, ofB.id]));
+    expect(marked.every((row) => row.fannedOutAt !== null)).toBe(true);
+    // Again: nothing new.
+    const again = await fanOutEvents(fx.db, [asEvent(published), asEvent(ofB), noOutbox]);
+    expect(again.map((result) => result.created)).toEqual([0, 0, 0]);
+  });
+});
+
+describe("2xx answers recorded together", () => {
+  test("each row gets its own status and time; others are untouched; failures reset", async () => {
+    const org = await fx.organization();
+    const endpoint = await fx.endpoint("http://127.0.0.1:1/rec", ["story.published"], org);
+    await fx.db
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 2 })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const row = (status: "pending" | "failed") => ({
+      id: newId(),
+      organizationId: org,
+      endpointId: endpoint.id,
+      eventId: newId(),
+      eventType: "story.published" as const,
+      storyId: null,
+      eventCreatedAt: new Date(),
+      status,
+      nextAttemptAt: new Date(),
+      lockedUntil: new Date(Date.now() + 60_000),
+    });
+    const [one, two, stopped] = [row("pending"), row("pending"), row("failed")];
+    await fx.db.insert(webhookDeliveries).values([one, two, stopped]);
+    const at1 = new Date("2026-03-04T05:06:07.891Z");
+    const at2 = new Date("2026-03-04T05:06:08.123Z");
+    await recordDeliveredBatch(fx.db, [
+      { delivery: one, statusCode: 200, at: at1 },
+      { delivery: two, statusCode: 204, at: at2 },
+      { delivery: stopped, statusCode: 200, at: at2 },
+    ]);
+    const byId = new Map((await fx.deliveriesOf(endpoint.id)).map((r) => [r.id, r]));
+    expect(byId.get(one.id)).toMatchObject({
+      status: "delivered",
+      attempts: 1,
+      lastStatusCode: 200,
+      deliveredAt: at1,
+      nextAttemptAt: null,
+      lockedUntil: null,
+    });
+    expect(byId.get(two.id)).toMatchObject({ lastStatusCode: 204, deliveredAt: at2 });
+    expect(byId.get(stopped.id)).toMatchObject({
+      status: "failed",
+      attempts: 0,
+      deliveredAt: null,
+    });
+    expect((await fx.endpointRow(endpoint.id)).consecutiveFailures).toBe(0);
+  });
+});
+
+describe("group commit", () => {
+  test("what arrives together or during a write is written together; a failure fails its batch", async () => {
+    const writes: number[][] = [];
+    const commit = new GroupCommit<number, string>(async (items) => {
+      writes.push(items);
+      await Bun.sleep(20);
+      if (items.includes(13)) throw new Error("unlucky batch");
+      return items.map((item) => `ok ${item}`);
+    });
+    const first = [1, 2].map((item) => commit.submit(item));
+    await Bun.sleep(5);
+    // The first write is in progress: these wait for the next one.
+    const second = [3, 13].map((item) => commit.submit(item));
+    expect(await Promise.all(first)).toEqual(["ok 1", "ok 2"]);
+    const settled = await Promise.allSettled(second);
+    expect(writes).toEqual([
+      [1, 2],
+      [3, 13],
+    ]);
+    expect(settled.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+    expect(await commit.submit(4)).toBe("ok 4");
+    expect(writes).toEqual([[1, 2], [3, 13], [4]]);
+  });
+});
