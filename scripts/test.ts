@@ -16,5 +16,12 @@ function run(label: string, command: string[]): void {
 if (extra.length === 0) {
   run("type-check (tsc --noEmit)", ["node_modules/.bin/tsc", "--noEmit"]);
   run("lint and format (biome check)", ["node_modules/.bin/biome", "check", "."]);
+  run("typed client from the OpenAPI document (openapi-typescript)", [
+    "node_modules/.bin/openapi-typescript",
+    "gateway/openapi.json",
+    "-o",
+    "clients/typescript/api.d.ts",
+  ]);
+  run("the typed client type-checks", ["node_modules/.bin/tsc", "-p", "clients/typescript"]);
 }
 run("tests (bun test)", [process.execPath, "test", "--timeout", "60000", ...extra]);

@@ -15,7 +15,7 @@ type Document = {
 };
 
 /** Services whose every public route is in the document. */
-export const DESCRIBED_SERVICES = new Set(["gateway", "public-read", "forms"]);
+export const DESCRIBED_SERVICES = new Set(["gateway", "public-read", "forms", "client-api"]);
 
 function withDocumentRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withDocumentRefs);

@@ -83,7 +83,7 @@ function parameters(route: RouteInfo, named: Map<unknown, string>, spec: Operati
   const out: object[] = [];
   for (const [where, schema] of [
     ["path", route.hooks?.params],
-    ["query", route.hooks?.query],
+    ["query", route.hooks?.query ?? spec.query],
   ] as const) {
     const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties;
     if (!properties) continue;

@@ -40,6 +40,8 @@ export interface OperationSpec {
   status?: "Live" | "Coming";
   /** Client API routes: the key scope needed (bearer authentication). */
   scope?: KeyScope;
+  /** The query the route reads itself (instead of a `query` schema). */
+  query?: TSchema;
   /** Shapes of path parameters the route checks itself (instead of a `params` schema). */
   pathParameters?: Record<string, TSchema>;
   /** The feeds also take the key as `?key=` (a key whose sole scope is feed:read). */

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
+import { approvalsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT, PageQuery } from "../pagination/model.ts";
 import { readQuery } from "../pagination/query.ts";
@@ -12,18 +13,22 @@ export function approvalsRoutes(deps: ClientApiDeps) {
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "approvals:read"),
     }))
-    .get("/v1/approvals", async ({ request, caller }) => {
-      const page = readQuery(new URL(request.url), PageQuery);
-      const limit = page.limit ?? DEFAULT_LIMIT;
-      const key = answerKey("approvals", caller.organizationId, limit, page.cursor);
-      const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
-        JSON.stringify(
-          await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
-            limit,
-            cursor: page.cursor,
-          }),
-        ),
-      );
-      return jsonAnswer(body);
-    });
+    .get(
+      "/v1/approvals",
+      async ({ request, caller }) => {
+        const page = readQuery(new URL(request.url), PageQuery);
+        const limit = page.limit ?? DEFAULT_LIMIT;
+        const key = answerKey("approvals", caller.organizationId, limit, page.cursor);
+        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+          JSON.stringify(
+            await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
+              limit,
+              cursor: page.cursor,
+            }),
+          ),
+        );
+        return jsonAnswer(body);
+      },
+      { detail: approvalsOperation },
+    );
 }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody } from "../caching/answers.ts";
+import { jsonFeedOperation, rssFeedOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { renderJsonFeed } from "./json-feed.ts";
 import { JSON_FEED_TYPE, RSS_TYPE } from "./model.ts";
@@ -60,6 +61,7 @@ export function feedsRoutes(deps: ClientApiDeps) {
         new Response(await feedBody("json", caller, request), {
           headers: { "content-type": JSON_FEED_TYPE },
         }),
+      { detail: jsonFeedOperation },
     )
     .get(
       "/v1/feed.xml",
@@ -67,5 +69,6 @@ export function feedsRoutes(deps: ClientApiDeps) {
         new Response(await feedBody("xml", caller, request), {
           headers: { "content-type": RSS_TYPE },
         }),
+      { detail: rssFeedOperation },
     );
 }

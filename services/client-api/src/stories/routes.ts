@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
+import { getStoryOperation, listStoriesOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
 import { readQuery, readUuid } from "../pagination/query.ts";
@@ -13,34 +14,42 @@ export function storiesRoutes(deps: ClientApiDeps) {
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "stories:read"),
     }))
-    .get("/v1/stories", async ({ request, caller }) => {
-      const query = readQuery(new URL(request.url), StoryListQuery, { status: explainStatus });
-      const statuses = parseStatuses(query.status);
-      const limit = query.limit ?? DEFAULT_LIMIT;
-      const key = answerKey(
-        "stories",
-        caller.organizationId,
-        statuses ? [...statuses].sort().join(",") : undefined,
-        limit,
-        query.cursor,
-      );
-      const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
-        JSON.stringify(
-          await listStories({ db: deps.db!, cursors: deps.cursors }, caller, {
-            statuses,
-            limit,
-            cursor: query.cursor,
-          }),
-        ),
-      );
-      return jsonAnswer(body);
-    })
-    .get("/v1/stories/:id", async ({ params, caller }) => {
-      const id = readUuid("id", params.id);
-      const key = answerKey("story", caller.organizationId, id);
-      const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
-        JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
-      );
-      return jsonAnswer(body);
-    });
+    .get(
+      "/v1/stories",
+      async ({ request, caller }) => {
+        const query = readQuery(new URL(request.url), StoryListQuery, { status: explainStatus });
+        const statuses = parseStatuses(query.status);
+        const limit = query.limit ?? DEFAULT_LIMIT;
+        const key = answerKey(
+          "stories",
+          caller.organizationId,
+          statuses ? [...statuses].sort().join(",") : undefined,
+          limit,
+          query.cursor,
+        );
+        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+          JSON.stringify(
+            await listStories({ db: deps.db!, cursors: deps.cursors }, caller, {
+              statuses,
+              limit,
+              cursor: query.cursor,
+            }),
+          ),
+        );
+        return jsonAnswer(body);
+      },
+      { detail: listStoriesOperation },
+    )
+    .get(
+      "/v1/stories/:id",
+      async ({ params, caller }) => {
+        const id = readUuid("id", params.id);
+        const key = answerKey("story", caller.organizationId, id);
+        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+          JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
+        );
+        return jsonAnswer(body);
+      },
+      { detail: getStoryOperation },
+    );
 }

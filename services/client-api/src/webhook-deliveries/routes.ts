@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
+import { webhookDeliveriesOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { readQuery } from "../pagination/query.ts";
 import { DeliveryListQuery } from "./model.ts";
@@ -11,14 +12,18 @@ export function webhookDeliveriesRoutes(deps: ClientApiDeps) {
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "webhooks:read"),
     }))
-    .get("/v1/webhook_deliveries", ({ request, caller }) => {
-      const query = readQuery(new URL(request.url), DeliveryListQuery, {
-        endpoint_id: () => "Expected a UUID.",
-      });
-      return listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
-        endpointId: query.endpoint_id,
-        limit: query.limit,
-        cursor: query.cursor,
-      });
-    });
+    .get(
+      "/v1/webhook_deliveries",
+      ({ request, caller }) => {
+        const query = readQuery(new URL(request.url), DeliveryListQuery, {
+          endpoint_id: () => "Expected a UUID.",
+        });
+        return listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
+          endpointId: query.endpoint_id,
+          limit: query.limit,
+          cursor: query.cursor,
+        });
+      },
+      { detail: webhookDeliveriesOperation },
+    );
 }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
+import { webhookEndpointsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { listWebhookEndpoints } from "./service.ts";
 
@@ -9,5 +10,7 @@ export function webhookEndpointsRoutes(deps: ClientApiDeps) {
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "webhooks:read"),
     }))
-    .get("/v1/webhook_endpoints", ({ caller }) => listWebhookEndpoints(deps.db!, caller));
+    .get("/v1/webhook_endpoints", ({ caller }) => listWebhookEndpoints(deps.db!, caller), {
+      detail: webhookEndpointsOperation,
+    });
 }
