@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import type { Browser } from "playwright-core";
-import { describeInBrowser, launchChromium } from "./support/browser.ts";
 import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
 import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
 import {
