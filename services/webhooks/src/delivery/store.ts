@@ -89,32 +89,32 @@ export interface DeliveredAttempt {
 }
 
 /**
- * 2xx answers: each delivery is delivered (if still pending), and its endpoint's run of failed
- * deliveries ends. Two statements for any number of attempts, so a busy worker records a
- * whole batch at once; each row is matched on its organization and id.
+ * 2xx answers: each delivery still pending is delivered, and its endpoint's run of failed
+ * deliveries ends. One statement for any number of attempts, so a busy worker records a whole
+ * batch at once; each row is matched on its organization and id.
  */
 export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
+  // One statement: the deliveries, then the endpoints of those that were still pending.
   await db.execute(sql`
-    update webhook_deliveries as d
-    set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
-        last_error = null, next_attempt_at = null, delivered_at = v.delivered_at,
-        locked_until = null
-    from unnest(
-      ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
-      ${uuidArray(attempts.map((attempt) => attempt.delivery.id))},
-      ${integerArray(attempts.map((attempt) => attempt.statusCode))},
-      ${timestampArray(attempts.map((attempt) => attempt.at))}
-    ) as v(organization_id, id, status_code, delivered_at)
-    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
-  const endpoints = new Map(
-    attempts.map(({ delivery }) => [delivery.endpointId, delivery.organizationId]),
-  );
-  await db.execute(sql`
+    with delivered as (
+      update webhook_deliveries as d
+      set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
+          last_error = null, next_attempt_at = null, delivered_at = v.delivered_at,
+          locked_until = null
+      from unnest(
+        ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
+        ${uuidArray(attempts.map((attempt) => attempt.delivery.id))},
+        ${integerArray(attempts.map((attempt) => attempt.statusCode))},
+        ${timestampArray(attempts.map((attempt) => attempt.at))}
+      ) as v(organization_id, id, status_code, delivered_at)
+      where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+      returning d.organization_id, d.endpoint_id
+    )
     update webhook_endpoints as e set consecutive_failures = 0
-    from unnest(${uuidArray([...endpoints.values()])}, ${uuidArray([...endpoints.keys()])})
-      as v(organization_id, id)
-    where e.organization_id = v.organization_id and e.id = v.id and e.consecutive_failures > 0`);
+    from (select distinct organization_id, endpoint_id from delivered) as r
+    where e.organization_id = r.organization_id and e.id = r.endpoint_id
+      and e.consecutive_failures > 0`);
 }
 
 /**

@@ -154,9 +154,19 @@ export class DeliveryWorker {
       if (this.stopped) return 0;
       throw error;
     }
+    // Each endpoint's secret is opened once per batch.
+    const secrets = new Map<string, string>();
+    const secretOf = (endpoint: EndpointRow) => {
+      let secret = secrets.get(endpoint.id);
+      if (secret === undefined) {
+        secret = open(endpoint.secretCiphertext, this.options.secretsKey);
+        secrets.set(endpoint.id, secret);
+      }
+      return secret;
+    };
     for (const row of rows) {
       this.track(
-        this.attempt(row, endpoints.get(row.endpointId), bodies),
+        this.attempt(row, endpoints.get(row.endpointId), bodies, secretOf),
         "webhook attempt failed",
       );
     }
@@ -184,6 +194,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
+    secretOf: (endpoint: EndpointRow) => string,
   ): Promise<void> {
     let slotHeld = true;
     const freeSlot = () => {
@@ -193,7 +204,7 @@ export class DeliveryWorker {
       this.refillIfRoom();
     };
     try {
-      await this.sendAndRecord(delivery, endpoint, bodies, freeSlot);
+      await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
     } finally {
       freeSlot();
     }
@@ -203,6 +214,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
+    secretOf: (endpoint: EndpointRow) => string,
     requestOver: () => void,
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
@@ -211,10 +223,9 @@ export class DeliveryWorker {
       await stopClaimedDelivery(this.db, delivery);
       return;
     }
-    const secret = open(endpoint.secretCiphertext, this.options.secretsKey);
     const result = await sendWebhook({
       url: endpoint.url,
-      secret,
+      secret: secretOf(endpoint),
       eventId: delivery.eventId,
       body: bodies.get(delivery.eventId)!,
       timeoutMs: this.timeoutMs,

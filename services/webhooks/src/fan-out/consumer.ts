@@ -13,6 +13,8 @@ import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./servi
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
 export const FAN_OUT_CONSUMER = "webhooks-fanout";
+/** Events per fan-out transaction at most: small enough that deliveries start early. */
+const FAN_OUT_BATCH = 100;
 
 export interface FanOutHooks {
   /** New deliveries were created: the worker may look now rather than at its next poll. */
@@ -34,7 +36,10 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
-  const fanOut = new GroupCommit<StoryEvent, FanOutResult>((events) => fanOutEvents(db, events));
+  const fanOut = new GroupCommit<StoryEvent, FanOutResult>(
+    (events) => fanOutEvents(db, events),
+    FAN_OUT_BATCH,
+  );
   return bus.subscribe(
     async (event) => {
       if (event.type === EVENT.webhookTest) {
