@@ -27,47 +27,17 @@ import { log } from "@newsroom/shared/log";
 import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { openRuntime } from "@newsroom/shared/runtime";
 import { seedDemo } from "@newsroom/workspace/demo/seed";
+import { getter, type LoadResult, runLoad } from "./support/load.ts";
 
 const SECONDS = Number(process.argv.slice(2).find((arg) => /^[0-9]+$/.test(arg)) ?? 10);
 const LAYERS = process.argv.includes("--layers");
 const CONCURRENCY = 50;
 const PATH = "/v1/stories?limit=25";
 
-interface Result {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
+type Result = LoadResult;
 
-async function load(url: string, headers: Record<string, string>): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const warmUntil = performance.now() + 1_000;
-  const until = warmUntil + SECONDS * 1_000;
-  const worker = async () => {
-    while (performance.now() < until) {
-      const start = performance.now();
-      const response = await fetch(url, { headers });
-      await response.arrayBuffer();
-      const took = performance.now() - start;
-      if (start < warmUntil) continue;
-      if (response.status !== 200) errors++;
-      latencies.push(took);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    requests: latencies.length,
-    rps: latencies.length / SECONDS,
-    p50: at(0.5),
-    p99: at(0.99),
-    errors,
-  };
+function load(url: string, headers: Record<string, string>): Promise<Result> {
+  return runLoad(getter(url, headers), { seconds: SECONDS, concurrency: CONCURRENCY });
 }
 
 /** Counts like the memory store, never over the limit. */

@@ -17,46 +17,16 @@ import { log } from "@newsroom/shared/log";
 import { openRuntime } from "@newsroom/shared/runtime";
 import { insertStories, seedDemo } from "@newsroom/workspace/demo/seed";
 import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
+import { getter, type LoadResult, runLoad } from "./support/load.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONCURRENCY = 50;
 const BIG = 10_000;
 
-interface Result {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
+type Result = LoadResult;
 
-async function load(url: string): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const warmUntil = performance.now() + 1_000;
-  const until = warmUntil + SECONDS * 1_000;
-  const worker = async () => {
-    while (performance.now() < until) {
-      const start = performance.now();
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      const took = performance.now() - start;
-      if (start < warmUntil) continue;
-      if (response.status !== 200) errors++;
-      latencies.push(took);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    requests: latencies.length,
-    rps: latencies.length / SECONDS,
-    p50: at(0.5),
-    p99: at(0.99),
-    errors,
-  };
+function load(url: string): Promise<Result> {
+  return runLoad(getter(url), { seconds: SECONDS, concurrency: CONCURRENCY });
 }
 
 log.setSilent(true);

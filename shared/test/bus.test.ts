@@ -6,6 +6,8 @@ import { JetStreamBus } from "../src/bus/jetstream.ts";
 import { MemoryBus } from "../src/bus/memory.ts";
 import type { BusEvent, StoryEvent } from "../src/events.ts";
 import { requireService } from "../src/testing/database.ts";
+import { freePort } from "../src/testing/ports.ts";
+import { NATS_SERVER, natsServer, requireBinary, waitForPort } from "../src/testing/servers.ts";
 
 const natsUrl = requireService("NATS_URL");
 
@@ -18,9 +20,9 @@ function storyEvent(type: StoryEvent["type"] = "story.published"): StoryEvent {
   };
 }
 
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error("condition not met in time");
     await Bun.sleep(20);
   }
@@ -118,3 +120,46 @@ for (const backend of backends) {
     });
   });
 }
+
+const natsBinary = requireBinary(NATS_SERVER, "nats-server");
+
+describe.skipIf(!natsBinary)(
+  "JetStream bus across a server that restarts without its store",
+  () => {
+    test("publishing and a durable subscriber carry on once the server is back", async () => {
+      const port = await freePort();
+      let server = natsServer(port);
+      server.start();
+      await waitForPort(port);
+      const bus = await JetStreamBus.connect(`nats://127.0.0.1:${port}`);
+      const seen: string[] = [];
+      await bus.subscribe(async (event) => void seen.push(event.id), { durable: "restart-test" });
+      try {
+        const before = storyEvent();
+        await bus.publish(before);
+        await until(() => seen.includes(before.id));
+
+        // The server dies and comes back empty: no stream, no consumer.
+        await server.stop();
+        server = natsServer(port);
+        server.start();
+        await waitForPort(port);
+
+        const after = storyEvent();
+        await until(async () => {
+          try {
+            await bus.publish(after);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 20_000);
+        await until(() => seen.includes(after.id), 20_000);
+        expect(seen).toContain(after.id);
+      } finally {
+        await bus.close();
+        await server.stop();
+      }
+    }, 60_000);
+  },
+);

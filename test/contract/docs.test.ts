@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
+import { freePort } from "@newsroom/shared/testing/ports";
 import type { Browser } from "playwright-core";
 import { type Embedded, startEmbedded } from "../../scripts/embedded.ts";
-import { freePort } from "../support/ports.ts";
 
 /** The API reference page at /docs renders the document without any request off this machine. */
 let embedded: Embedded;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { loadConfig } from "@newsroom/shared/config";
+import { freePort } from "@newsroom/shared/testing/ports";
 import startSesEmulator from "aws-ses-v2-local";
 import { type Embedded, startEmbedded } from "../../scripts/embedded.ts";
 import { DOCUMENT_PATH } from "../../scripts/openapi.ts";
-import { freePort } from "../support/ports.ts";
 
 /**
  * Walks the OpenAPI document and calls every operation at least once against the whole service

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually, freePort } from "@newsroom/shared/testing/ports";
 import { Webhook } from "standardwebhooks";
 import { type Cluster, startCluster, waitForReady } from "../../scripts/cluster.ts";
-import { eventually, freePort } from "../support/ports.ts";
 
 /**
  * The six processes on the real PostgreSQL, JetStream and Redis: a story moves through

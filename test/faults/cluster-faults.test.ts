@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
-import postgres from "postgres";
-import { Webhook } from "standardwebhooks";
-import { type Cluster, clusterPlan, startCluster, waitForReady } from "../../scripts/cluster.ts";
-import { eventually, freePort } from "../support/ports.ts";
+import { eventually, freePort } from "@newsroom/shared/testing/ports";
 import {
   NATS_SERVER,
   natsServer,
@@ -13,7 +10,10 @@ import {
   redisServer,
   requireBinary,
   waitForPort,
-} from "../support/servers.ts";
+} from "@newsroom/shared/testing/servers";
+import postgres from "postgres";
+import { Webhook } from "standardwebhooks";
+import { type Cluster, clusterPlan, startCluster, waitForReady } from "../../scripts/cluster.ts";
 
 /**
  * Faults under the six processes: NATS restarted, the webhooks process and the workspace relay

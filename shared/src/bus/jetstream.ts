@@ -17,6 +17,8 @@ const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const RETENTION_MS = 7 * 24 * 3_600_000;
 const ACK_WAIT_MS = 30_000;
 const REDELIVERY_DELAY_MS = 2_000;
+const RESUBSCRIBE_DELAY_MS = 1_000;
+const GONE = new Set(["consumer_not_found", "consumer_deleted", "stream_not_found"]);
 
 export interface JetStreamBusOptions {
   /** Stream name (default STORY_EVENTS). */
@@ -56,11 +58,18 @@ export class JetStreamBus implements EventBus {
   }
 
   async publish(event: BusEvent): Promise<{ duplicate: boolean }> {
-    const ack = await this.js.publish(this.prefix + event.type, JSON.stringify(event), {
-      msgID: event.id,
-      timeout: 5_000,
-    });
-    return { duplicate: ack.duplicate };
+    const send = () =>
+      this.js.publish(this.prefix + event.type, JSON.stringify(event), {
+        msgID: event.id,
+        timeout: 5_000,
+      });
+    try {
+      return { duplicate: (await send()).duplicate };
+    } catch (error) {
+      // A server that came back without its store has no stream: make it again, once.
+      if (!(await this.restoreStream())) throw error;
+      return { duplicate: (await send()).duplicate };
+    }
   }
 
   async subscribe(handler: EventHandler, options: SubscribeOptions): Promise<Subscription> {
@@ -70,15 +79,29 @@ export class JetStreamBus implements EventBus {
     const filter = types?.length === 1 ? this.prefix + types[0] : `${this.prefix}>`;
     const wanted = (event: BusEvent) => !types || types.includes(event.type);
     const deliverPolicy = options.from === "all" ? DeliverPolicy.All : DeliverPolicy.New;
-    const consumer = options.broadcast
-      ? await this.js.consumers.get(this.stream, {
-          filter_subjects: filter,
-          deliver_policy: deliverPolicy,
-        })
-      : await this.durableConsumer(options.durable, filter, deliverPolicy);
-    const messages = await consumer.consume({ max_messages: 64 });
-    const loop = (async () => {
-      for await (const message of messages) {
+    const open = async () => {
+      const consumer = options.broadcast
+        ? await this.js.consumers.get(this.stream, {
+            filter_subjects: filter,
+            deliver_policy: deliverPolicy,
+          })
+        : await this.durableConsumer(options.durable, filter, deliverPolicy);
+      return consumer.consume({ max_messages: 64 });
+    };
+    let messages = await open();
+    let stopped = false;
+    // The client keeps polling a consumer that is gone; end the consumption so it is remade.
+    const watch = async (current: typeof messages) => {
+      for await (const status of current.status()) {
+        if (GONE.has(status.type)) {
+          await current.close().catch(() => undefined);
+          return;
+        }
+      }
+    };
+    void watch(messages).catch(() => undefined);
+    const drain = async (current: typeof messages) => {
+      for await (const message of current) {
         let event: BusEvent;
         try {
           event = message.json<BusEvent>();
@@ -93,9 +116,26 @@ export class JetStreamBus implements EventBus {
           if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);
         }
       }
+    };
+    // The consumption ends when its consumer or stream is gone (a server restarted without its
+    // store): make them again and go on, until stopped.
+    const loop = (async () => {
+      while (!stopped) {
+        await drain(messages).catch(() => undefined);
+        if (stopped) return;
+        await Bun.sleep(RESUBSCRIBE_DELAY_MS);
+        try {
+          await this.restoreStream();
+          messages = await open();
+          void watch(messages).catch(() => undefined);
+        } catch {
+          // The server is still away; try again after the delay.
+        }
+      }
     })();
     const subscription: Subscription = {
       stop: async () => {
+        stopped = true;
         this.subscriptions.delete(subscription);
         await messages.close().catch(() => undefined);
         await loop.catch(() => undefined);
@@ -103,6 +143,17 @@ export class JetStreamBus implements EventBus {
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  /** Makes the stream again when the server lost it; true when it had to. */
+  private async restoreStream(): Promise<boolean> {
+    try {
+      await this.jsm.streams.info(this.stream);
+      return false;
+    } catch {
+      await ensureStream(this.jsm, this.stream, this.prefix);
+      return true;
+    }
   }
 
   async close(): Promise<void> {
