@@ -1,9 +1,10 @@
 import { retrySchedule, secretsKey } from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http";
+import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
-import { stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
+import { countPendingDeliveries, stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
@@ -60,6 +61,7 @@ export async function createWebhooksService(
       const { deliveries } = await reconcileOnce(db, new Date(), options.reconcileAfterMs);
       await stopDeliveriesOfDisabledEndpoints(db);
       if (deliveries > 0) worker.kick();
+      consumerPending.set(await countPendingDeliveries(db));
     },
   );
 

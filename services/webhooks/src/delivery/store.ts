@@ -1,7 +1,7 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { integerArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -254,4 +254,13 @@ export async function stopClaimedDelivery(db: Db, delivery: DeliveryRow): Promis
         eq(d.status, "pending"),
       ),
     );
+}
+
+/** Deliveries waiting for an attempt, for the `webhook_deliveries_pending` gauge. */
+export async function countPendingDeliveries(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.status, "pending"));
+  return row?.n ?? 0;
 }

@@ -1,6 +1,7 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { WebhookTestEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
+import { webhookAttempts } from "@newsroom/shared/metrics";
 import { open } from "@newsroom/shared/secret-box";
 import { GroupCommit } from "../group-commit.ts";
 import { eventBodies } from "./payload.ts";
@@ -235,6 +236,7 @@ export class DeliveryWorker {
     requestOver();
     this.attempts += 1;
     if (result.ok) {
+      webhookAttempts.inc({ outcome: "delivered" });
       await this.delivered.submit({
         delivery,
         statusCode: result.statusCode ?? 200,
@@ -247,6 +249,7 @@ export class DeliveryWorker {
       nextAttemptAt: (attempts) => nextAttemptAt(this.options.schedule, attempts),
       disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
     });
+    webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
     if (outcome.endpointDisabled) {
       log.warn("webhook endpoint disabled after failed deliveries", {
         endpoint_id: endpoint.id,
