@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { freePort } from "@newsroom/shared/testing/ports";
+import { waitForReady } from "../../scripts/cluster.ts";
+
+/**
+ * Each service as its own process, configured by environment variables only: it answers its
+ * health routes, logs one JSON line per request (never a key), serves /metrics on its internal
+ * port, and on SIGTERM drains and exits 0 within 10 s.
+ */
+const root = new URL("../../", import.meta.url).pathname;
+const KEY = `armk_test_${"K".repeat(43)}`;
+
+const PROCESSES: [string, string, string][] = [
+  ["gateway", "gateway/src/main.ts", "PORT"],
+  ["public-read", "services/public-read/src/main.ts", "PORT"],
+  ["forms", "services/forms/src/main.ts", "PORT"],
+  ["client-api", "services/client-api/src/main.ts", "PORT"],
+  ["webhooks", "services/webhooks/src/main.ts", "PORT"],
+  ["workspace", "services/workspace/src/main.ts", "WORKSPACE_PORT"],
+];
+
+describe("each service as its own process", () => {
+  for (const [name, entry, portVariable] of PROCESSES) {
+    test(`${name}: health, JSON request logs without keys, metrics, graceful SIGTERM`, async () => {
+      const port = await freePort();
+      const metricsPort = await freePort();
+      const child = Bun.spawn([process.execPath, entry], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          PGLITE_DIR: "memory",
+          [portVariable]: String(port),
+          METRICS_PORT: String(metricsPort),
+          LOG_LEVEL: "info",
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitForReady(`${base}/health`, 30_000);
+        await fetch(`${base}/v1/feed.json?key=${KEY}`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        });
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(metrics).toContain("http_requests_total");
+
+        const started = Date.now();
+        child.kill("SIGTERM");
+        const code = await child.exited;
+        expect(code).toBe(0);
+        expect(Date.now() - started).toBeLessThan(10_000);
+
+        const output = await new Response(child.stdout).text();
+        const lines = output.split("\n").filter((line) => line.startsWith("{"));
+        const requests = lines
+          .map((line) => JSON.parse(line))
+          .filter((entry) => entry.message === "request");
+        expect(requests.length).toBeGreaterThanOrEqual(2);
+        for (const entry of requests) {
+          expect(entry.request_id).toMatch(/^req_/);
+          expect(typeof entry.status).toBe("number");
+          expect(typeof entry.duration_ms).toBe("number");
+        }
+        expect(output).not.toContain(KEY);
+        expect(await new Response(child.stderr).text()).not.toContain(KEY);
+      } finally {
+        child.kill("SIGKILL");
+      }
+    }, 60_000);
+  }
+});
