@@ -19,6 +19,10 @@ export const log = {
   info: (message: string, fields?: Record<string, unknown>) => write("info", message, fields),
   warn: (message: string, fields?: Record<string, unknown>) => write("warn", message, fields),
   error: (message: string, fields?: Record<string, unknown>) => write("error", message, fields),
+  /** Whether a line at this level would be written (skip building fields when not). */
+  enabled(level: Level): boolean {
+    return !silent && ORDER[level] >= ORDER[threshold];
+  },
   setLevel(level: Level) {
     threshold = level;
   },
