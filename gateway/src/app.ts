@@ -66,7 +66,27 @@ export function createGateway(options: GatewayOptions) {
     .use(options.extra ?? new Elysia())
     .all("/*", ({ request }) => route(options, request), { parse: "none" });
   kit.bindRoutes(app);
-  return app;
+  return {
+    app,
+    routes: app.routes,
+    /**
+     * A path a service owns goes straight to it (one framework layer less on the hot path);
+     * the gateway's own paths, and anything unknown, go through the gateway app.
+     */
+    handle(request: Request): Promise<Response> {
+      const service = serviceFor(pathOf(request.url));
+      if (service && options.upstreams[service]) return route(options, request);
+      return app.handle(request);
+    },
+  };
+}
+
+/** The path of a URL without parsing it whole. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const end = url.indexOf("?", start);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
 }
 
 /** The 503 each service's callers expect when it cannot be reached. */
@@ -100,7 +120,7 @@ const ReadinessOut = t.Object(
 );
 
 async function route(options: GatewayOptions, request: Request): Promise<Response> {
-  const path = new URL(request.url).pathname;
+  const path = pathOf(request.url);
   const service = serviceFor(path);
   const upstream = service ? options.upstreams[service] : undefined;
   if (GATEWAY_PATHS.includes(path)) {
