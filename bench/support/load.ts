@@ -19,6 +19,8 @@ export interface LoadOptions {
   concurrency: number;
   warmupSeconds?: number;
   expected?: number[];
+  /** Each loop waits this long between requests (a paced client rather than a flood). */
+  pauseMs?: number;
 }
 
 export function percentile(sorted: number[], q: number): number {
@@ -62,6 +64,7 @@ export async function runLoad(
       if (start < warmUntil) continue;
       statuses[status] = (statuses[status] ?? 0) + 1;
       latencies.push(took);
+      if (options.pauseMs) await Bun.sleep(options.pauseMs);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, loop));
