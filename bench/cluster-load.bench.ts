@@ -192,7 +192,9 @@ console.log(
 );
 console.log("| route | requests/s | p50 ms | p99 ms | errors | intended 429 |");
 console.log("|---|---|---|---|---|---|");
-routes.forEach(([name, , , , expected], i) => console.log(row(name, results[i]!, expected)));
+for (const [i, [name, , , , expected]] of routes.entries()) {
+  console.log(row(name, results[i]!, expected));
+}
 console.log(`\nWebhooks received: ${webhooksReceived}.\n`);
 console.log(`| process | RSS after ${WARM_SECONDS} s MiB | RSS at end MiB | growth |`);
 console.log("|---|---|---|---|");
