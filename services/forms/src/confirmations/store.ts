@@ -25,29 +25,13 @@ export async function insertConfirmation(
   await db.insert(newsletterConfirmations).values({ id: newId(), ...values });
 }
 
-/** Confirmation emails sent to an address on the digest list since a time. */
-export async function countDigestConfirmationsSince(
-  db: Queryable,
-  email: string,
-  since: Date,
-): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(newsletterConfirmations)
-    .where(
-      and(
-        eq(newsletterConfirmations.email, email),
-        gte(newsletterConfirmations.createdAt, since),
-        eq(newsletterConfirmations.list, "digest"),
-      ),
-    );
-  return row?.n ?? 0;
-}
+/** Which list a confirmation belongs to: the digest, or one organization's newsletter. */
+export type ConfirmationList = { list: "digest" } | { list: "org"; organizationId: string };
 
-/** Confirmation emails sent to an address for one organization's list since a time. */
-export async function countOrganizationConfirmationsSince(
+/** Confirmation emails sent to an address on one list since a time (for the throttles). */
+export async function countConfirmationsSince(
   db: Queryable,
-  organizationId: string,
+  list: ConfirmationList,
   email: string,
   since: Date,
 ): Promise<number> {
@@ -56,10 +40,12 @@ export async function countOrganizationConfirmationsSince(
     .from(newsletterConfirmations)
     .where(
       and(
-        eq(newsletterConfirmations.organizationId, organizationId),
         eq(newsletterConfirmations.email, email),
         gte(newsletterConfirmations.createdAt, since),
-        eq(newsletterConfirmations.list, "org"),
+        eq(newsletterConfirmations.list, list.list),
+        list.list === "org"
+          ? eq(newsletterConfirmations.organizationId, list.organizationId)
+          : undefined,
       ),
     );
   return row?.n ?? 0;

@@ -1,6 +1,6 @@
 import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
 import {
-  countDigestConfirmationsSince,
+  countConfirmationsSince,
   insertConfirmation,
   lockAddress,
   lockConfirmation,
@@ -35,13 +35,16 @@ export async function requestDigestConfirmation(
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
     await lockAddress(tx, `digest:${email}`);
-    const lastHour = await countDigestConfirmationsSince(
+    const digest = { list: "digest" } as const;
+    const lastHour = await countConfirmationsSince(
       tx,
+      digest,
       email,
       new Date(now.getTime() - HOUR_MS),
     );
-    const lastDay = await countDigestConfirmationsSince(
+    const lastDay = await countConfirmationsSince(
       tx,
+      digest,
       email,
       new Date(now.getTime() - 24 * HOUR_MS),
     );

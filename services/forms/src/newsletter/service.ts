@@ -1,7 +1,7 @@
 import type { Mailer } from "@newsroom/shared/mailer";
 import {
   type ConfirmationRow,
-  countOrganizationConfirmationsSince,
+  countConfirmationsSince,
   findConfirmation,
   insertConfirmation,
   lockAddress,
@@ -78,7 +78,12 @@ export async function subscribeToOrganization(
   await deps.db.transaction(async (tx) => {
     await lockAddress(tx, `org:${organization.id}:${email}`);
     const since = new Date(now.getTime() - HOUR_MS);
-    const recent = await countOrganizationConfirmationsSince(tx, organization.id, email, since);
+    const recent = await countConfirmationsSince(
+      tx,
+      { list: "org", organizationId: organization.id },
+      email,
+      since,
+    );
     if (recent >= CONFIRMATIONS_PER_HOUR) return;
     const { token, tokenHash } = newConfirmationToken();
     await insertConfirmation(tx, {
