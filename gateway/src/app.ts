@@ -18,8 +18,6 @@ export interface GatewayOptions {
   readinessChecks: ReadinessCheck[];
   /** "embedded" when the services are mounted in this process. */
   mode: "embedded" | "distributed";
-  /** Extra gateway-owned routes (the OpenAPI document, the reference page). */
-  extra?: Elysia;
 }
 
 /**
@@ -63,7 +61,6 @@ export function createGateway(options: GatewayOptions) {
       }),
     })
     .use(docsRoutes)
-    .use(options.extra ?? new Elysia())
     .all("/*", ({ request }) => route(options, request), { parse: "none" });
   kit.bindRoutes(app);
   return {

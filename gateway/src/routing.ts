@@ -26,7 +26,3 @@ export function serviceFor(path: string): ServiceName | null {
   if (CLIENT_API_PATHS.some((prefix) => under(path, prefix))) return "client-api";
   return null;
 }
-
-export function isClientApiPath(path: string): boolean {
-  return serviceFor(path) === "client-api";
-}

@@ -67,7 +67,3 @@ export type DataChangedEvent = Static<typeof DataChangedEvent>;
 
 export const BusEvent = T.Union([StoryEvent, WebhookTestEvent, SiteChangedEvent, DataChangedEvent]);
 export type BusEvent = Static<typeof BusEvent>;
-
-export function isStoryEvent(event: BusEvent): event is StoryEvent {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(event.type);
-}

@@ -1,9 +1,40 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "./db/index.ts";
 import { stories, storyTopics, storyVersions, topics } from "./db/schema.ts";
 import { iso, type StoryOut } from "./records.ts";
 
 export type StoryRow = typeof stories.$inferSelect;
+
+/**
+ * The columns of a Story record in one query: the story, its current version's title and
+ * summary (join `currentVersionOf`), and its topic slugs.
+ */
+export const storyRecordColumns = {
+  story: stories,
+  title: storyVersions.title,
+  summary: storyVersions.summary,
+  topics: sql<string[]>`coalesce((
+    select array_agg(${topics.slug} order by ${topics.slug})
+    from ${storyTopics} join ${topics} on ${topics.id} = ${storyTopics.topicId}
+    where ${storyTopics.storyId} = ${stories.id} and ${topics.organizationId} = ${stories.organizationId}
+  ), '{}')`,
+};
+
+/** The join condition of a story's current version, for `storyRecordColumns`. */
+export const currentVersionOf = and(
+  eq(storyVersions.storyId, stories.id),
+  eq(storyVersions.version, stories.currentVersion),
+);
+
+/** A row read with `storyRecordColumns` as a Story record. */
+export function storyRecordOf(row: {
+  story: StoryRow;
+  title: string | null;
+  summary: string | null;
+  topics: string[] | null;
+}): StoryOut {
+  return toStoryOut(row.story, row, row.topics ?? []);
+}
 
 /**
  * Turns story rows into Story records: the current version's title and summary, and the topic
@@ -69,10 +100,10 @@ export async function readStory(
   organizationId: string,
   storyId: string,
 ): Promise<StoryOut | null> {
-  const rows = await db
-    .select()
+  const [row] = await db
+    .select(storyRecordColumns)
     .from(stories)
+    .leftJoin(storyVersions, currentVersionOf)
     .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)));
-  const [record] = await storyRecords(db, organizationId, rows);
-  return record ?? null;
+  return row ? storyRecordOf(row) : null;
 }

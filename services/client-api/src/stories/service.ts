@@ -7,7 +7,7 @@ import {
   type StoryDetailOut,
   type StoryOut,
 } from "@newsroom/shared/records";
-import { storyRecords, toStoryOut } from "@newsroom/shared/story-records";
+import { storyRecordOf, storyRecords } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
 import type { CursorCodec, CursorList } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
@@ -45,7 +45,7 @@ export async function listStories(
     limit,
   });
   const { rows, hasMore } = splitPage(fetched, limit);
-  const data = rows.map((row) => toStoryOut(row.story, row, row.topics));
+  const data = rows.map(storyRecordOf);
   return listOf(data, hasMore, () => {
     const last = rows[rows.length - 1]!;
     return deps.cursors.encode(caller.organizationId, list, {

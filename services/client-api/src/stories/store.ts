@@ -3,11 +3,13 @@ import {
   approvalDecisions,
   type StoryStatus,
   stories,
-  storyTopics,
   storyVersions,
-  topics,
 } from "@newsroom/shared/db/schema";
-import type { StoryRow } from "@newsroom/shared/story-records";
+import {
+  currentVersionOf,
+  type StoryRow,
+  storyRecordColumns,
+} from "@newsroom/shared/story-records";
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { microsToTimestamp, type Position } from "../pagination/cursor.ts";
 
@@ -24,12 +26,6 @@ export interface PagedStoryRow {
 }
 
 const updatedMicros = sql<string>`(extract(epoch from ${stories.updatedAt}) * 1000000)::bigint::text`;
-
-const topicSlugs = sql<string[]>`coalesce((
-  select array_agg(${topics.slug} order by ${topics.slug})
-  from ${storyTopics} join ${topics} on ${topics.id} = ${storyTopics.topicId}
-  where ${storyTopics.storyId} = ${stories.id} and ${topics.organizationId} = ${stories.organizationId}
-), '{}')`;
 
 /**
  * One page of the organization's stories, newest change first, keyset on (updated_at, id), with
@@ -56,18 +52,9 @@ export async function listStoryRows(
     );
   }
   return db
-    .select({
-      story: stories,
-      title: storyVersions.title,
-      summary: storyVersions.summary,
-      topics: topicSlugs,
-      micros: updatedMicros,
-    })
+    .select({ ...storyRecordColumns, micros: updatedMicros })
     .from(stories)
-    .leftJoin(
-      storyVersions,
-      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
-    )
+    .leftJoin(storyVersions, currentVersionOf)
     .where(and(...conditions))
     .orderBy(desc(stories.updatedAt), desc(stories.id))
     .limit(options.limit + 1);

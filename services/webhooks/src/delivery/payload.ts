@@ -1,9 +1,14 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { stories, storyTopics, storyVersions, topics } from "@newsroom/shared/db/schema";
+import { stories, storyVersions } from "@newsroom/shared/db/schema";
 import { EVENT, type WebhookTestEvent } from "@newsroom/shared/events";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
-import { readStory, toStoryOut } from "@newsroom/shared/story-records";
-import { and, eq, sql } from "drizzle-orm";
+import {
+  currentVersionOf,
+  readStory,
+  storyRecordColumns,
+  storyRecordOf,
+} from "@newsroom/shared/story-records";
+import { sql } from "drizzle-orm";
 import { uuidArray } from "../sql-arrays.ts";
 import type { DeliveryRow } from "./store.ts";
 
@@ -44,24 +49,9 @@ export async function eventBodies(
   const storiesByKey = new Map<string, StoryOut>();
   if (storyIds.size > 0) {
     const rows = await db
-      .select({
-        story: stories,
-        title: storyVersions.title,
-        summary: storyVersions.summary,
-        topics: sql<string[] | null>`(
-          select array_agg(${topics.slug}) from ${storyTopics}
-          join ${topics} on ${topics.id} = ${storyTopics.topicId}
-          where ${storyTopics.storyId} = ${stories.id}
-            and ${topics.organizationId} = ${stories.organizationId})`,
-      })
+      .select(storyRecordColumns)
       .from(stories)
-      .leftJoin(
-        storyVersions,
-        and(
-          eq(storyVersions.storyId, stories.id),
-          eq(storyVersions.version, stories.currentVersion),
-        ),
-      )
+      .leftJoin(storyVersions, currentVersionOf)
       .where(
         sql`${stories.organizationId} = any(${uuidArray([...organizationIds])})
           and ${stories.id} = any(${uuidArray([...storyIds])})`,
@@ -70,7 +60,7 @@ export async function eventBodies(
       const key = `${row.story.organizationId} ${row.story.id}`;
       // Only the pairs asked for: a story id never crosses organizations.
       if (!wanted.has(key)) continue;
-      storiesByKey.set(key, toStoryOut(row.story, row, row.topics ?? []));
+      storiesByKey.set(key, storyRecordOf(row));
     }
   }
   const bodies = new Map<string, string>();
