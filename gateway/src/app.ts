@@ -37,7 +37,8 @@ export function createGateway(options: GatewayOptions) {
         environment: options.config.SERVICE_ENV,
         mode: options.mode,
         database: options.config.DATABASE_URL ? "postgres" : "embedded",
-        database_configured: true,
+        // Embedded mode always has PGlite; a gateway alone has a database only when told one.
+        database_configured: options.mode === "embedded" || Boolean(options.config.DATABASE_URL),
       }),
       {
         detail: operation({

@@ -93,7 +93,9 @@ describe("every gateway response carries X-Request-Id and X-Service-Version", ()
   test("health", async () => {
     const response = await fetch(`${base}/health`);
     await expectHeaders(response, 200);
-    expect((await response.json()).version).toBe("1.3.0");
+    const body = await response.json();
+    expect(body.version).toBe("1.3.0");
+    expect(body.database_configured).toBe(true);
   });
 
   test("readiness, not cacheable", async () => {

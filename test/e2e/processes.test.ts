@@ -39,6 +39,10 @@ describe("each service as its own process", () => {
       try {
         const base = `http://127.0.0.1:${port}`;
         await waitForReady(`${base}/health`, 30_000);
+        if (name === "gateway") {
+          // A gateway alone with no DATABASE_URL reports no database.
+          expect((await (await fetch(`${base}/health`)).json()).database_configured).toBe(false);
+        }
         await fetch(`${base}/v1/feed.json?key=${KEY}`, {
           headers: { authorization: `Bearer ${KEY}` },
         });
