@@ -1,6 +1,6 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit, pathOf } from "@newsroom/shared/http";
 import { operation } from "@newsroom/shared/openapi/operation";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
@@ -73,18 +73,11 @@ export function createGateway(options: GatewayOptions) {
      */
     handle(request: Request): Promise<Response> {
       const service = serviceFor(pathOf(request.url));
-      if (service && options.upstreams[service]) return route(options, request);
+      const upstream = service && options.upstreams[service];
+      if (service && upstream) return forward(options, service, upstream, request);
       return app.handle(request);
     },
   };
-}
-
-/** The path of a URL without parsing it whole. */
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const end = url.indexOf("?", start);
-  return end === -1 ? url.slice(start) : url.slice(start, end);
 }
 
 /** The 503 each service's callers expect when it cannot be reached. */
@@ -117,6 +110,7 @@ const ReadinessOut = t.Object(
   { additionalProperties: true },
 );
 
+/** A path the gateway does not answer itself: 405 for its own paths, else its service's. */
 async function route(options: GatewayOptions, request: Request): Promise<Response> {
   const path = pathOf(request.url);
   const service = serviceFor(path);
@@ -125,6 +119,16 @@ async function route(options: GatewayOptions, request: Request): Promise<Respons
     throw new ApiError("method_not_allowed", undefined, { headers: { allow: "GET, HEAD" } });
   }
   if (!service || !upstream) throw new ApiError("not_found", "No route matches this path.");
+  return forward(options, service, upstream, request);
+}
+
+/** Hands the request to its service: the client API's limits first, 503 if it is unreachable. */
+async function forward(
+  options: GatewayOptions,
+  service: ServiceName,
+  upstream: Upstream,
+  request: Request,
+): Promise<Response> {
   if (service === "client-api") await enforceClientApiLimits(options.rateLimits, request);
   let response: Response;
   try {

@@ -17,7 +17,10 @@ const CLIENT_API_PATHS = [
 ];
 
 function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`);
+  return (
+    path.startsWith(prefix) &&
+    (path.length === prefix.length || path.charCodeAt(prefix.length) === 47) // "/"
+  );
 }
 
 export function serviceFor(path: string): ServiceName | null {

@@ -1,3 +1,4 @@
+import { CLIENT_IP_HEADER, clientIpOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 
 /** Something that answers requests for a service: its app in-process, or its URL. */
@@ -12,6 +13,8 @@ export function httpUpstream(baseUrl: string, name: string): Upstream {
     // The service sees its own address as Host; the public one travels as X-Forwarded-Host.
     headers.set("x-forwarded-host", url.host);
     headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+    // The address the edge found, never one the client sent.
+    headers.set(CLIENT_IP_HEADER, clientIpOf(request));
     headers.delete("host");
     headers.delete("connection");
     try {

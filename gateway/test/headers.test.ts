@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
-import { edge, httpKit, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
+import { clientIpOf, edge, httpKit, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { ErrorOut } from "@newsroom/shared/records";
 import { Value } from "@sinclair/typebox/value";
@@ -209,4 +209,27 @@ describe("every gateway response carries X-Request-Id and X-Service-Version", ()
       ids.add((await fetch(`${base}/health`)).headers.get("x-request-id"));
     expect(ids.size).toBe(5);
   });
+});
+
+test("the gateway forwards the client address it found, never the one the client sent", async () => {
+  const echoAddress = (request: Request) => new Response(clientIpOf(request));
+  const service = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: edge(echoAddress, { trustedProxies: "", behindGateway: true }),
+  });
+  const gateway = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: edge(httpUpstream(`http://127.0.0.1:${service.port}`, "test"), { trustedProxies: "" }),
+  });
+  try {
+    const response = await fetch(`http://127.0.0.1:${gateway.port}/`, {
+      headers: { "x-client-ip": "6.6.6.6" },
+    });
+    expect(await response.text()).toBe("127.0.0.1");
+  } finally {
+    await gateway.stop(true);
+    await service.stop(true);
+  }
 });

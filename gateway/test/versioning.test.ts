@@ -33,11 +33,11 @@ function appWithRetiringRoute() {
       }),
     });
   kit.bindRoutes(app);
-  return { app, handle: edge((request) => app.handle(request), { trustedProxies: "" }) };
+  return { app, kit, handle: edge((request) => app.handle(request), { trustedProxies: "" }) };
 }
 
 describe("retiring routes", () => {
-  const { app, handle } = appWithRetiringRoute();
+  const { app, kit, handle } = appWithRetiringRoute();
 
   test("answer Deprecation (RFC 9745) and Sunset (RFC 8594), with a link to the announcement", async () => {
     const response = await handle(new Request("http://localhost/v1/old/7"));
@@ -60,6 +60,24 @@ describe("retiring routes", () => {
     const response = await handle(new Request("http://localhost/v1/current"));
     expect(response.headers.get("deprecation")).toBeNull();
     expect(response.headers.get("sunset")).toBeNull();
+  });
+
+  test("an answer given without routing (a cached one) carries them as routing would", async () => {
+    const retiring = await handle(new Request("http://localhost/v1/old/7"));
+    const given = kit.answered(
+      new Request("http://localhost/v1/old/7"),
+      "/v1/old/:id",
+      new Response("{}"),
+    );
+    for (const header of ["deprecation", "sunset"]) {
+      expect(given.headers.get(header), header).toBe(retiring.headers.get(header));
+    }
+    const current = kit.answered(
+      new Request("http://localhost/v1/current"),
+      "/v1/current",
+      new Response("{}"),
+    );
+    expect(current.headers.get("deprecation")).toBeNull();
   });
 
   test("the document marks the operation deprecated", () => {

@@ -3,7 +3,7 @@ import { clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
 import { ApiError, type FieldError } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
-import { httpDuration, httpRequests } from "./metrics.ts";
+import { requestMetrics } from "./metrics.ts";
 import { contractOf, retiringHeaders } from "./openapi/operation.ts";
 import { recordAnswer } from "./openapi/recorder.ts";
 import { SERVICE_VERSION } from "./version.ts";
@@ -13,12 +13,55 @@ export const REQUEST_ID_HEADER = "x-request-id";
 export const CLIENT_IP_HEADER = "x-client-ip";
 const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
 
+/** What the edge and the apps know of a request beyond its headers. */
+interface RequestContext {
+  /** The app and route template that answered, once an app has routed the request. */
+  service?: string;
+  route?: string;
+  /** The client address, or how to find it: the socket is asked only when someone needs it. */
+  clientIp?: string | (() => string);
+}
+
+const contexts = new WeakMap<Request, RequestContext>();
+
+function contextOf(request: Request): RequestContext {
+  let context = contexts.get(request);
+  if (!context) {
+    context = {};
+    contexts.set(request, context);
+  }
+  return context;
+}
+
 export function requestIdOf(request: Request): string {
   return request.headers.get(REQUEST_ID_HEADER) ?? "req_unknown";
 }
 
+/**
+ * The client address: as the edge found it (the socket peer, or X-Forwarded-For from a trusted
+ * proxy), else the `X-Client-Ip` our gateway sent, else "unknown".
+ */
 export function clientIpOf(request: Request): string {
-  return request.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+  const context = contexts.get(request);
+  let address = context?.clientIp;
+  if (typeof address === "function") {
+    address = address();
+    context!.clientIp = address;
+  }
+  return address ?? request.headers.get(CLIENT_IP_HEADER) ?? "unknown";
+}
+
+/** The path of a URL, without parsing it whole. */
+export function pathOf(url: string): string {
+  const target = targetOf(url);
+  const query = target.indexOf("?");
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/** The request target of a URL: its path and query, without parsing it whole. */
+export function targetOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  return start === -1 ? "/" : url.slice(start);
 }
 
 export function errorResponse(error: ApiError, requestId: string): Response {
@@ -90,13 +133,6 @@ function allowedMethods(app: { routes: { method: string; path: string }[] }, pat
   return [...methods].filter((m) => m !== "ALL").sort();
 }
 
-/**
- * The error handling every app shares: one Error record per failure, the request id in the body,
- * 405 for a known path with another method, never a stack trace.
- */
-/** The route template and service that answered each request, for metrics. */
-const matchedRoutes = new WeakMap<Request, { service: string; route: string }>();
-
 type RoutedApp = { routes: { method: string; path: string; hooks?: { detail?: unknown } }[] };
 
 /**
@@ -107,17 +143,23 @@ type RoutedApp = { routes: { method: string; path: string; hooks?: { detail?: un
 export function httpKit(name: string) {
   let routesOf: (path: string) => string[] = () => [];
   let retiring = new Map<string, Record<string, string>>();
+  /** Notes the route that answers the request; gives its retiring headers, if it is retiring. */
+  const routed = (request: Request, route: string) => {
+    const context = contextOf(request);
+    context.service = name;
+    context.route = route;
+    return retiring.size > 0 ? retiring.get(`${request.method} ${route}`) : undefined;
+  };
   const kit = new Elysia({ name: `http-kit:${name}` })
     .onTransform({ as: "global" }, ({ request, route, set }) => {
-      matchedRoutes.set(request, { service: name, route });
-      const headers = retiring.get(`${request.method} ${route}`);
+      const headers = routed(request, route);
       if (headers) Object.assign(set.headers, headers);
     })
     .onError({ as: "global" }, ({ error, request, set }) => {
-      const path = new URL(request.url).pathname;
-      const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(path) : [];
+      const allowed =
+        (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(pathOf(request.url)) : [];
       const response = errorResponse(toApiError(error, request, allowed), requestIdOf(request));
-      const route = matchedRoutes.get(request)?.route;
+      const route = contexts.get(request)?.route;
       for (const header of ["deprecation", "sunset", "link"]) {
         const value = set.headers[header];
         if (route && typeof value === "string") response.headers.set(header, value);
@@ -129,6 +171,17 @@ export function httpKit(name: string) {
       recordAnswer(name, request.method, route, status, responseValue);
     });
   return Object.assign(kit, {
+    /**
+     * What the kit's hooks do to an answer, for one the app gave without routing the request
+     * (a cached answer): the route for metrics, retiring headers, the recorded answer.
+     */
+    answered(request: Request, route: string, response: Response): Response {
+      const headers = routed(request, route);
+      if (headers)
+        for (const [header, value] of Object.entries(headers)) response.headers.set(header, value);
+      recordAnswer(name, request.method, route, response.status, response);
+      return response;
+    },
     /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */
     bindRoutes(app: RoutedApp) {
       routesOf = (path) => allowedMethods(app, path);
@@ -143,6 +196,11 @@ export function httpKit(name: string) {
   });
 }
 
+/** The route template that answered a request, once an app's router has matched it. */
+export function matchedRouteOf(request: Request): string | undefined {
+  return contexts.get(request)?.route;
+}
+
 /** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
 export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 /** The largest body the service reads (forms set their own, smaller limit). */
@@ -151,8 +209,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface EdgeOptions {
   /** TRUSTED_PROXIES. */
   trustedProxies: string;
-  /** Keep a well-formed incoming request id (behind our own gateway) instead of a new one. */
-  trustIncomingRequestId?: boolean;
+  /**
+   * A service behind our own gateway: keep the gateway's request id when well formed, and its
+   * `X-Client-Ip`, instead of finding new ones.
+   */
+  behindGateway?: boolean;
 }
 
 export type FetchHandler = (
@@ -162,7 +223,8 @@ export type FetchHandler = (
 
 /**
  * Wraps an app's `handle` so that every response, whatever produced it, carries `X-Request-Id`
- * and `X-Service-Version`, and the app sees the request id and the client address as headers.
+ * and `X-Service-Version`; the app sees the request id as a header and the client address
+ * through `clientIpOf`.
  */
 export function edge(
   handle: (request: Request) => Response | Promise<Response>,
@@ -171,20 +233,22 @@ export function edge(
   const isTrusted = parseTrusted(options.trustedProxies);
   return async (incoming, server) => {
     const started = performance.now();
-    const given = incoming.headers.get(REQUEST_ID_HEADER);
-    const requestId =
-      options.trustIncomingRequestId && given && REQUEST_ID_SHAPE.test(given)
-        ? given
-        : newRequestId();
-    const socket = server?.requestIP(incoming)?.address;
-    const address =
-      socket !== undefined || !incoming.headers.has(CLIENT_IP_HEADER)
-        ? clientIp(socket ?? "127.0.0.1", incoming.headers.get("x-forwarded-for"), isTrusted)
-        : null;
-    const request = withHeaders(incoming, requestId, address);
+    const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
+    const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
+    const request = withRequestId(incoming, requestId);
+    // Without a socket (called in-process), a given X-Client-Ip stands, as behind the gateway.
+    const takeGiven = options.behindGateway || server === undefined;
+    if (!(takeGiven && request.headers.has(CLIENT_IP_HEADER))) {
+      contextOf(request).clientIp = () =>
+        clientIp(
+          server?.requestIP(incoming)?.address ?? "127.0.0.1",
+          request.headers.get("x-forwarded-for"),
+          isTrusted,
+        );
+    }
     let response: Response;
     try {
-      const length = Number(incoming.headers.get("content-length") ?? 0);
+      const length = Number(request.headers.get("content-length") ?? 0);
       if (length > MAX_BODY_BYTES) {
         throw new ApiError("body_too_large", `The body may be at most ${MAX_BODY_BYTES} bytes.`);
       }
@@ -192,24 +256,25 @@ export function edge(
     } catch (error) {
       response = errorResponse(toApiError(error, request), requestId);
     }
-    const matched = matchedRoutes.get(request);
-    const labels = {
-      service: matched?.service ?? "edge",
-      route: matched?.route ?? "unmatched",
-      method: incoming.method,
-      status: String(response.status),
-    };
-    httpRequests.inc(labels);
-    httpDuration.observe(labels, (performance.now() - started) / 1000);
+    const context = contexts.get(request);
+    const route = context?.route ?? "unmatched";
+    const seconds = (performance.now() - started) / 1000;
+    requestMetrics.record(
+      context?.service ?? "edge",
+      route,
+      incoming.method,
+      response.status,
+      seconds,
+    );
     // One line per request. The path only: a query string may hold a feed key.
     if (log.enabled("info")) {
       log.info("request", {
         request_id: requestId,
         method: incoming.method,
-        path: new URL(incoming.url).pathname,
-        route: labels.route,
+        path: pathOf(incoming.url),
+        route,
         status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        duration_ms: Math.round(seconds * 10_000) / 10,
       });
     }
     return withServiceHeaders(response, requestId);
@@ -217,18 +282,16 @@ export function edge(
 }
 
 /**
- * The request as the app sees it: with our request id and the client address. The headers of a
- * request Bun's server made are set in place (no copy on the hot path); others are copied.
+ * The request as the app sees it: with our request id. The headers of a request Bun's server
+ * made are set in place (no copy on the hot path); others are copied.
  */
-function withHeaders(incoming: Request, requestId: string, address: string | null): Request {
+function withRequestId(incoming: Request, requestId: string): Request {
   try {
     incoming.headers.set(REQUEST_ID_HEADER, requestId);
-    if (address !== null) incoming.headers.set(CLIENT_IP_HEADER, address);
     return incoming;
   } catch {
     const headers = new Headers(incoming.headers);
     headers.set(REQUEST_ID_HEADER, requestId);
-    if (address !== null) headers.set(CLIENT_IP_HEADER, address);
     return new Request(incoming, { headers });
   }
 }

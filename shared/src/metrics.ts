@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 
 /**
  * Prometheus metrics of this process, served on the internal METRICS_PORT at /metrics.
@@ -6,20 +6,74 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
  */
 export const registry = new Registry();
 
-export const httpRequests = new Counter({
-  name: "http_requests_total",
-  help: "HTTP requests answered, by service, route template, method and status.",
-  labelNames: ["service", "route", "method", "status"] as const,
-  registers: [registry],
-});
+/** Upper bounds of the request-duration buckets, in seconds. */
+const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-export const httpDuration = new Histogram({
-  name: "http_request_duration_seconds",
-  help: "Time to answer HTTP requests, by service, route template, method and status.",
-  labelNames: ["service", "route", "method", "status"] as const,
-  buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [registry],
-});
+interface RequestSeries {
+  labels: string;
+  count: number;
+  sum: number;
+  /** Per bucket, the requests that fell in it (not cumulative; summed when written). */
+  buckets: number[];
+}
+
+/**
+ * `http_requests_total` and `http_request_duration_seconds` by service, route template, method
+ * and status. Kept as plain numbers per series and written at scrape: prom-client hashes the
+ * labels on every call, which costs more than answering a cached public read.
+ */
+export class RequestMetrics {
+  private readonly series = new Map<string, RequestSeries>();
+
+  record(service: string, route: string, method: string, status: number, seconds: number): void {
+    const verb = METHODS.has(method) ? method : "OTHER";
+    const key = `${service}\n${route}\n${verb}\n${status}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = `service="${labelValue(service)}",route="${labelValue(route)}",method="${verb}",status="${status}"`;
+      series = { labels, count: 0, sum: 0, buckets: DURATION_BUCKETS.map(() => 0) };
+      this.series.set(key, series);
+    }
+    series.count += 1;
+    series.sum += seconds;
+    const bucket = DURATION_BUCKETS.findIndex((bound) => seconds <= bound);
+    if (bucket !== -1) series.buckets[bucket]! += 1;
+  }
+
+  /** The Prometheus text format of both metrics. */
+  exposition(): string {
+    const counter = [
+      "# HELP http_requests_total HTTP requests answered, by service, route template, method and status.",
+      "# TYPE http_requests_total counter",
+    ];
+    const histogram = [
+      "# HELP http_request_duration_seconds Time to answer HTTP requests, by service, route template, method and status.",
+      "# TYPE http_request_duration_seconds histogram",
+    ];
+    for (const { labels, count, sum, buckets } of this.series.values()) {
+      counter.push(`http_requests_total{${labels}} ${count}`);
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((bound, i) => {
+        cumulative += buckets[i]!;
+        histogram.push(
+          `http_request_duration_seconds_bucket{${labels},le="${bound}"} ${cumulative}`,
+        );
+      });
+      histogram.push(`http_request_duration_seconds_bucket{${labels},le="+Inf"} ${count}`);
+      histogram.push(`http_request_duration_seconds_sum{${labels}} ${sum}`);
+      histogram.push(`http_request_duration_seconds_count{${labels}} ${count}`);
+    }
+    return `${counter.join("\n")}\n\n${histogram.join("\n")}\n`;
+  }
+}
+
+/** A label value in the text format: backslash, double quote and newline escaped. */
+function labelValue(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
+}
+
+export const requestMetrics = new RequestMetrics();
 
 export const webhookAttempts = new Counter({
   name: "webhook_delivery_attempts_total",
@@ -47,7 +101,7 @@ export function serveMetrics(port: number, hostname = "0.0.0.0") {
     hostname,
     fetch: async (request) =>
       new URL(request.url).pathname === "/metrics"
-        ? new Response(await registry.metrics(), {
+        ? new Response(`${await registry.metrics()}\n${requestMetrics.exposition()}`, {
             headers: { "content-type": registry.contentType },
           })
         : new Response("not found", { status: 404 }),

@@ -1,6 +1,6 @@
 import type { AnyElysia } from "elysia";
 import { loadConfigOrExit } from "./config.ts";
-import { edge, SERVER_BODY_LIMIT } from "./http.ts";
+import { edge, pathOf, SERVER_BODY_LIMIT } from "./http.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
@@ -60,6 +60,13 @@ export interface ServiceHandle {
   app: AnyElysia;
   readiness: ReadinessCheck[];
   stop(): Promise<void>;
+  /** A faster way in than `app.handle`, for a service that answers some requests before routing. */
+  handle?: (request: Request) => Promise<Response>;
+}
+
+/** How requests enter a service: its own `handle`, else its app's. */
+export function serviceEntry(service: ServiceHandle): (request: Request) => Promise<Response> {
+  return service.handle ?? ((request) => service.app.handle(request));
 }
 
 export type ServiceFactory = (runtime: Runtime) => Promise<ServiceHandle>;
@@ -73,15 +80,15 @@ export async function runService(factory: ServiceFactory): Promise<void> {
   const runtime = await openRuntime(config);
   const service = await factory(runtime);
   const ready = readinessResponse(readiness(service.readiness));
+  const handle = serviceEntry(service);
   const server = Bun.serve({
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge(
-      (request) =>
-        new URL(request.url).pathname === "/health/ready" ? ready() : service.app.handle(request),
+      (request) => (pathOf(request.url) === "/health/ready" ? ready() : handle(request)),
       {
         trustedProxies: config.TRUSTED_PROXIES,
-        trustIncomingRequestId: true,
+        behindGateway: true,
       },
     ),
   });

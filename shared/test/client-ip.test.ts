@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { clientIp, trustedProxies } from "../src/client-ip.ts";
-import { edge } from "../src/http.ts";
+import { clientIpOf, edge } from "../src/http.ts";
 
 describe("client address", () => {
   const trusted = trustedProxies("10.0.0.0/8, 192.168.1.5, fd00::/8");
@@ -29,17 +29,49 @@ describe("client address", () => {
     expect(() => trustedProxies("10.0.0.0/8, not-an-ip")).toThrow("not-an-ip");
   });
 
-  test("the edge replaces a client-sent X-Client-Ip with the real address", async () => {
-    const handle = edge((request) => new Response(request.headers.get("x-client-ip")), {
-      trustedProxies: "127.0.0.1",
-    });
-    const server = { requestIP: () => ({ address: "127.0.0.1" }) };
+  /** A server stand-in that counts how often the socket address is asked. */
+  function socket(address: string) {
+    const server = {
+      asked: 0,
+      requestIP: () => {
+        server.asked += 1;
+        return { address };
+      },
+    };
+    return server;
+  }
+  const echoAddress = (request: Request) => new Response(clientIpOf(request));
+
+  test("the edge ignores a client-sent X-Client-Ip and finds the real address", async () => {
+    const handle = edge(echoAddress, { trustedProxies: "127.0.0.1" });
     const response = await handle(
       new Request("http://localhost/", {
         headers: { "x-client-ip": "6.6.6.6", "x-forwarded-for": "198.51.100.4" },
       }),
-      server,
+      socket("127.0.0.1"),
     );
     expect(await response.text()).toBe("198.51.100.4");
+  });
+
+  test("the socket is asked only when the address is needed, and once", async () => {
+    const server = socket("203.0.113.8");
+    const quiet = edge(() => new Response("ok"), { trustedProxies: "" });
+    await quiet(new Request("http://localhost/"), server);
+    expect(server.asked).toBe(0);
+    const twice = edge((request) => new Response(clientIpOf(request) + clientIpOf(request)), {
+      trustedProxies: "",
+    });
+    const response = await twice(new Request("http://localhost/"), server);
+    expect(await response.text()).toBe("203.0.113.8203.0.113.8");
+    expect(server.asked).toBe(1);
+  });
+
+  test("a service behind the gateway takes the gateway's X-Client-Ip", async () => {
+    const handle = edge(echoAddress, { trustedProxies: "", behindGateway: true });
+    const given = new Request("http://localhost/", { headers: { "x-client-ip": "198.51.100.7" } });
+    expect(await (await handle(given, socket("10.0.0.2"))).text()).toBe("198.51.100.7");
+    // Without one (called directly), the socket's address.
+    const direct = await handle(new Request("http://localhost/"), socket("10.0.0.2"));
+    expect(await direct.text()).toBe("10.0.0.2");
   });
 });

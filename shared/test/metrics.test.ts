@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { Elysia } from "elysia";
+import parsePrometheus from "parse-prometheus-text-format";
 import { edge, httpKit } from "../src/http.ts";
-import { serveMetrics, webhookAttempts } from "../src/metrics.ts";
+import { RequestMetrics, serveMetrics, webhookAttempts } from "../src/metrics.ts";
 import { freePort } from "../src/testing/ports.ts";
 
 test("/metrics on its own port counts requests by route template and status", async () => {
@@ -29,7 +30,49 @@ test("/metrics on its own port counts requests by route template and status", as
     expect(text).toContain("outbox_lag_seconds");
     expect(text).toContain("webhook_deliveries_pending");
     expect(text).not.toContain("/v1/things/a");
+    // The whole page parses as the Prometheus text format, each family once.
+    const names = parsePrometheus(text).map((family) => family.name);
+    expect(names).toContain("http_request_duration_seconds");
+    expect(new Set(names).size).toBe(names.length);
   } finally {
     server.stop(true);
+  }
+});
+
+test("request counts and durations read back through a Prometheus parser", () => {
+  const metrics = new RequestMetrics();
+  for (const seconds of [0.001, 0.004, 0.004, 0.3, 12]) {
+    metrics.record("svc", "/v1/things/:id", "GET", 200, seconds);
+  }
+  metrics.record("svc", '/odd"route\\', "BREW", 418, 0.02);
+  const families = parsePrometheus(metrics.exposition());
+
+  const counter = families.find((family) => family.name === "http_requests_total");
+  expect(counter?.type).toBe("COUNTER");
+  expect(counter?.metrics).toEqual([
+    {
+      value: "5",
+      labels: { service: "svc", route: "/v1/things/:id", method: "GET", status: "200" },
+    },
+    {
+      value: "1",
+      labels: { service: "svc", route: '/odd"route\\', method: "OTHER", status: "418" },
+    },
+  ]);
+
+  // The parser folds a histogram's labelled series together, so read its samples untyped.
+  const samples = parsePrometheus(metrics.exposition().replace(/^# TYPE .* histogram$/m, ""));
+  const sample = (name: string, le?: string) =>
+    samples
+      .find((family) => family.name === name)
+      ?.metrics.find(
+        (series) => series.labels?.route === "/v1/things/:id" && series.labels?.le === le,
+      )?.value;
+  expect(sample("http_request_duration_seconds_count")).toBe("5");
+  expect(Number(sample("http_request_duration_seconds_sum"))).toBeCloseTo(12.309, 6);
+  // Cumulative: each bucket counts every request at or under its bound.
+  const buckets = { "0.002": "1", "0.005": "3", "0.25": "3", "0.5": "4", "10": "4", "+Inf": "5" };
+  for (const [le, count] of Object.entries(buckets)) {
+    expect(sample("http_request_duration_seconds_bucket", le), le).toBe(count);
   }
 });
