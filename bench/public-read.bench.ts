@@ -1,7 +1,7 @@
 /**
  * Public reads through the embedded gateway against a bare Bun.serve answering the same bytes from
- * memory, in the same run: `GET /v1/public/newsroom` and one item, 50 concurrent connections,
- * read cache warm. Then the keyset cost: index page 1 against page 40 over 10,000 published items,
+ * memory, in the same run, taking turns in ten slices: `GET /v1/public/newsroom` and one item,
+ * 50 concurrent connections, read cache warm. Then the keyset cost: index page 1 against page 40 over 10,000 published items,
  * read from the database each time (past the cache). Run: `bun bench/public-read.bench.ts [seconds]`.
  * Prints Markdown tables for bench/RESULTS.md.
  */
@@ -15,19 +15,18 @@ import { edge } from "@newsroom/shared/http";
 import { newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import { openRuntime } from "@newsroom/shared/runtime";
+import { serviceEntry } from "@newsroom/shared/service";
 import { insertStories, seedDemo } from "@newsroom/workspace/demo/seed";
 import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
-import { getter, type LoadResult, runLoad } from "./support/load.ts";
+import { getter, type LoadResult, runPaired } from "./support/load.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONCURRENCY = 50;
+/** The bare server and the gateway take turns, this many each, sharing the seconds. */
+const ROUNDS = 10;
 const BIG = 10_000;
 
 type Result = LoadResult;
-
-function load(url: string): Promise<Result> {
-  return runLoad(getter(url), { seconds: SECONDS, concurrency: CONCURRENCY });
-}
 
 log.setSilent(true);
 const config = loadConfig({ PGLITE_DIR: "memory" });
@@ -39,7 +38,7 @@ const gateway = createGateway({
   config,
   mode: "embedded",
   rateLimits: runtime.rateLimits,
-  upstreams: { "public-read": async (request) => publicRead.app.handle(request) },
+  upstreams: { "public-read": serviceEntry(publicRead) },
   readinessChecks: [],
 });
 const server = Bun.serve({
@@ -60,8 +59,17 @@ for (const [name, path] of [
   const bytes = new Uint8Array(await sample.arrayBuffer());
   const sampleHeaders = new Headers(sample.headers);
   const bare = Bun.serve({ port: 0, fetch: () => new Response(bytes, { headers: sampleHeaders }) });
-  const bareResult = await load(`http://localhost:${bare.port}${path}`);
-  const gatewayResult = await load(base + path);
+  const paired = await runPaired(
+    getter(`http://localhost:${bare.port}${path}`),
+    getter(base + path),
+    {
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+    },
+  );
+  const bareResult = paired.baseline;
+  const gatewayResult = paired.subject;
   await bare.stop(true);
   const row = (label: string, r: Result) =>
     `| ${label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |`;

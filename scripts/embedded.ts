@@ -9,7 +9,7 @@ import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
 import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
-import type { ServiceHandle } from "@newsroom/shared/service";
+import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { seedDemo } from "@newsroom/workspace/demo/seed";
 import { startWorkspace } from "@newsroom/workspace/server";
@@ -45,7 +45,7 @@ export async function startEmbedded(
     mode: "embedded",
     rateLimits: runtime.rateLimits,
     upstreams: {
-      "public-read": async (request) => publicRead.app.handle(request),
+      "public-read": serviceEntry(publicRead),
       forms: async (request) => forms.app.handle(request),
       "client-api": async (request) => clientApi.app.handle(request),
     },

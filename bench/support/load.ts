@@ -47,13 +47,13 @@ export function summarize(
   };
 }
 
-/** Runs `send` (one request, returning its status) from `concurrency` loops. */
-export async function runLoad(
-  send: () => Promise<number>,
-  options: LoadOptions,
-): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
+interface Samples {
+  latencies: number[];
+  statuses: Record<number, number>;
+}
+
+/** Sends from `concurrency` loops for `seconds` after the warm-up, adding to `into`. */
+async function collect(send: () => Promise<number>, options: LoadOptions, into: Samples) {
   const warmUntil = performance.now() + (options.warmupSeconds ?? 1) * 1_000;
   const until = warmUntil + options.seconds * 1_000;
   const loop = async () => {
@@ -62,13 +62,46 @@ export async function runLoad(
       const status = await send().catch(() => 0);
       const took = performance.now() - start;
       if (start < warmUntil) continue;
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      latencies.push(took);
+      into.statuses[status] = (into.statuses[status] ?? 0) + 1;
+      into.latencies.push(took);
       if (options.pauseMs) await Bun.sleep(options.pauseMs);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, loop));
-  return summarize(latencies, options.seconds, statuses, options.expected ?? [200]);
+}
+
+/** Runs `send` (one request, returning its status) from `concurrency` loops. */
+export async function runLoad(
+  send: () => Promise<number>,
+  options: LoadOptions,
+): Promise<LoadResult> {
+  const samples: Samples = { latencies: [], statuses: {} };
+  await collect(send, options, samples);
+  return summarize(samples.latencies, options.seconds, samples.statuses, options.expected ?? [200]);
+}
+
+/**
+ * Measures a baseline and a subject in alternating slices (baseline first in odd rounds, the
+ * subject first in even ones), `seconds` each in all: on a noisy machine a passing burst of
+ * other work then falls on both alike, and their ratio holds still.
+ */
+export async function runPaired(
+  baseline: () => Promise<number>,
+  subject: () => Promise<number>,
+  options: LoadOptions & { rounds: number },
+): Promise<{ baseline: LoadResult; subject: LoadResult }> {
+  const slice = { ...options, seconds: options.seconds / options.rounds, warmupSeconds: 0.5 };
+  const samples = [baseline, subject].map(() => ({ latencies: [], statuses: {} }) as Samples);
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const which of order) {
+      await collect(which === 0 ? baseline : subject, slice, samples[which]!);
+    }
+  }
+  const [a, b] = samples.map((s) =>
+    summarize(s.latencies, options.seconds, s.statuses, options.expected ?? [200]),
+  );
+  return { baseline: a!, subject: b! };
 }
 
 /** A GET of `url` that reads the whole body. */

@@ -56,6 +56,11 @@ export async function createPublicReadService(
     app,
     readiness,
     cache,
+    // A request answered before is answered from the read cache without routing it again.
+    handle: async (request) => {
+      const cached = reader.cached(request);
+      return cached ? kit.answered(request, cached.route, cached.response) : app.handle(request);
+    },
     stop: async () => {
       await subscription.stop();
       cache.clear();

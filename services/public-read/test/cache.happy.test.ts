@@ -6,6 +6,7 @@ import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { sites } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http";
+import { serviceEntry } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
@@ -49,7 +50,7 @@ describe("caching headers over real HTTP", () => {
 
   beforeAll(async () => {
     world = await buildWorld();
-    const fetch = edge((request) => world.service.app.handle(request), { trustedProxies: "" });
+    const fetch = edge(serviceEntry(world.service), { trustedProxies: "" });
     server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch });
     base = `http://127.0.0.1:${server.port}`;
   }, SLOW);
@@ -337,6 +338,9 @@ describe("the read cache", () => {
           await get(path);
         }
         expect(service.cache.size).toBe(3);
+        // Targets that differ only in ignored parameters are remembered within a bound.
+        for (let n = 0; n < 20; n++) await get(`/v1/public/newsroom?ignored=${n}`);
+        expect(service.cache.targetCount).toBeLessThanOrEqual(12);
       } finally {
         await service.stop();
         await bus.close();
@@ -345,4 +349,90 @@ describe("the read cache", () => {
     },
     SLOW,
   );
+});
+
+describe("answers given again without routing", () => {
+  let database: TestDatabase;
+  let orgId: string;
+  let bus: MemoryBus;
+  let service: Service;
+  let get: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    bus = new MemoryBus();
+    ({ database, orgId } = await newsroomOn());
+    service = await createPublicReadService(testRuntime(database, bus));
+    get = client(service);
+  }, SLOW);
+  afterAll(async () => {
+    await service.stop();
+    await bus.close();
+    await database.close();
+  });
+
+  test("a target answered before is remembered with its route; a new one is routed and checked", async () => {
+    const first = await get("/v1/public/newsroom?type=insight");
+    expect(first.status).toBe(200);
+    expect(service.cache.getByTarget("/v1/public/newsroom?type=insight")?.route).toBe(
+      "/v1/public/newsroom",
+    );
+    const again = await get("/v1/public/newsroom?type=insight");
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+    // The same parameters repeated, or a bad one, are checked: never answered from the cache.
+    for (const path of [
+      "/v1/public/newsroom?type=insight&type=insight",
+      "/v1/public/newsroom?type=nope",
+    ]) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(400);
+      expect(service.cache.getByTarget(path), path).toBeUndefined();
+    }
+  });
+
+  test("If-None-Match answers 304 from a remembered target", async () => {
+    const first = await get("/v1/public/newsroom");
+    const etag = first.headers.get("etag")!;
+    const answer = await get("/v1/public/newsroom", { "if-none-match": etag });
+    expect(answer.status).toBe(304);
+    expect(answer.text).toBe("");
+    expect(answer.headers.get("cache-tag")).toBe("newsroom-index");
+  });
+
+  test("a remembered 404 names each request's own id", async () => {
+    const answers = [
+      await get("/v1/public/newsroom/no-such-item"),
+      await get("/v1/public/newsroom/no-such-item"),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.request_id).toBe(answer.headers.get("x-request-id"));
+    }
+    expect(answers[0]!.headers.get("x-request-id")).not.toBe(
+      answers[1]!.headers.get("x-request-id"),
+    );
+  });
+
+  test("another method on a remembered target is routed: 405 with Allow", async () => {
+    await get("/v1/public/sitemap/newsroom");
+    const response = await serviceEntry(service)(
+      new Request("http://localhost/v1/public/sitemap/newsroom", { method: "POST" }),
+    );
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toContain("GET");
+  });
+
+  test("a publish drops what a remembered target read: the next answer is new", async () => {
+    const before = await get("/v1/public/newsroom");
+    const storyId = await draftStory(database, orgId, "second-story");
+    await transitionStory(database.db, storyId, { action: "publish" });
+    await relayOnce(database.db, bus);
+    await eventually(
+      async () => service.cache.getByTarget("/v1/public/newsroom") === undefined,
+      "the remembered answer is dropped",
+    );
+    const after = await get("/v1/public/newsroom");
+    expect(slugsOf(after)).toEqual(["second-story", ...slugsOf(before)]);
+  });
 });

@@ -4,17 +4,27 @@
  * organization's answers (and the answers that name no organization, such as unknown sites),
  * so a publish shows at once on every replica. A time limit bounds staleness if an event is
  * ever missed.
+ *
+ * It also remembers which key each request target (path and query) read, so that a repeated
+ * request is answered without routing and checking its parameters again: the same target
+ * always parses to the same key. A target whose answer was dropped simply misses.
  */
-export interface CachedAnswer {
-  status: 200 | 404;
-  /** 200: the JSON body, encoded once; 404: the error message. */
-  body: Uint8Array<ArrayBuffer> | string;
-  etag: string;
-  tags: string[];
+export type Answer = (
+  | {
+      status: 200;
+      /** The whole answer, headers and body built once: each request gets a clone. */
+      response: Response;
+      etag: string;
+    }
+  | { status: 404; message: string }
+) & {
+  /** The Cache-Tag value: the purge keys, comma-separated. */
+  tags: string;
   /** The organization whose content this is, or null. */
   scope: string | null;
-  expiresAt: number;
-}
+};
+
+export type CachedAnswer = Answer & { expiresAt: number };
 
 export interface ReadCacheOptions {
   maxEntries?: number;
@@ -26,6 +36,7 @@ export interface ReadCacheOptions {
 
 export class ReadCache {
   private readonly entries = new Map<string, CachedAnswer>();
+  private readonly targets = new Map<string, { key: string; route: string }>();
   private generation = 0;
   readonly maxEntries: number;
   readonly ttlMs: number;
@@ -41,6 +52,11 @@ export class ReadCache {
     return this.entries.size;
   }
 
+  /** How many request targets it remembers (at most four per entry). */
+  get targetCount(): number {
+    return this.targets.size;
+  }
+
   get(key: string): CachedAnswer | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
@@ -54,6 +70,20 @@ export class ReadCache {
     return entry;
   }
 
+  /** Remembers that `target` reads `key` through the route template `route`. */
+  remember(target: string, key: string, route: string): void {
+    if (this.targets.size >= this.maxEntries * 4 && !this.targets.has(target)) this.targets.clear();
+    this.targets.set(target, { key, route });
+  }
+
+  /** The cached answer a request target read before, with its route template. */
+  getByTarget(target: string): { answer: CachedAnswer; route: string } | undefined {
+    const known = this.targets.get(target);
+    if (!known) return undefined;
+    const answer = this.get(known.key);
+    return answer && { answer, route: known.route };
+  }
+
   /** Call before reading the database; pass the result to `set`. */
   begin(): number {
     return this.generation;
@@ -63,7 +93,7 @@ export class ReadCache {
    * Stores an answer unless an invalidation happened since `begin` (the answer may predate the
    * change the event announced).
    */
-  set(key: string, answer: Omit<CachedAnswer, "expiresAt">, since: number): void {
+  set(key: string, answer: Answer, since: number): void {
     if (since !== this.generation) return;
     const ttl = answer.status === 200 ? this.ttlMs : this.notFoundTtlMs;
     this.entries.delete(key);
@@ -99,5 +129,6 @@ export class ReadCache {
   clear(): void {
     this.generation += 1;
     this.entries.clear();
+    this.targets.clear();
   }
 }

@@ -1,7 +1,7 @@
-import { requestIdOf } from "@newsroom/shared/http";
+import { matchedRouteOf, requestIdOf, targetOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import type { ReadCache } from "./read-cache.ts";
-import { etagOf, respond, unavailable } from "./responses.ts";
+import { notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
 
 /** What a content read gives: a body to show, or "not found"; either with its purge keys. */
 export type ReadOutcome =
@@ -22,14 +22,24 @@ export interface Reader {
    * caches what it gives. A failed or slow read answers 503 and is not cached.
    */
   serve(request: Request, key: string, load: () => Promise<ReadOutcome>): Promise<Response>;
+  /**
+   * The cached answer for a GET whose exact target was served before, with the route template
+   * that served it; undefined when the request must be routed.
+   */
+  cached(request: Request): { response: Response; route: string } | undefined;
 }
-
-const encoder = new TextEncoder();
 
 export function createReader(cache: ReadCache, options: { timeoutMs?: number } = {}): Reader {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
+    cached(request) {
+      if (request.method !== "GET") return undefined;
+      const known = cache.getByTarget(targetOf(request.url));
+      return known && { response: respond(known.answer, request), route: known.route };
+    },
     async serve(request, key, load) {
+      const route = matchedRouteOf(request);
+      if (request.method === "GET" && route) cache.remember(targetOf(request.url), key, route);
       const hit = cache.get(key);
       if (hit) return respond(hit, request);
       const since = cache.begin();
@@ -45,23 +55,8 @@ export function createReader(cache: ReadCache, options: { timeoutMs?: number } =
         return unavailable(request);
       }
       const answer = outcome.found
-        ? (() => {
-            const body = encoder.encode(JSON.stringify(outcome.body));
-            return {
-              status: 200 as const,
-              body,
-              etag: etagOf(body),
-              tags: outcome.tags,
-              scope: outcome.scope,
-            };
-          })()
-        : {
-            status: 404 as const,
-            body: outcome.message,
-            etag: "",
-            tags: outcome.tags,
-            scope: outcome.scope,
-          };
+        ? okAnswer(outcome.body, outcome.tags, outcome.scope)
+        : notFoundAnswer(outcome.message, outcome.tags, outcome.scope);
       cache.set(key, answer, since);
       return respond(answer, request);
     },

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
 import { errorResponse, requestIdOf } from "@newsroom/shared/http";
-import type { CachedAnswer } from "./read-cache.ts";
+import type { Answer } from "./read-cache.ts";
+
+const encoder = new TextEncoder();
 
 /** What the spec asks of every 200 on a public content route. */
 export const PUBLIC_CACHE_CONTROL =
@@ -22,28 +24,39 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === ours);
 }
 
+/** A 200 answer: the body encoded once, its ETag, and the response every request clones. */
+export function okAnswer(body: unknown, tags: string[], scope: string | null): Answer {
+  const bytes = encoder.encode(JSON.stringify(body));
+  const etag = etagOf(bytes);
+  const tagList = tags.join(",");
+  const response = new Response(bytes, {
+    status: 200,
+    headers: { ...cacheHeaders(tagList, etag), "content-type": "application/json; charset=utf-8" },
+  });
+  return { status: 200, response, etag, tags: tagList, scope };
+}
+
+/** A 404 answer; its body is built per request (it names the request id). */
+export function notFoundAnswer(message: string, tags: string[], scope: string | null): Answer {
+  return { status: 404, message, tags: tags.join(","), scope };
+}
+
+function cacheHeaders(tags: string, etag: string): Record<string, string> {
+  return { "cache-control": PUBLIC_CACHE_CONTROL, "cache-tag": tags, etag };
+}
+
 /** The HTTP answer for a cached (or just read) answer: 200, 304 or 404. */
-export function respond(answer: Omit<CachedAnswer, "expiresAt">, request: Request): Response {
-  const tags = answer.tags.join(",");
+export function respond(answer: Answer, request: Request): Response {
   if (answer.status === 404) {
-    const message = typeof answer.body === "string" ? answer.body : undefined;
-    const response = errorResponse(new ApiError("not_found", message), requestIdOf(request));
+    const response = errorResponse(new ApiError("not_found", answer.message), requestIdOf(request));
     response.headers.set("cache-control", NOT_FOUND_CACHE_CONTROL);
-    if (tags) response.headers.set("cache-tag", tags);
+    if (answer.tags) response.headers.set("cache-tag", answer.tags);
     return response;
   }
-  const headers: Record<string, string> = {
-    "cache-control": PUBLIC_CACHE_CONTROL,
-    "cache-tag": tags,
-    etag: answer.etag,
-  };
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), answer.etag)) {
-    return new Response(null, { status: 304, headers });
+    return new Response(null, { status: 304, headers: cacheHeaders(answer.tags, answer.etag) });
   }
-  return new Response(answer.body, {
-    status: 200,
-    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
-  });
+  return answer.response.clone();
 }
 
 /** 503: content is not available (no database, or the read failed). Never cached. */

@@ -21,6 +21,7 @@ import { edge } from "@newsroom/shared/http";
 import { newId } from "@newsroom/shared/ids";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { Runtime } from "@newsroom/shared/runtime";
+import { serviceEntry } from "@newsroom/shared/service";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
@@ -63,7 +64,7 @@ export interface Answer {
 
 /** A GET through the edge (request id, version header), as the gateway would pass it. */
 export function client(service: Service) {
-  const handle = edge((request) => service.app.handle(request), { trustedProxies: "" });
+  const handle = edge(serviceEntry(service), { trustedProxies: "" });
   return async (path: string, headers: Record<string, string> = {}): Promise<Answer> => {
     const response = await handle(new Request(`http://localhost${path}`, { headers }));
     const text = await response.text();
