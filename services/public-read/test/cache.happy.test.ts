@@ -341,6 +341,10 @@ describe("the read cache", () => {
         // Targets that differ only in ignored parameters are remembered within a bound.
         for (let n = 0; n < 20; n++) await get(`/v1/public/newsroom?ignored=${n}`);
         expect(service.cache.targetCount).toBeLessThanOrEqual(12);
+        // A padded target is answered but not remembered.
+        const padded = `/v1/public/newsroom?ignored=${"x".repeat(2_000)}`;
+        expect((await get(padded)).status).toBe(200);
+        expect(service.cache.getByTarget(padded)).toBeUndefined();
       } finally {
         await service.stop();
         await bus.close();

@@ -34,6 +34,9 @@ export interface ReadCacheOptions {
   notFoundTtlMs?: number;
 }
 
+/** The longest request target remembered; the longest valid public-read target is about 600. */
+const MAX_TARGET_LENGTH = 1_024;
+
 export class ReadCache {
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly targets = new Map<string, { key: string; route: string }>();
@@ -70,8 +73,13 @@ export class ReadCache {
     return entry;
   }
 
-  /** Remembers that `target` reads `key` through the route template `route`. */
+  /**
+   * Remembers that `target` reads `key` through the route template `route`. A target longer than
+   * any the public routes need (unknown parameters are ignored, so a client may pad one) is not
+   * kept: memory stays bounded by count and size.
+   */
   remember(target: string, key: string, route: string): void {
+    if (target.length > MAX_TARGET_LENGTH) return;
     if (this.targets.size >= this.maxEntries * 4 && !this.targets.has(target)) this.targets.clear();
     this.targets.set(target, { key, route });
   }
