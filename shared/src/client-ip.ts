@@ -22,6 +22,12 @@ export function trustedProxies(list: string): (address: string) => boolean {
   };
 }
 
+/** 127.0.0.0/8 or ::1, IPv4-mapped or not. */
+export function isLoopback(address: string): boolean {
+  const clean = unmapped(address);
+  return clean === "::1" || (isIP(clean) === 4 && clean.startsWith("127."));
+}
+
 function unmapped(address: string): string {
   return address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
+import { clientIp, isLoopback, trustedProxies as parseTrusted } from "./client-ip.ts";
 import { ApiError, type FieldError } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
@@ -211,7 +211,7 @@ export interface EdgeOptions {
   trustedProxies: string;
   /**
    * A service behind our own gateway: keep the gateway's request id when well formed, and its
-   * `X-Client-Ip`, instead of finding new ones.
+   * `X-Client-Ip` when the peer is the gateway (on this host, or in TRUSTED_PROXIES).
    */
   behindGateway?: boolean;
 }
@@ -236,15 +236,19 @@ export function edge(
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
     const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
     const request = withRequestId(incoming, requestId);
-    // Without a socket (called in-process), a given X-Client-Ip stands, as behind the gateway.
-    const takeGiven = options.behindGateway || server === undefined;
-    if (!(takeGiven && request.headers.has(CLIENT_IP_HEADER))) {
+    if (server) {
+      contextOf(request).clientIp = () => {
+        const peer = server.requestIP(incoming)?.address;
+        if (peer === undefined) return "unknown"; // the client has gone
+        const given = request.headers.get(CLIENT_IP_HEADER);
+        // Our gateway's answer, when the peer is the gateway: on this host or a trusted proxy.
+        if (options.behindGateway && given && (isLoopback(peer) || isTrusted(peer))) return given;
+        return clientIp(peer, request.headers.get("x-forwarded-for"), isTrusted);
+      };
+    } else if (!request.headers.has(CLIENT_IP_HEADER)) {
+      // Called in-process (tests, an embedded upstream): a given X-Client-Ip stands.
       contextOf(request).clientIp = () =>
-        clientIp(
-          server?.requestIP(incoming)?.address ?? "127.0.0.1",
-          request.headers.get("x-forwarded-for"),
-          isTrusted,
-        );
+        clientIp("127.0.0.1", request.headers.get("x-forwarded-for"), isTrusted);
     }
     let response: Response;
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clientIp, trustedProxies } from "../src/client-ip.ts";
+import { clientIp, isLoopback, trustedProxies } from "../src/client-ip.ts";
 import { clientIpOf, edge } from "../src/http.ts";
 
 describe("client address", () => {
@@ -66,12 +66,35 @@ describe("client address", () => {
     expect(server.asked).toBe(1);
   });
 
-  test("a service behind the gateway takes the gateway's X-Client-Ip", async () => {
-    const handle = edge(echoAddress, { trustedProxies: "", behindGateway: true });
-    const given = new Request("http://localhost/", { headers: { "x-client-ip": "198.51.100.7" } });
-    expect(await (await handle(given, socket("10.0.0.2"))).text()).toBe("198.51.100.7");
-    // Without one (called directly), the socket's address.
+  test("a service behind the gateway takes X-Client-Ip only from the gateway", async () => {
+    const handle = edge(echoAddress, { trustedProxies: "10.0.0.0/8", behindGateway: true });
+    const given = () =>
+      new Request("http://localhost/", { headers: { "x-client-ip": "198.51.100.7" } });
+    // The gateway: a trusted proxy, or a process on this host.
+    expect(await (await handle(given(), socket("10.0.0.2"))).text()).toBe("198.51.100.7");
+    expect(await (await handle(given(), socket("::ffff:127.0.0.1"))).text()).toBe("198.51.100.7");
+    // Anyone else: the header is ignored.
+    expect(await (await handle(given(), socket("203.0.113.5"))).text()).toBe("203.0.113.5");
+    // Without one, the socket's address.
     const direct = await handle(new Request("http://localhost/"), socket("10.0.0.2"));
     expect(await direct.text()).toBe("10.0.0.2");
+  });
+
+  test("a client gone before its address is asked is 'unknown', never this host", async () => {
+    const handle = edge(echoAddress, { trustedProxies: "127.0.0.1" });
+    const gone = { requestIP: () => null };
+    const request = new Request("http://localhost/", {
+      headers: { "x-forwarded-for": "198.51.100.4" },
+    });
+    expect(await (await handle(request, gone)).text()).toBe("unknown");
+  });
+
+  test("loopback addresses", () => {
+    for (const address of ["127.0.0.1", "127.8.0.3", "::1", "::ffff:127.0.0.1"]) {
+      expect(isLoopback(address), address).toBe(true);
+    }
+    for (const address of ["10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "128.0.0.1", "unknown"]) {
+      expect(isLoopback(address), address).toBe(false);
+    }
   });
 });
