@@ -1,9 +1,9 @@
 /**
  * Public reads through the embedded gateway against a bare Bun.serve answering the same bytes from
  * memory, in the same run, taking turns in ten slices: `GET /v1/public/newsroom` and one item,
- * 50 concurrent connections, read cache warm. Then the keyset cost: index page 1 against page 40 over 10,000 published items,
- * read from the database each time (past the cache). Run: `bun bench/public-read.bench.ts [seconds]`.
- * Prints Markdown tables for bench/RESULTS.md.
+ * 50 concurrent connections, read cache warm. Then the keyset cost: index page 1 against page 40
+ * over 10,000 published items, read from the database each time (past the cache).
+ * Run: `bun bench/public-read.bench.ts [seconds]`. Prints Markdown tables for bench/RESULTS.md.
  */
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";

@@ -38,8 +38,9 @@ export function requestIdOf(request: Request): string {
 }
 
 /**
- * The client address: as the edge found it (the socket peer, or X-Forwarded-For from a trusted
- * proxy), else the `X-Client-Ip` our gateway sent, else "unknown".
+ * The client address as the edge found it: the socket peer, `X-Forwarded-For` from a trusted
+ * proxy, or our gateway's `X-Client-Ip`. Called in-process without an edge, a given
+ * `X-Client-Ip`; else "unknown".
  */
 export function clientIpOf(request: Request): string {
   const context = contexts.get(request);
@@ -240,9 +241,11 @@ export function edge(
       contextOf(request).clientIp = () => {
         const peer = server.requestIP(incoming)?.address;
         if (peer === undefined) return "unknown"; // the client has gone
-        const given = request.headers.get(CLIENT_IP_HEADER);
-        // Our gateway's answer, when the peer is the gateway: on this host or a trusted proxy.
-        if (options.behindGateway && given && (isLoopback(peer) || isTrusted(peer))) return given;
+        const fromGateway = request.headers.get(CLIENT_IP_HEADER);
+        // Believed only when the peer is the gateway: on this host, or a trusted proxy.
+        if (options.behindGateway && fromGateway && (isLoopback(peer) || isTrusted(peer))) {
+          return fromGateway;
+        }
         return clientIp(peer, request.headers.get("x-forwarded-for"), isTrusted);
       };
     } else if (!request.headers.has(CLIENT_IP_HEADER)) {

@@ -398,6 +398,7 @@ describe("answers given again without routing", () => {
   test("If-None-Match answers 304 from a remembered target", async () => {
     const first = await get("/v1/public/newsroom");
     const etag = first.headers.get("etag")!;
+    expect(service.cache.getByTarget("/v1/public/newsroom")).toBeDefined();
     const answer = await get("/v1/public/newsroom", { "if-none-match": etag });
     expect(answer.status).toBe(304);
     expect(answer.text).toBe("");
@@ -405,12 +406,13 @@ describe("answers given again without routing", () => {
   });
 
   test("a remembered 404 names each request's own id", async () => {
-    const answers = [
-      await get("/v1/public/newsroom/no-such-item"),
-      await get("/v1/public/newsroom/no-such-item"),
-    ];
+    const path = "/v1/public/newsroom/no-such-item";
+    const first = await get(path);
+    expect(service.cache.getByTarget(path)?.answer.status).toBe(404);
+    const answers = [first, await get(path)];
     for (const answer of answers) {
       expect(answer.status).toBe(404);
+      expect(answer.headers.get("cache-control")).toBe("public, max-age=60, s-maxage=60");
       expect(answer.body.error.request_id).toBe(answer.headers.get("x-request-id"));
     }
     expect(answers[0]!.headers.get("x-request-id")).not.toBe(
