@@ -44,6 +44,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
+/**
+ * Adds one hit and gives the counter its expiry in one atomic step: a counter never outlives its
+ * window, even if the process dies mid-request. A counter found without an expiry (left by an
+ * earlier two-step version) gets one too.
+ */
+const COUNT_WITH_EXPIRY = `
+local count = redis.call("INCR", KEYS[1])
+if redis.call("TTL", KEYS[1]) == -1 then redis.call("EXPIRE", KEYS[1], ARGV[1]) end
+return count`;
+
 /** Redis through Bun's built-in client. */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly kind = "redis";
@@ -73,9 +83,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     const window = Math.floor(Date.now() / (windowSeconds * 1000));
     const name = `${this.prefix}${key}:${window}`;
-    const count = await this.client.incr(name);
-    if (count === 1) await this.client.expire(name, windowSeconds + 1);
-    return count;
+    const count = await this.client.send("EVAL", [
+      COUNT_WITH_EXPIRY,
+      "1",
+      name,
+      String(windowSeconds + 1),
+    ]);
+    return Number(count);
   }
 
   async close(): Promise<void> {

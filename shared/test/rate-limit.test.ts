@@ -40,6 +40,45 @@ for (const [name, open] of backends) {
   });
 }
 
+if (redisUrl) {
+  describe("Redis counters always expire", () => {
+    /** The counter keys under a fresh prefix, with their TTL in seconds. */
+    async function counters(redis: Bun.RedisClient, under: string) {
+      const names: string[] = await redis.send("KEYS", [`${under}*`]);
+      return Promise.all(names.map(async (name) => ({ name, ttl: await redis.ttl(name) })));
+    }
+
+    test("a counter has its TTL from the first hit", async () => {
+      const under = `t:${Math.random().toString(36).slice(2, 10)}:`;
+      const store = new RedisRateLimitStore(redisUrl, under);
+      const redis = new Bun.RedisClient(redisUrl);
+      await checkLimit(store, "first", 5, 60);
+      const found = await counters(redis, under);
+      expect(found).toHaveLength(1);
+      expect(found[0]!.ttl).toBeGreaterThan(0);
+      expect(found[0]!.ttl).toBeLessThanOrEqual(61);
+      redis.close();
+      await store.close();
+    });
+
+    test("a counter left without a TTL (a crash between INCR and EXPIRE) gets one on the next hit", async () => {
+      const under = `t:${Math.random().toString(36).slice(2, 10)}:`;
+      const store = new RedisRateLimitStore(redisUrl, under);
+      const redis = new Bun.RedisClient(redisUrl);
+      await checkLimit(store, "crashed", 5, 3600);
+      const [counter] = await counters(redis, under);
+      await redis.persist(counter!.name);
+      expect(await redis.ttl(counter!.name)).toBe(-1);
+      expect((await checkLimit(store, "crashed", 5, 3600)).count).toBe(2);
+      const ttl = await redis.ttl(counter!.name);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(3601);
+      redis.close();
+      await store.close();
+    });
+  });
+}
+
 describe("a store that fails", () => {
   test("fails open: the request is allowed, never an error", async () => {
     const broken: RateLimitStore = {
