@@ -1,5 +1,6 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { log } from "./log.ts";
 
 /**
  * Every environment variable of every service, with its default and unit beside it.
@@ -63,10 +64,12 @@ export const ConfigSchema = T.Object({
   /** Whether email is configured; forms answer 503 forms_unavailable without it. */
   FORMS_FROM_EMAIL: T.Optional(Email),
   FORMS_TEAM_EMAIL: T.Optional(Email),
-  /** off, test (accepts exactly `test-pass`, never in production) or turnstile. */
+  /** off, test (accepts exactly `test-pass`, only in development) or turnstile. */
   HUMAN_CHECK_MODE: T.Union([T.Literal("off"), T.Literal("test"), T.Literal("turnstile")], {
     default: "off",
   }),
+  /** Outside development, `HUMAN_CHECK_MODE=off` is refused unless this is true. */
+  HUMAN_CHECK_OFF_ACKNOWLEDGED: Bool(false),
   TURNSTILE_SECRET: T.Optional(T.String()),
   /** Checkout summary; without a key the route answers 503. */
   STRIPE_SECRET_KEY: T.Optional(T.String()),
@@ -114,33 +117,53 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(variable, `is invalid: ${first.message}${shown}`);
   }
   const config = converted as Config;
-  checkProductionRules(config, env);
+  checkDeploymentRules(config, env);
   return config;
 }
 
-function checkProductionRules(config: Config, env: Record<string, string | undefined>): void {
-  if (config.SERVICE_ENV !== "production") return;
+/**
+ * Every deployment but development holds real data: it needs its own secrets and refuses the
+ * test switches.
+ */
+function checkDeploymentRules(config: Config, env: Record<string, string | undefined>): void {
+  const where = config.SERVICE_ENV;
+  if (where === "development") return;
   if (config.WEBHOOK_ALLOW_INSECURE_TARGETS) {
     throw new ConfigError(
       "WEBHOOK_ALLOW_INSECURE_TARGETS",
-      "is a test switch: refused in production",
+      `is a test switch: refused in ${where}`,
     );
   }
   const schedule = env.WEBHOOK_RETRY_SCHEDULE;
   if (schedule && schedule !== DEFAULT_WEBHOOK_RETRY_SCHEDULE) {
-    throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", "is a test switch: refused in production");
+    throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `is a test switch: refused in ${where}`);
   }
   if (config.HUMAN_CHECK_MODE === "test") {
-    throw new ConfigError("HUMAN_CHECK_MODE", "`test` is refused in production");
+    throw new ConfigError("HUMAN_CHECK_MODE", `\`test\` is refused in ${where}`);
   }
-  if (!config.SECRETS_KEY) throw new ConfigError("SECRETS_KEY", "is required in production");
-  if (!config.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", "is required in production");
+  if (config.HUMAN_CHECK_MODE === "off" && !config.HUMAN_CHECK_OFF_ACKNOWLEDGED) {
+    throw new ConfigError(
+      "HUMAN_CHECK_MODE",
+      `is off in ${where}: the mapping call (/v1/public/start) relies on the human check. ` +
+        "Set it to turnstile, or set HUMAN_CHECK_OFF_ACKNOWLEDGED=true to run without it",
+    );
+  }
+  if (!config.SECRETS_KEY) throw new ConfigError("SECRETS_KEY", `is required in ${where}`);
+  if (config.SECRETS_KEY === DEVELOPMENT_SECRETS_KEY) {
+    throw new ConfigError("SECRETS_KEY", `is the development key: refused in ${where}`);
+  }
+  if (!config.ADMIN_TOKEN) throw new ConfigError("ADMIN_TOKEN", `is required in ${where}`);
+  if (config.ADMIN_TOKEN === DEVELOPMENT_ADMIN_TOKEN) {
+    throw new ConfigError("ADMIN_TOKEN", `is the development token: refused in ${where}`);
+  }
 }
 
 /** For entry points: load the config or print the reason and exit with code 1. */
 export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    warnAboutAcknowledgedRisks(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -150,12 +173,23 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
   }
 }
 
+/** Said once at start: a deployment holding real data that runs without the human check. */
+function warnAboutAcknowledgedRisks(config: Config): void {
+  if (config.SERVICE_ENV !== "development" && config.HUMAN_CHECK_MODE === "off") {
+    log.warn(
+      "HUMAN_CHECK_MODE is off (HUMAN_CHECK_OFF_ACKNOWLEDGED=true): forms and the mapping call " +
+        "(/v1/public/start) accept automated submissions",
+      { environment: config.SERVICE_ENV },
+    );
+  }
+}
+
 /** Seconds between webhook attempts, from WEBHOOK_RETRY_SCHEDULE. */
 export function retrySchedule(config: Config): number[] {
   return config.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number);
 }
 
-/** A fixed development key, used only outside production when SECRETS_KEY is unset. */
+/** A fixed development key, used only in development when SECRETS_KEY is unset. */
 const DEVELOPMENT_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 const DEVELOPMENT_ADMIN_TOKEN = "dev-admin-token-change-me";
 

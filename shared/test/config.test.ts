@@ -41,10 +41,13 @@ describe("config", () => {
     SERVICE_ENV: "production",
     SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
     ADMIN_TOKEN: "a-production-admin-token",
+    HUMAN_CHECK_MODE: "turnstile",
   };
+  const sandbox = { ...production, SERVICE_ENV: "sandbox" };
 
-  test("production starts with its required secrets", () => {
+  test("production and sandbox start with their required secrets", () => {
     expect(loadConfig(production).SERVICE_ENV).toBe("production");
+    expect(loadConfig(sandbox).SERVICE_ENV).toBe("sandbox");
   });
 
   for (const [variable, value] of [
@@ -52,18 +55,47 @@ describe("config", () => {
     ["WEBHOOK_RETRY_SCHEDULE", "1,1,1"],
     ["HUMAN_CHECK_MODE", "test"],
   ] as const) {
-    test(`the test switch ${variable} is refused in production`, () => {
-      expect(() => loadConfig({ ...production, [variable]: value })).toThrow(variable);
-      const { code, stderr } = start({ ...production, [variable]: value });
-      expect(code).toBe(1);
-      expect(stderr).toContain(variable);
-      // The same switch is accepted outside production.
-      expect(() => loadConfig({ SERVICE_ENV: "sandbox", [variable]: value })).not.toThrow();
+    test(`the test switch ${variable} is refused in production and sandbox`, () => {
+      for (const env of [production, sandbox]) {
+        expect(() => loadConfig({ ...env, [variable]: value })).toThrow(variable);
+        const { code, stderr } = start({ ...env, [variable]: value });
+        expect(code).toBe(1);
+        expect(stderr).toContain(variable);
+      }
+      // The same switch is accepted in development.
+      expect(() => loadConfig({ SERVICE_ENV: "development", [variable]: value })).not.toThrow();
     });
   }
 
-  test("production without SECRETS_KEY or ADMIN_TOKEN is refused", () => {
-    expect(() => loadConfig({ ...production, SECRETS_KEY: "" })).toThrow("SECRETS_KEY");
-    expect(() => loadConfig({ ...production, ADMIN_TOKEN: "" })).toThrow("ADMIN_TOKEN");
+  test("production or sandbox without SECRETS_KEY or ADMIN_TOKEN is refused", () => {
+    for (const env of [production, sandbox]) {
+      expect(() => loadConfig({ ...env, SECRETS_KEY: "" })).toThrow("SECRETS_KEY");
+      expect(() => loadConfig({ ...env, ADMIN_TOKEN: "" })).toThrow("ADMIN_TOKEN");
+    }
+  });
+
+  test("production or sandbox with the development secrets is refused", () => {
+    for (const env of [production, sandbox]) {
+      const developmentKey = Buffer.alloc(32, 7).toString("base64");
+      expect(() => loadConfig({ ...env, SECRETS_KEY: developmentKey })).toThrow("SECRETS_KEY");
+      const developmentToken = "dev-admin-token-change-me";
+      expect(() => loadConfig({ ...env, ADMIN_TOKEN: developmentToken })).toThrow("ADMIN_TOKEN");
+    }
+  });
+
+  test("production or sandbox without a human check starts only when acknowledged, with a warning", () => {
+    for (const env of [production, sandbox]) {
+      const off = { ...env, HUMAN_CHECK_MODE: "off" };
+      expect(() => loadConfig(off)).toThrow("HUMAN_CHECK_MODE");
+      const refused = start(off);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("HUMAN_CHECK_OFF_ACKNOWLEDGED");
+      const acknowledged = { ...off, HUMAN_CHECK_OFF_ACKNOWLEDGED: "true" };
+      expect(loadConfig(acknowledged).HUMAN_CHECK_MODE).toBe("off");
+      const started = start({ ...acknowledged, LOG_IN_TESTS: "true" });
+      expect(started.code).toBe(0);
+      expect(started.stderr).toContain("HUMAN_CHECK_MODE is off");
+    }
+    expect(loadConfig({ SERVICE_ENV: "development" }).HUMAN_CHECK_MODE).toBe("off");
   });
 });

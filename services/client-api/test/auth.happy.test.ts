@@ -26,6 +26,7 @@ function replica(serviceEnv: "production" | "sandbox" | "development" = "develop
       SERVICE_ENV: serviceEnv,
       SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
       ADMIN_TOKEN: "x".repeat(20),
+      HUMAN_CHECK_MODE: "turnstile",
     }),
     keyUsage: { flushEveryMs: 3_600_000 },
   });
