@@ -102,6 +102,26 @@ export class ConfigError extends Error {
   }
 }
 
+/** Variables whose values are secret or may hold a password: a message never shows them. */
+const SECRET_VARIABLES = new Set([
+  "ADMIN_TOKEN",
+  "SECRETS_KEY",
+  "TURNSTILE_SECRET",
+  "STRIPE_SECRET_KEY",
+  "DATABASE_URL",
+  "REDIS_URL",
+  "NATS_URL",
+]);
+/** A URL with a user (and perhaps a password) before its host. */
+const CREDENTIALS_IN_URL = /\/\/[^/\s]*@/;
+
+/** The bad value for the message, when it is neither secret nor carries credentials. */
+function shownValue(variable: string, value: unknown): string {
+  if (value === undefined || SECRET_VARIABLES.has(variable)) return "";
+  if (CREDENTIALS_IN_URL.test(String(value))) return "";
+  return ` (got ${JSON.stringify(value)})`;
+}
+
 /** Reads, converts and checks the environment. Throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -113,7 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const first = Value.Errors(ConfigSchema, converted).First();
   if (first) {
     const variable = first.path.replace(/^\//, "") || "environment";
-    const shown = raw[variable] === undefined ? "" : ` (got ${JSON.stringify(raw[variable])})`;
+    const shown = shownValue(variable, raw[variable]);
     throw new ConfigError(variable, `is invalid: ${first.message}${shown}`);
   }
   const config = converted as Config;

@@ -37,6 +37,35 @@ describe("config", () => {
     });
   }
 
+  for (const [variable, value, secret] of [
+    ["DATABASE_URL", "mysql://newsroom:s3cret-db-pass@db.internal/newsroom", "s3cret-db-pass"],
+    ["REDIS_URL", "http://default:s3cret-redis-pass@redis:6379", "s3cret-redis-pass"],
+    ["NATS_URL", "http://user:s3cret-nats-pass@nats:4222", "s3cret-nats-pass"],
+    ["ADMIN_TOKEN", "short-s3cret", "short-s3cret"],
+    ["SECRETS_KEY", "not-base64-s3cret", "not-base64-s3cret"],
+    ["SES_ENDPOINT", "ftp://user:s3cret-ses-pass@ses.example.com", "s3cret-ses-pass"],
+  ] as const) {
+    test(`a bad ${variable} is named with the reason, never with its value`, () => {
+      let message = "";
+      try {
+        loadConfig({ [variable]: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(variable);
+      expect(message).toContain("is invalid");
+      expect(message).not.toContain(secret);
+      const { code, stderr } = start({ [variable]: value });
+      expect(code).toBe(1);
+      expect(stderr).toContain(variable);
+      expect(stderr).not.toContain(secret);
+    });
+  }
+
+  test("a bad value of a plain variable is shown", () => {
+    expect(() => loadConfig({ PORT: "abc" })).toThrow('(got "abc")');
+  });
+
   const production = {
     SERVICE_ENV: "production",
     SECRETS_KEY: Buffer.alloc(32, 1).toString("base64"),
