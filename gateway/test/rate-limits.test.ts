@@ -59,10 +59,10 @@ function gatewayOn(store: RateLimitStore) {
     readinessChecks: [],
   });
   const handle = edge((request) => gateway.handle(request), { trustedProxies: "" });
-  return (ip: string, key?: string) =>
+  return (ip: string, key?: string, scheme = "Bearer ") =>
     handle(
       new Request("http://localhost/v1/webhook_endpoints", {
-        headers: { "x-client-ip": ip, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: { "x-client-ip": ip, ...(key ? { authorization: `${scheme}${key}` } : {}) },
       }),
     );
 }
@@ -111,6 +111,22 @@ for (const [kind, makeStore] of stores) {
       const other = await get(uniqueIp(), await newKey());
       expect(other.status).toBe(200);
       expect(other.headers.get("ratelimit-policy")).toBe("300;w=60");
+      await store.close();
+    }, 60_000);
+
+    test("the scheme's case and extra spaces do not escape a key's limit", async () => {
+      const store = makeStore();
+      const get = gatewayOn(store);
+      const key = await newKey();
+      const schemes = ["bearer ", "BEARER ", "Bearer   ", "bEaReR \t "];
+      if (store.kind === "redis") await awayFromWindowEdge();
+      for (let i = 1; i <= 300; i++) {
+        const response = await get(uniqueIp(), key, schemes[i % schemes.length]);
+        if (response.status !== 200) throw new Error(`request ${i} answered ${response.status}`);
+      }
+      for (const scheme of [...schemes, "Bearer "]) {
+        await expectTooMany(await get(uniqueIp(), key, scheme));
+      }
       await store.close();
     }, 60_000);
 

@@ -2,8 +2,9 @@ import type { KeyScope } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
 import { requestIdOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
+import { presentedKey } from "@newsroom/shared/presented-key";
 import type { ClientApiDeps } from "../deps.ts";
-import { type Caller, presentedCredential, verifyApiKey } from "./service.ts";
+import { type Caller, verifyApiKey } from "./service.ts";
 
 const RETRY_AFTER = { "retry-after": "60" };
 
@@ -23,7 +24,7 @@ export async function requireKey(
   options: { allowQueryKey?: boolean } = {},
 ): Promise<Caller> {
   if (!deps.db) throw apiUnavailable();
-  const credential = presentedCredential(request, options.allowQueryKey ?? false);
+  const credential = presentedKey(request, options.allowQueryKey ?? false);
   let check: Awaited<ReturnType<typeof verifyApiKey>>;
   try {
     check = await verifyApiKey(

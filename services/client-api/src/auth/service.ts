@@ -6,6 +6,7 @@ import {
   sameHash,
 } from "@newsroom/shared/api-keys";
 import type { Db } from "@newsroom/shared/db/index";
+import type { PresentedKey } from "@newsroom/shared/presented-key";
 import type { ReadCache } from "../caching/read-cache.ts";
 import type { KeyUsage } from "./key-usage.ts";
 import { findKeyByHash, type StoredKey } from "./store.ts";
@@ -45,29 +46,6 @@ export type KeyCheck =
   | { ok: false; code: KeyFailure }
   | { ok: false; code: "insufficient_scope"; scope: KeyScope };
 
-/** Where the key came from: the header, or (feeds only) the `key` query parameter. */
-export type Credential =
-  | { ok: true; key: string; source: "header" | "query" }
-  | { ok: false; code: "missing_api_key" | "invalid_api_key" };
-
-const BEARER = /^Bearer +(\S+) *$/i;
-
-/**
- * Reads the presented key. A `key` query parameter is accepted only where `allowQueryKey`
- * (the feeds), and then it is the credential; anywhere else it is refused outright.
- */
-export function presentedCredential(request: Request, allowQueryKey: boolean): Credential {
-  const queryKeys = new URL(request.url).searchParams.getAll("key");
-  if (queryKeys.length > 0) {
-    if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
-    return { ok: true, key: queryKeys[0]!, source: "query" };
-  }
-  const header = request.headers.get("authorization");
-  const match = header ? BEARER.exec(header.trim()) : null;
-  if (!match) return { ok: false, code: "missing_api_key" };
-  return { ok: true, key: match[1]!, source: "header" };
-}
-
 /** A key in a URL is allowed only when reading the feed is all it can do. */
 function onlyReadsFeeds(scopes: string[]): boolean {
   return scopes.length === 1 && scopes[0] === "feed:read";
@@ -84,7 +62,7 @@ export async function verifyApiKey(
     serviceEnv: "production" | "sandbox" | "development";
     keyUsage: KeyUsage;
   },
-  credential: Credential,
+  credential: PresentedKey,
   scope: KeyScope,
   now = new Date(),
 ): Promise<KeyCheck> {

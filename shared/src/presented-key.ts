@@ -1,0 +1,31 @@
+/**
+ * The API key a request presents, not yet checked against any record. One reading for the
+ * gateway (which counts each key against its limit) and the client API (which authenticates with
+ * it), so that both always see the same key.
+ */
+export type PresentedKey =
+  | { ok: true; key: string; source: "header" | "query" }
+  | { ok: false; code: "missing_api_key" | "invalid_api_key" };
+
+/** The feeds, where a `key` query parameter may stand in for the header. */
+export const QUERY_KEY_PATHS: readonly string[] = ["/v1/feed.json", "/v1/feed.xml"];
+
+/** `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110, section 11.1). */
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Reads the presented key. A `key` query parameter is accepted only where `allowQueryKey`
+ * (the feeds), and then it is the credential; anywhere else it is refused outright, and so is
+ * more than one.
+ */
+export function presentedKey(request: Request, allowQueryKey: boolean): PresentedKey {
+  const queryKeys = new URL(request.url).searchParams.getAll("key");
+  if (queryKeys.length > 0) {
+    if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
+    return { ok: true, key: queryKeys[0]!, source: "query" };
+  }
+  const header = request.headers.get("authorization");
+  const match = header ? BEARER.exec(header.trim()) : null;
+  if (!match) return { ok: false, code: "missing_api_key" };
+  return { ok: true, key: match[1]!, source: "header" };
+}

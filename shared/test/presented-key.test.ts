@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { presentedKey } from "../src/presented-key.ts";
+
+const KEY = `armk_test_${"a".repeat(43)}`;
+
+function withHeader(authorization: string, url = "http://localhost/v1/stories"): Request {
+  return new Request(url, { headers: { authorization } });
+}
+
+describe("the presented key", () => {
+  test("the Bearer scheme in any case, with any spaces or tabs around the key", () => {
+    for (const header of [`Bearer ${KEY}`, `bearer ${KEY}`, `BEARER ${KEY}`, `Bearer   ${KEY}`]) {
+      expect(presentedKey(withHeader(header), false)).toEqual({
+        ok: true,
+        key: KEY,
+        source: "header",
+      });
+    }
+    expect(presentedKey(withHeader(`bEaReR \t${KEY} \t`), false)).toMatchObject({ key: KEY });
+  });
+
+  test("another scheme, no key or two words are missing keys", () => {
+    for (const header of [`Basic ${KEY}`, "Bearer", "Bearer ", `Bearer${KEY}`, `Bearer ${KEY} x`]) {
+      expect(presentedKey(withHeader(header), false)).toEqual({
+        ok: false,
+        code: "missing_api_key",
+      });
+    }
+    expect(presentedKey(new Request("http://localhost/v1/stories"), false)).toMatchObject({
+      code: "missing_api_key",
+    });
+  });
+
+  test("`?key=` is the credential where allowed, refused elsewhere and when repeated", () => {
+    const feed = withHeader("Bearer other", `http://localhost/v1/feed.json?key=${KEY}`);
+    expect(presentedKey(feed, true)).toEqual({ ok: true, key: KEY, source: "query" });
+    expect(presentedKey(feed, false)).toEqual({ ok: false, code: "invalid_api_key" });
+    const twice = new Request(`http://localhost/v1/feed.json?key=${KEY}&key=${KEY}`);
+    expect(presentedKey(twice, true)).toEqual({ ok: false, code: "invalid_api_key" });
+  });
+});
