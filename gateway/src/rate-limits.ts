@@ -1,3 +1,4 @@
+import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import { hashKey } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf, pathOf } from "@newsroom/shared/http";
@@ -10,14 +11,16 @@ export const WINDOW_SECONDS = 60;
 export const RATE_LIMIT_POLICY = `${PER_KEY_LIMIT};w=${WINDOW_SECONDS}`;
 
 /**
- * The client API's limits: 600 a minute per client address, 300 per 60 s per presented key.
+ * The client API's limits: 600 a minute per client address (an IPv6 client per /64), 300 per
+ * 60 s per presented key.
  * Throws 429 too_many_requests with `Retry-After: 60` when over either.
  */
 export async function enforceClientApiLimits(
   store: RateLimitStore,
   request: Request,
 ): Promise<void> {
-  const byIp = await checkLimit(store, `ip:${clientIpOf(request)}`, PER_IP_LIMIT, WINDOW_SECONDS);
+  const address = addressLimitKey(clientIpOf(request));
+  const byIp = await checkLimit(store, `ip:${address}`, PER_IP_LIMIT, WINDOW_SECONDS);
   let allowed = byIp.allowed;
   // The key the client API will authenticate with, read by the same parser.
   const presented = presentedKey(request, QUERY_KEY_PATHS.includes(pathOf(request.url)));

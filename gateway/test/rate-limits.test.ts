@@ -42,11 +42,12 @@ afterAll(async () => {
 });
 
 async function newKey(): Promise<string> {
-  const { secret } = await createApiKey(database.db, orgId, {
-    environment: "test",
-    scopes: [...KEY_SCOPES],
-    lifetime_days: 30,
-  });
+  const { secret } = await createApiKey(
+    database.db,
+    orgId,
+    { environment: "test", scopes: [...KEY_SCOPES], lifetime_days: 30 },
+    "development",
+  );
   return secret;
 }
 
@@ -70,6 +71,12 @@ function gatewayOn(store: RateLimitStore) {
 function uniqueIp(): string {
   const n = () => Math.floor(Math.random() * 250) + 1;
   return `10.${n()}.${n()}.${n()}`;
+}
+
+/** A random /64 under the documentation prefix, as its first four groups. */
+function uniqueIpv6Prefix(): string {
+  const n = () => (Math.floor(Math.random() * 0xfffe) + 1).toString(16);
+  return `2001:db8:${n()}:${n()}`;
 }
 
 /** Redis windows are aligned to the minute: start a sequence well inside one. */
@@ -143,6 +150,21 @@ for (const [kind, makeStore] of stores) {
       await expectTooMany(await get(ip, await newKey()));
       await expectTooMany(await get(ip));
       expect((await get(uniqueIp(), await newKey())).status).toBe(200);
+      await store.close();
+    }, 60_000);
+
+    test("IPv6 addresses in one /64 share the address limit; the next /64 does not", async () => {
+      const store = makeStore();
+      const get = gatewayOn(store);
+      const prefix = uniqueIpv6Prefix();
+      if (store.kind === "redis") await awayFromWindowEdge();
+      for (let i = 1; i <= 600; i++) {
+        // No key: the client API answers 401, and each answer counts against the address.
+        const response = await get(i % 2 ? `${prefix}::1` : `${prefix}:ffff:ffff:ffff:fffe`);
+        if (response.status !== 401) throw new Error(`request ${i} answered ${response.status}`);
+      }
+      await expectTooMany(await get(`${prefix}:1234::5`));
+      expect((await get(`${prefix.slice(0, prefix.lastIndexOf(":"))}:0::1`)).status).toBe(401);
       await store.close();
     }, 60_000);
   });

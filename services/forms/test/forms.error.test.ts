@@ -228,6 +228,19 @@ describe("rate limit", () => {
     expect((await forms.post("/v1/public/contact", {}, { ip })).status).toBe(429);
   });
 
+  test("IPv6 addresses in one /64 are one client", async () => {
+    const n = () => (Math.floor(Math.random() * 0xfffe) + 1).toString(16);
+    const prefix = `2001:db8:${n()}:${n()}`;
+    await awayFromMinuteEdge();
+    for (let i = 1; i <= 5; i += 1) {
+      const ip = `${prefix}:${i}::${i}`;
+      expect((await forms.post("/v1/public/contact", {}, { ip })).status).toBe(422);
+    }
+    expect((await forms.post("/v1/public/contact", {}, { ip: `${prefix}::9` })).status).toBe(429);
+    const nextPrefix = `${prefix.slice(0, prefix.lastIndexOf(":"))}:0::1`;
+    expect((await forms.post("/v1/public/contact", {}, { ip: nextPrefix })).status).toBe(422);
+  });
+
   test("another client is not limited", async () => {
     expect(
       (await forms.post("/v1/public/contact", validContact(), { ip: "10.77.0.3" })).status,

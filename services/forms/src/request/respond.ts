@@ -1,3 +1,4 @@
+import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf, errorResponse, requestIdOf, toApiError } from "@newsroom/shared/http";
 import type { Mailer } from "@newsroom/shared/mailer";
@@ -58,7 +59,7 @@ export async function enforceClientLimit(
   const { limit, windowSeconds } = LIMITS[bucket];
   const decision = await checkLimit(
     deps.rateLimits,
-    `forms:${bucket}:${clientIpOf(request)}`,
+    `forms:${bucket}:${addressLimitKey(clientIpOf(request))}`,
     limit,
     windowSeconds,
   );
