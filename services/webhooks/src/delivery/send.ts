@@ -1,4 +1,5 @@
 import { signedHeaders } from "../signing/signature.ts";
+import { type AttemptFailure, failureReason } from "./failure-reason.ts";
 import { type CheckedTarget, checkTarget, type HostResolver } from "./target-guard.ts";
 
 /** The user agent of every webhook request: the service's webhooks, version 1. */
@@ -7,13 +8,12 @@ export const USER_AGENT = "Armage-Webhooks/1";
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** At most this much of a receiver's answer is read (and then thrown away). */
 const MAX_ANSWER_BYTES = 64 * 1024;
-const MAX_ERROR_LENGTH = 200;
 
 export interface AttemptResult {
   ok: boolean;
   /** The receiver's status code, when it answered. */
   statusCode: number | null;
-  /** Short text for `last_error`; null on success. */
+  /** Short text for `last_error` (see `failureReason`: never an address); null on success. */
   error: string | null;
 }
 
@@ -51,10 +51,10 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       resolve: request.resolve,
       signal,
     });
-    if (!checked.ok) return { ok: false, statusCode: null, error: checked.error };
+    if (!checked.ok) return failed({ kind: "refused", refusal: checked.refusal });
     target = checked.target;
   } catch (error) {
-    return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+    return failed({ kind: "thrown", error, timeoutMs });
   }
   const headers = {
     host: target.host,
@@ -79,17 +79,22 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
     } catch (error) {
       const code = String((error as { code?: unknown } | null)?.code ?? "");
       if (NOT_CONNECTED.has(code) && index < target.urls.length - 1) continue;
-      return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+      return failed({ kind: "thrown", error, timeoutMs });
     }
   }
   if (!response) return { ok: false, statusCode: null, error: "connection refused" };
   await discardAnswer(response);
   const status = response.status;
   if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
-  if (status >= 300 && status < 400) {
-    return { ok: false, statusCode: status, error: `redirect (${status}) not followed` };
-  }
-  return { ok: false, statusCode: status, error: `receiver answered ${status}` };
+  return {
+    ok: false,
+    statusCode: status,
+    error: failureReason({ kind: "answered", statusCode: status }),
+  };
+}
+
+function failed(failure: Exclude<AttemptFailure, { kind: "answered" }>): AttemptResult {
+  return { ok: false, statusCode: null, error: failureReason(failure) };
 }
 
 /** Reads at most 64 KiB of the answer so the connection can be reused; never kept or shown. */
@@ -107,24 +112,4 @@ async function discardAnswer(response: Response): Promise<void> {
   } catch {
     // The answer's body does not decide the attempt.
   }
-}
-
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const name = (error as { name?: string } | null)?.name;
-  const code = String((error as { code?: unknown } | null)?.code ?? "");
-  if (name === "TimeoutError" || name === "AbortError") {
-    return `timeout: no answer within ${formatSeconds(timeoutMs)}`;
-  }
-  if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "connection refused";
-  if (code === "ECONNRESET" || code === "ConnectionClosed") return "connection reset";
-  if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "DNSError") {
-    return "host name not found";
-  }
-  if (/CERT|TLS|SSL|EPROTO/i.test(code)) return `TLS error (${code})`;
-  const message = error instanceof Error ? error.message : String(error);
-  return `request failed: ${code ? `${code} ` : ""}${message}`.slice(0, MAX_ERROR_LENGTH);
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -28,7 +28,22 @@ export interface CheckedTarget {
   serverName: string | undefined;
 }
 
-export type GuardResult = { ok: true; target: CheckedTarget } | { ok: false; error: string };
+/**
+ * Why a target was refused. It carries the range of a refused address, never the address:
+ * what a name resolves to is the service's view of the network, not the tenant's to see.
+ */
+export type TargetRefusal =
+  | { reason: "not-a-url" }
+  | { reason: "scheme"; scheme: string }
+  | { reason: "credentials" }
+  | { reason: "https-required" }
+  | { reason: "host-not-found" }
+  | { reason: "lookup-failed"; code: string }
+  | { reason: "address"; range: string; resolved: boolean };
+
+export type GuardResult =
+  | { ok: true; target: CheckedTarget }
+  | { ok: false; refusal: TargetRefusal };
 
 /** The only address WEBHOOK_ALLOW_INSECURE_TARGETS lets through. */
 const INSECURE_TEST_ADDRESS = "127.0.0.1";
@@ -101,9 +116,10 @@ export function refusedRange(address: string): string | null {
   return null;
 }
 
-function describeRange(range: string): string {
-  const label = RANGE_LABELS[range] ?? range;
-  return /^[aeiou]/i.test(label) ? `an ${label} address` : `a ${label} address`;
+/** "a private address", "an IPv4-mapped address": the range's name, never the address. */
+export function describeRange(range: string): string {
+  const label = RANGE_LABELS[range] ?? "non-public";
+  return /^(?!uni)[aeiou]/i.test(label) ? `an ${label} address` : `a ${label} address`;
 }
 
 /**
@@ -119,13 +135,13 @@ export async function checkTarget(rawUrl: string, options: GuardOptions): Promis
   try {
     url = new URL(rawUrl);
   } catch {
-    return { ok: false, error: "refused: not a URL" };
+    return { ok: false, refusal: { reason: "not-a-url" } };
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    return { ok: false, error: `refused: ${url.protocol.replace(/:$/, "")} URLs are not sent` };
+    return { ok: false, refusal: { reason: "scheme", scheme: url.protocol.replace(/:$/, "") } };
   }
   if (url.username || url.password) {
-    return { ok: false, error: "refused: credentials in the URL" };
+    return { ok: false, refusal: { reason: "credentials" } };
   }
   // The URL parser has already turned every IPv4 spelling (0x7f.1, 2130706433) into dotted form.
   const literal = url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -142,26 +158,21 @@ export async function checkTarget(rawUrl: string, options: GuardOptions): Promis
       const code = String((error as { code?: unknown } | null)?.code ?? "");
       return {
         ok: false,
-        error: /^(ENOTFOUND|ENODATA|EAI_NONAME|)$/.test(code)
-          ? "host name not found"
-          : `host name lookup failed (${code})`,
+        refusal: /^(ENOTFOUND|ENODATA|EAI_NONAME|)$/.test(code)
+          ? { reason: "host-not-found" }
+          : { reason: "lookup-failed", code },
       };
     }
-    if (addresses.length === 0) return { ok: false, error: "host name not found" };
+    if (addresses.length === 0) return { ok: false, refusal: { reason: "host-not-found" } };
   }
   for (const address of addresses) {
     if (options.allowInsecureTargets && address === INSECURE_TEST_ADDRESS) continue;
     const range = refusedRange(address);
     if (range === null) continue;
-    return {
-      ok: false,
-      error: isLiteral
-        ? `refused: ${address} is ${describeRange(range)}`
-        : `refused: ${url.hostname} resolves to ${address}, ${describeRange(range)}`,
-    };
+    return { ok: false, refusal: { reason: "address", range, resolved: !isLiteral } };
   }
   if (url.protocol === "http:" && !options.allowInsecureTargets) {
-    return { ok: false, error: "refused: the URL must use https" };
+    return { ok: false, refusal: { reason: "https-required" } };
   }
   return {
     ok: true,
