@@ -1,5 +1,5 @@
 import type { Config } from "@newsroom/shared/config";
-import { ApiError } from "@newsroom/shared/errors";
+import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
 import { httpKit, pathOf } from "@newsroom/shared/http";
 import { operation } from "@newsroom/shared/openapi/operation";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
@@ -80,13 +80,6 @@ export function createGateway(options: GatewayOptions) {
   };
 }
 
-/** The 503 each service's callers expect when it cannot be reached. */
-const UNAVAILABLE = {
-  "client-api": "api_unavailable",
-  forms: "forms_unavailable",
-  "public-read": "content_unavailable",
-} as const;
-
 /** Paths the gateway answers itself (GET only). */
 const GATEWAY_PATHS = ["/health", "/health/ready", "/v1/openapi.json", "/docs"];
 
@@ -135,7 +128,7 @@ async function forward(
     response = await upstream(request);
   } catch (error) {
     if (error instanceof UpstreamUnavailable) {
-      throw new ApiError(UNAVAILABLE[service], undefined, {
+      throw new ApiError(UNAVAILABLE_CODES[service], undefined, {
         headers: {
           "retry-after": "60",
           "cache-control": service === "client-api" ? "private, no-store" : "no-store",

@@ -116,6 +116,21 @@ export class ApiError extends Error {
   }
 }
 
+/** The 503 each service's callers expect when it, or its database, cannot answer. */
+export const UNAVAILABLE_CODES = {
+  "client-api": "api_unavailable",
+  forms: "forms_unavailable",
+  "public-read": "content_unavailable",
+} as const satisfies Record<string, ErrorCode>;
+
+/** 503 with `Retry-After: 60` for a service that cannot answer now (its database is down). */
+export function temporarilyUnavailable(service: string | undefined): ApiError {
+  const code = UNAVAILABLE_CODES[service as keyof typeof UNAVAILABLE_CODES] ?? "api_unavailable";
+  return new ApiError(code, "The service is temporarily unavailable. Retry after Retry-After.", {
+    headers: { "retry-after": "60" },
+  });
+}
+
 export function invalidParameters(fields: FieldError[], message?: string): ApiError {
   return new ApiError("invalid_parameters", message, { fields });
 }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { clientIp, isLoopback, trustedProxies as parseTrusted } from "./client-ip.ts";
-import { ApiError, type FieldError } from "./errors.ts";
+import { databaseFailure, isDatabaseUnavailable } from "./db/unavailable.ts";
+import { ApiError, type FieldError, temporarilyUnavailable } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
 import { requestMetrics } from "./metrics.ts";
@@ -104,6 +105,13 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
       return new ApiError("invalid_json", "The body could not be parsed.");
     case "INVALID_COOKIE_SIGNATURE":
       return new ApiError("invalid_parameters");
+  }
+  if (isDatabaseUnavailable(error)) {
+    log.warn("database unavailable", {
+      request_id: requestIdOf(request),
+      error: databaseFailure(error),
+    });
+    return temporarilyUnavailable(contexts.get(request)?.service);
   }
   log.error("unhandled error", {
     request_id: requestIdOf(request),

@@ -3,6 +3,7 @@ import { loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { createClientApiApp } from "../src/app.ts";
+import { ReadCache } from "../src/caching/read-cache.ts";
 import { clientApiFixture, type Fixture } from "./support/fixture.ts";
 import { CLIENT_ROUTES } from "./support/security-cases.ts";
 
@@ -71,5 +72,33 @@ describe("a database that stops answering", () => {
     expect(logged).not.toContain(feedKey);
     expect(logged).not.toContain(f.a.key);
     expect(logged).not.toContain("key=");
+  });
+});
+
+describe("a database that fails after the key check", () => {
+  test("a list answers 503 api_unavailable with Retry-After, not 500", async () => {
+    const f = await clientApiFixture();
+    // The key record is kept in memory after the first request: the second needs only the page.
+    const api = createClientApiApp({ db: f.db, config, cache: new ReadCache() });
+    const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
+    const list = (limit: number) =>
+      handle(
+        new Request(`http://localhost/v1/stories?limit=${limit}`, {
+          headers: { authorization: `Bearer ${f.a.key}` },
+        }),
+      );
+    try {
+      expect((await list(1)).status).toBe(200);
+      await f.database.close();
+      const response = await list(2);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("60");
+      expect(response.headers.get("cache-control")).toBe("private, no-store");
+      const body = await response.json();
+      expect(body.error).toMatchObject({ code: "api_unavailable", type: "unavailable" });
+    } finally {
+      await api.keyUsage.stop();
+      await f.api.keyUsage.stop();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
-import { ApiError } from "@newsroom/shared/errors";
+import { databaseFailure, isDatabaseUnavailable } from "@newsroom/shared/db/unavailable";
+import { ApiError, temporarilyUnavailable } from "@newsroom/shared/errors";
 import { requestIdOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { presentedKey } from "@newsroom/shared/presented-key";
@@ -14,7 +15,7 @@ export function apiUnavailable(): ApiError {
 
 /**
  * The HTTP side of key authentication: turns a failed check into its error (401 with
- * `WWW-Authenticate: Bearer`, 403 naming the scope) and a database that does not answer into
+ * `WWW-Authenticate: Bearer`, 403 naming the scope) and a database that cannot answer now into
  * 503 api_unavailable. Never logs the request URL: a feed URL may hold a key.
  */
 export async function requireKey(
@@ -33,11 +34,12 @@ export async function requireKey(
       scope,
     );
   } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
     log.error("key lookup failed", {
       request_id: requestIdOf(request),
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      error: databaseFailure(error),
     });
-    throw apiUnavailable();
+    throw temporarilyUnavailable("client-api");
   }
   if (check.ok) return check.caller;
   if (check.code === "insufficient_scope") {
