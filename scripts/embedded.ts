@@ -7,7 +7,7 @@ import { createFormsService } from "@newsroom/forms/app";
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { createWebhooksService } from "@newsroom/webhooks/app";
@@ -54,6 +54,7 @@ export async function startEmbedded(
     ),
   });
   const server = Bun.serve({
+    ...SERVER_SAFETY,
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),

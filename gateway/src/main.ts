@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
@@ -35,6 +35,7 @@ const gateway = createGateway({
     })),
 });
 const server = Bun.serve({
+  ...SERVER_SAFETY,
   port: config.PORT,
   maxRequestBodySize: SERVER_BODY_LIMIT,
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),

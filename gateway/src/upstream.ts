@@ -1,4 +1,4 @@
-import { CLIENT_IP_HEADER, clientIpOf } from "@newsroom/shared/http";
+import { CLIENT_IP_HEADER, clientIpOf, targetOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 
 /** Something that answers requests for a service: its app in-process, or its URL. */
@@ -8,17 +8,19 @@ export type Upstream = (request: Request) => Promise<Response>;
 export function httpUpstream(baseUrl: string, name: string): Upstream {
   const base = baseUrl.replace(/\/$/, "");
   return async (request) => {
-    const url = new URL(request.url);
     const headers = new Headers(request.headers);
-    // The service sees its own address as Host; the public one travels as X-Forwarded-Host.
-    headers.set("x-forwarded-host", url.host);
-    headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+    // The service sees its own address as Host; the public one (the edge checked its shape)
+    // travels as X-Forwarded-Host.
+    const host = request.headers.get("host");
+    if (host) headers.set("x-forwarded-host", host);
+    else headers.delete("x-forwarded-host");
+    headers.set("x-forwarded-proto", request.url.startsWith("https:") ? "https" : "http");
     // The address the edge found, never one the client sent.
     headers.set(CLIENT_IP_HEADER, clientIpOf(request));
     headers.delete("host");
     headers.delete("connection");
     try {
-      const response = await fetch(base + url.pathname + url.search, {
+      const response = await fetch(base + targetOf(request.url), {
         method: request.method,
         headers,
         body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,

@@ -60,10 +60,48 @@ export function pathOf(url: string): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
-/** The request target of a URL: its path and query, without parsing it whole. */
+/**
+ * The request target of a URL: its path and query, without parsing it whole. Bun gives the bare
+ * target as `request.url` when the request had no Host.
+ */
 export function targetOf(url: string): string {
+  if (url.startsWith("/")) return url;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   return start === -1 ? "/" : url.slice(start);
+}
+
+/** The query parameters of a URL, without parsing it whole (its host may be one URL refuses). */
+export function queryOf(url: string): URLSearchParams {
+  const target = targetOf(url);
+  const query = target.indexOf("?");
+  return new URLSearchParams(query === -1 ? "" : target.slice(query + 1));
+}
+
+const HOST_SHAPE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::(\d{0,5}))?$/;
+
+/** Whether a Host header is a host with an optional port from 0 to 65535 (RFC 9110, 7.2). */
+export function isValidHost(host: string): boolean {
+  const shape = HOST_SHAPE.exec(host);
+  if (!shape) return false;
+  const port = shape[1];
+  if (port !== undefined && port !== "" && Number(port) > 65535) return false;
+  return URL.canParse(`http://${host}/`);
+}
+
+/** The origin given to a request whose own cannot be routed on (see `routable`). */
+const PLACEHOLDER_ORIGIN = "http://localhost";
+
+/**
+ * The request as the apps can route it. Bun builds `request.url` from Host: without one (legal
+ * in HTTP/1.0) or with an empty one it is the bare target, and Elysia's router reads the path
+ * from the 12th character on, past a host under four characters. Such a request gets a
+ * placeholder origin: routing is on the request target, and the Host header stays as sent.
+ */
+function routable(request: Request): Request {
+  const url = request.url;
+  const target = targetOf(url);
+  if (url.indexOf("/", 11) === url.length - target.length) return request;
+  return new Request(PLACEHOLDER_ORIGIN + target, request);
 }
 
 export function errorResponse(error: ApiError, requestId: string): Response {
@@ -115,11 +153,16 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
   }
   log.error("unhandled error", {
     request_id: requestIdOf(request),
-    path: new URL(request.url).pathname,
-    error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-    stack: e instanceof Error ? e.stack : undefined,
+    path: pathOf(request.url),
+    ...describeError(e),
   });
   return new ApiError("api_error");
+}
+
+/** What the logs say of an unexpected error. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  return { error: `${error.name}: ${error.message}`, stack: error.stack };
 }
 
 /** The methods this app answers on a path, for 405 with `Allow`. */
@@ -210,6 +253,20 @@ export function matchedRouteOf(request: Request): string | undefined {
   return contexts.get(request)?.route;
 }
 
+/**
+ * Options for every Bun server of the service: never Bun's development error page (it shows the
+ * exception, the working directory and source lines); an error that escapes the handler is a
+ * plain 500 Error record with our headers.
+ */
+export const SERVER_SAFETY = {
+  development: false,
+  error(error: Error): Response {
+    const requestId = newRequestId();
+    log.error("unhandled error", { request_id: requestId, ...describeError(error) });
+    return withServiceHeaders(errorResponse(new ApiError("api_error"), requestId), requestId);
+  },
+} as const;
+
 /** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
 export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 /** The largest body the service reads (forms set their own, smaller limit). */
@@ -244,7 +301,14 @@ export function edge(
     const started = performance.now();
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
     const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
-    const request = withRequestId(incoming, requestId);
+    const host = incoming.headers.get("host");
+    if (host && !isValidHost(host)) {
+      const refused = new ApiError("invalid_parameters", "The Host header is not a valid host.", {
+        fields: [{ field: "host", reason: "invalid" }],
+      });
+      return withServiceHeaders(errorResponse(refused, requestId), requestId);
+    }
+    const request = withRequestId(routable(incoming), requestId);
     if (server) {
       contextOf(request).clientIp = () => {
         const peer = server.requestIP(incoming)?.address;

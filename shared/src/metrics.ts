@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from "prom-client";
+import { pathOf, SERVER_SAFETY } from "./http.ts";
 
 /**
  * Prometheus metrics of this process, served on the internal METRICS_PORT at /metrics.
@@ -97,10 +98,11 @@ export const consumerPending = new Gauge({
 /** Serves /metrics on its own port (not behind the gateway). */
 export function serveMetrics(port: number, hostname = "0.0.0.0") {
   return Bun.serve({
+    ...SERVER_SAFETY,
     port,
     hostname,
     fetch: async (request) =>
-      new URL(request.url).pathname === "/metrics"
+      pathOf(request.url) === "/metrics"
         ? new Response(`${await registry.metrics()}\n${requestMetrics.exposition()}`, {
             headers: { "content-type": registry.contentType },
           })

@@ -1,3 +1,5 @@
+import { queryOf } from "./http.ts";
+
 /**
  * The API key a request presents, not yet checked against any record. One reading for the
  * gateway (which counts each key against its limit) and the client API (which authenticates with
@@ -19,7 +21,7 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
  * more than one.
  */
 export function presentedKey(request: Request, allowQueryKey: boolean): PresentedKey {
-  const queryKeys = new URL(request.url).searchParams.getAll("key");
+  const queryKeys = queryOf(request.url).getAll("key");
   if (queryKeys.length > 0) {
     if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
     return { ok: true, key: queryKeys[0]!, source: "query" };

@@ -1,6 +1,6 @@
 import type { AnyElysia } from "elysia";
 import { loadConfigOrExit } from "./config.ts";
-import { edge, pathOf, SERVER_BODY_LIMIT } from "./http.ts";
+import { edge, pathOf, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
@@ -82,6 +82,7 @@ export async function runService(factory: ServiceFactory): Promise<void> {
   const ready = readinessResponse(readiness(service.readiness));
   const handle = serviceEntry(service);
   const server = Bun.serve({
+    ...SERVER_SAFETY,
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge(

@@ -1,4 +1,4 @@
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit, pathOf } from "@newsroom/shared/http";
 import { readiness, readinessResponse } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
@@ -30,7 +30,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
       ),
     )
     .onRequest(({ request }) => {
-      if (new URL(request.url).pathname.startsWith("/internal/")) {
+      if (pathOf(request.url).startsWith("/internal/")) {
         checkAdminToken(request.headers.get("authorization"), deps.adminToken);
       }
     })

@@ -1,7 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { adminToken, type Config, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import { edge } from "@newsroom/shared/http";
+import { edge, SERVER_SAFETY } from "@newsroom/shared/http";
 import { createWorkspaceApp } from "./app.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
 
@@ -25,6 +25,7 @@ export function startWorkspace(
     { digest: { config } },
   );
   const server = Bun.serve({
+    ...SERVER_SAFETY,
     port: config.WORKSPACE_PORT,
     hostname: options.hostname,
     fetch: edge((request) => app.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),

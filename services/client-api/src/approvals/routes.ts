@@ -1,3 +1,4 @@
+import { queryOf } from "@newsroom/shared/http";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
@@ -16,7 +17,7 @@ export function approvalsRoutes(deps: ClientApiDeps) {
     .get(
       "/v1/approvals",
       async ({ request, caller }) => {
-        const page = readQuery(new URL(request.url), PageQuery);
+        const page = readQuery(queryOf(request.url), PageQuery);
         const limit = page.limit ?? DEFAULT_LIMIT;
         const key = answerKey("approvals", caller.organizationId, limit, page.cursor);
         const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>

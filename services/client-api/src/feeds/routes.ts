@@ -1,3 +1,4 @@
+import { pathOf } from "@newsroom/shared/http";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody } from "../caching/answers.ts";
@@ -16,14 +17,14 @@ const HOST = /^[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](?:
  * `X-Forwarded-Proto`; a value of another shape is ignored.
  */
 export function selfUrl(request: Request): string {
-  const url = new URL(request.url);
+  const own = URL.parse(request.url);
   const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
   const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
   const origin =
     host && HOST.test(host)
-      ? `${proto === "http" || proto === "https" ? proto : url.protocol.slice(0, -1)}://${host}`
-      : url.origin;
-  return `${origin}${url.pathname}`;
+      ? `${proto === "http" || proto === "https" ? proto : (own?.protocol.slice(0, -1) ?? "http")}://${host}`
+      : (own?.origin ?? "http://localhost");
+  return `${origin}${pathOf(request.url)}`;
 }
 
 /**

@@ -11,14 +11,14 @@ const DIGITS = /^[0-9]{1,6}$/;
  * parameter given twice is refused; parameters the schema does not name are ignored.
  */
 export function readQuery<S extends TObject<TProperties>>(
-  url: URL,
+  query: URLSearchParams,
   schema: S,
   explain: Partial<Record<keyof S["properties"], (given: string) => string>> = {},
 ): Static<S> {
   const out: Record<string, unknown> = {};
   const fields: FieldError[] = [];
   for (const [name, property] of Object.entries(schema.properties)) {
-    const given = url.searchParams.getAll(name);
+    const given = query.getAll(name);
     if (given.length === 0) continue;
     if (given.length > 1) {
       fields.push({ field: name, reason: "repeated", message: "Give this parameter once." });

@@ -1,3 +1,4 @@
+import { queryOf } from "@newsroom/shared/http";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
@@ -17,7 +18,7 @@ export function storiesRoutes(deps: ClientApiDeps) {
     .get(
       "/v1/stories",
       async ({ request, caller }) => {
-        const query = readQuery(new URL(request.url), StoryListQuery, { status: explainStatus });
+        const query = readQuery(queryOf(request.url), StoryListQuery, { status: explainStatus });
         const statuses = parseStatuses(query.status);
         const limit = query.limit ?? DEFAULT_LIMIT;
         const key = answerKey(

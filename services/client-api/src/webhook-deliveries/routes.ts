@@ -1,3 +1,4 @@
+import { queryOf } from "@newsroom/shared/http";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { webhookDeliveriesOperation } from "../contract.ts";
@@ -15,7 +16,7 @@ export function webhookDeliveriesRoutes(deps: ClientApiDeps) {
     .get(
       "/v1/webhook_deliveries",
       ({ request, caller }) => {
-        const query = readQuery(new URL(request.url), DeliveryListQuery, {
+        const query = readQuery(queryOf(request.url), DeliveryListQuery, {
           endpoint_id: () => "Expected a UUID.",
         });
         return listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
