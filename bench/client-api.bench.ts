@@ -56,7 +56,7 @@ class CountingOnly implements RateLimitStore {
 log.setSilent(true);
 const config = loadConfig({ PGLITE_DIR: "memory" });
 const runtime = await openRuntime(config);
-const demo = await seedDemo(runtime.database.db, config.HOUSE_ORG);
+const demo = await seedDemo(runtime.database.db, config.HOUSE_ORG, config.SERVICE_ENV);
 type Handler = (request: Request) => Promise<Response>;
 
 function gatewayTo(upstream: Handler) {

@@ -32,7 +32,7 @@ log.setSilent(true);
 const config = loadConfig({ PGLITE_DIR: "memory" });
 const runtime = await openRuntime(config);
 const { db } = runtime.database;
-await seedDemo(db, config.HOUSE_ORG);
+await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
 const publicRead = await createPublicReadService(runtime);
 const gateway = createGateway({
   config,

@@ -29,7 +29,10 @@ export async function startEmbedded(
 ): Promise<Embedded> {
   const runtime = await openRuntime(config);
   const { db } = runtime.database;
-  const demo = options.seed === false ? { seeded: false } : await seedDemo(db, config.HOUSE_ORG);
+  const demo =
+    options.seed === false
+      ? { seeded: false }
+      : await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
   const workspace = startWorkspace(config, db, runtime.bus, {
     hostname: options.workspaceHost ?? "127.0.0.1",
   });

@@ -17,7 +17,7 @@ const COMMANDS: Record<string, Command> = {
   "org-create": {
     path: () => "/orgs",
     positional: ["slug", "name"],
-    help: "<slug> <name> [--newsroom-running true]",
+    help: "<slug> <name> [--newsroom-running true] [--sandbox true]",
   },
   "org-get": { path: ([org]) => `/orgs/${org}`, positional: [], method: "GET", help: "<org>" },
   "org-update": {
@@ -25,7 +25,7 @@ const COMMANDS: Record<string, Command> = {
     positional: [],
     method: "PATCH",
     arrays: ["newsletter_origins"],
-    help: "<org> [--newsroom-running true] [--newsletter-enabled true] [--newsletter-origins https://a,https://b]",
+    help: "<org> [--newsroom-running true] [--sandbox true] [--newsletter-enabled true] [--newsletter-origins https://a,https://b]",
   },
   "site-create": {
     path: ([org]) => `/orgs/${org}/sites`,
@@ -89,7 +89,7 @@ const COMMANDS: Record<string, Command> = {
   "sandbox-seed": {
     path: ([org]) => `/orgs/${org}/sandbox-seed`,
     positional: [],
-    help: "<org> [--count 40]",
+    help: "<org> [--count 40]  (an organization marked sandbox; never in production)",
   },
   "digest send": {
     path: () => "/digest/send",

@@ -1,4 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 
 /** What the workspace's routes need. */
@@ -7,6 +8,8 @@ export interface WorkspaceDeps {
   bus: EventBus;
   secretsKey: Buffer;
   adminToken: string;
+  /** SERVICE_ENV: which keys this deployment may create, and whether sandbox data may be made. */
+  serviceEnv: Config["SERVICE_ENV"];
   allowInsecureTargets: boolean;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;

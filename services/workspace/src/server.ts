@@ -19,6 +19,7 @@ export function startWorkspace(
       bus,
       secretsKey: secretsKey(config),
       adminToken: adminToken(config),
+      serviceEnv: config.SERVICE_ENV,
       allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
       kickRelay: relay.kick,
     },

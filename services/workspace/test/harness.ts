@@ -1,5 +1,6 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
+import type { Config } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { createWorkspaceApp } from "../src/app.ts";
@@ -22,15 +23,21 @@ export interface Harness {
 }
 
 export async function workspaceHarness(
-  options: { allowInsecureTargets?: boolean; bus?: EventBus } = {},
+  options: {
+    allowInsecureTargets?: boolean;
+    bus?: EventBus;
+    serviceEnv?: Config["SERVICE_ENV"];
+    backend?: "postgres" | "pglite";
+  } = {},
 ): Promise<Harness> {
-  const database = await testDatabase();
+  const database = await testDatabase({ backend: options.backend });
   const bus = options.bus ?? new MemoryBus();
   const app = createWorkspaceApp({
     db: database.db,
     bus,
     secretsKey: SECRETS_KEY,
     adminToken: ADMIN_TOKEN,
+    serviceEnv: options.serviceEnv ?? "development",
     allowInsecureTargets: options.allowInsecureTargets ?? false,
     kickRelay: () => {},
   });

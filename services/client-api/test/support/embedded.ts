@@ -51,6 +51,7 @@ export async function embedded(
     bus,
     secretsKey: secretsKey(config),
     adminToken: ADMIN_TOKEN,
+    serviceEnv: config.SERVICE_ENV,
     allowInsecureTargets: false,
     kickRelay: () => {},
   });

@@ -29,11 +29,13 @@ export async function makeKey(
   scopes: readonly KeyScope[],
   environment: KeyEnvironment = "test",
 ): Promise<{ id: string; secret: string }> {
-  const { row, secret } = await createApiKey(db, organizationId, {
-    environment,
-    scopes: [...scopes],
-    lifetime_days: 30,
-  });
+  // Written as the deployment that accepts this kind of key would write it.
+  const { row, secret } = await createApiKey(
+    db,
+    organizationId,
+    { environment, scopes: [...scopes], lifetime_days: 30 },
+    environment === "live" ? "production" : "development",
+  );
   return { id: row.id, secret };
 }
 

@@ -58,6 +58,7 @@ export async function digestSetup(ses: SesEmulator, env: Record<string, string> 
         bus,
         secretsKey: secretsKey(merged),
         adminToken: ADMIN_TOKEN,
+        serviceEnv: merged.SERVICE_ENV,
         allowInsecureTargets: false,
         kickRelay: () => {},
       },

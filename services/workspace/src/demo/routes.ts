@@ -8,7 +8,7 @@ export function sandboxRoutes(deps: WorkspaceDeps) {
   return new Elysia().post(
     "/internal/v1/orgs/:org/sandbox-seed",
     async ({ params, body }) => {
-      const created = await seedSandbox(deps.db, params.org, body?.count ?? 40);
+      const created = await seedSandbox(deps.db, params.org, body?.count ?? 40, deps.serviceEnv);
       const org = await findOrganization(deps.db, params.org);
       await announceDataChange(deps.bus, org.id, "stories");
       return { object: "sandbox_seed" as const, stories_created: created };

@@ -1,6 +1,7 @@
+import { acceptedKeyEnvironment } from "@newsroom/shared/api-keys";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import {
-  approvalDecisions,
   assets,
   hostnames,
   organizations,
@@ -14,6 +15,7 @@ import {
   storyTopics,
   storyVersions,
 } from "@newsroom/shared/db/schema";
+import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
 import { count, eq } from "drizzle-orm";
 import { createApiKey } from "../keys/service.ts";
@@ -24,8 +26,9 @@ import { type SyntheticStory, syntheticStories } from "./synthetic.ts";
 const DAY_MS = 86_400_000;
 
 /**
- * Writes synthetic stories straight into an organization. Published ones carry the approval
- * decision for their version, so the state machine's invariant holds for seeded data too.
+ * Writes synthetic stories straight into an organization, marked `synthetic`. No person decided
+ * on them, so none carries an approval decision or an approved version: the API shows no
+ * approvals for them, and publishing one again after a change needs a real approval.
  */
 export async function insertStories(
   db: Db,
@@ -41,7 +44,6 @@ export async function insertStories(
       const id = newId();
       ids.push(id);
       const at = new Date(now - story.ageDays * DAY_MS);
-      const approved = ["approved", "scheduled", "published", "unpublished"].includes(status);
       await tx.insert(stories).values({
         id,
         organizationId,
@@ -49,9 +51,9 @@ export async function insertStories(
         slug: story.slug,
         status,
         currentVersion: 1,
-        approvedVersion: approved ? 1 : null,
         externalUrl: story.externalUrl,
         featured: story.featured,
+        synthetic: true,
         publishedAt: status === "published" || status === "unpublished" ? at : null,
         createdAt: new Date(at.getTime() - DAY_MS),
         updatedAt: at,
@@ -68,19 +70,6 @@ export async function insertStories(
       const topicIds = await ensureTopics(tx, organizationId, story.topics);
       if (topicIds.length > 0) {
         await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
-      }
-      if (approved || status === "rejected") {
-        await tx.insert(approvalDecisions).values({
-          id: newId(),
-          organizationId,
-          storyId: id,
-          version: 1,
-          decision: status === "rejected" ? "rejected" : "approved",
-          actorType: "person",
-          actorRole: "approver",
-          note: status === "rejected" ? "Please add a source for the figures." : null,
-          decidedAt: new Date(at.getTime() - DAY_MS / 2),
-        });
       }
     }
   });
@@ -126,9 +115,14 @@ export interface DemoResult {
 /**
  * On an empty database: the house newsroom (36 published items across all six types), one client
  * organization with a running newsroom, an enabled hosted site with an active hostname, drafts,
- * a review queue, and an `armk_test_` key with every scope (returned to be printed once).
+ * a review queue, and a key with every scope of the kind the deployment accepts (`armk_test_`
+ * outside production), returned to be printed once.
  */
-export async function seedDemo(db: Db, houseOrg: string): Promise<DemoResult> {
+export async function seedDemo(
+  db: Db,
+  houseOrg: string,
+  serviceEnv: Config["SERVICE_ENV"],
+): Promise<DemoResult> {
   const [existing] = await db.select({ n: count() }).from(organizations);
   if ((existing?.n ?? 0) > 0) return { seeded: false };
 
@@ -215,20 +209,41 @@ export async function seedDemo(db: Db, houseOrg: string): Promise<DemoResult> {
     (i) => clientStatuses[i]!,
   );
   await decorate(db, clientId, clientIds);
-  const { secret } = await createApiKey(db, clientId, {
-    environment: "test",
-    scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
-    lifetime_days: 365,
-  });
+  const { secret } = await createApiKey(
+    db,
+    clientId,
+    {
+      environment: acceptedKeyEnvironment(serviceEnv),
+      scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
+      lifetime_days: 365,
+    },
+    serviceEnv,
+  );
   return { seeded: true, testKey: secret };
 }
 
-/** Fills a sandbox organization with synthetic stories in every status. */
-export async function seedSandbox(db: Db, orgIdOrSlug: string, howMany = 40): Promise<number> {
+/**
+ * Fills a sandbox organization with synthetic stories in every status and runs its newsroom.
+ * Never in production, and only for an organization marked `sandbox`.
+ */
+export async function seedSandbox(
+  db: Db,
+  orgIdOrSlug: string,
+  howMany: number,
+  serviceEnv: Config["SERVICE_ENV"],
+): Promise<number> {
+  if (serviceEnv === "production") {
+    throw new ApiError("not_found", "Sandbox data is not made in production.");
+  }
   const org = await findOrganization(db, orgIdOrSlug);
+  if (!org.sandbox) {
+    throw new ApiError("conflict", "Only an organization marked sandbox takes synthetic data.", {
+      fields: [{ field: "sandbox", reason: "not_sandbox" }],
+    });
+  }
   await db
     .update(organizations)
-    .set({ sandbox: true, newsroomRunning: true })
+    .set({ newsroomRunning: true, updatedAt: new Date() })
     .where(eq(organizations.id, org.id));
   const statuses: StoryStatus[] = [
     "published",

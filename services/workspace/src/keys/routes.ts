@@ -9,7 +9,7 @@ export function keyRoutes(deps: WorkspaceDeps) {
     .post(
       "/internal/v1/orgs/:org/keys",
       async ({ params, body, set }) => {
-        const { row, secret } = await createApiKey(deps.db, params.org, body);
+        const { row, secret } = await createApiKey(deps.db, params.org, body, deps.serviceEnv);
         await announceDataChange(deps.bus, row.organizationId, "keys");
         set.status = 201;
         set.headers["cache-control"] = "no-store";

@@ -1,9 +1,11 @@
 import {
+  acceptedKeyEnvironment,
   type KeyEnvironment,
   type KeyScope,
   MAX_LIVE_KEYS_PER_ORGANIZATION,
   makeKey,
 } from "@newsroom/shared/api-keys";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { apiKeys } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
@@ -17,13 +19,23 @@ const DAY_MS = 86_400_000;
 
 /**
  * Creates a key. The secret is returned here once and never again; only its SHA-256 is stored.
- * A 21st live (unrevoked, unexpired) key of an organization is refused.
+ * A deployment makes only the keys it accepts (`serviceEnv`: live keys in production, test keys
+ * elsewhere), so no key exists where it cannot work. A 21st live (unrevoked, unexpired) key of an
+ * organization is refused.
  */
 export async function createApiKey(
   db: Db,
   orgIdOrSlug: string,
   input: { environment: KeyEnvironment; scopes: KeyScope[]; lifetime_days: number },
+  serviceEnv: Config["SERVICE_ENV"],
 ): Promise<{ row: ApiKeyRow; secret: string }> {
+  const accepted = acceptedKeyEnvironment(serviceEnv);
+  if (input.environment !== accepted) {
+    const message = `This deployment (${serviceEnv}) accepts only ${accepted} keys.`;
+    throw new ApiError("validation_failed", message, {
+      fields: [{ field: "environment", reason: "wrong_environment", message }],
+    });
+  }
   const org = await findOrganization(db, orgIdOrSlug);
   return db.transaction(async (tx) => {
     // Serialize key creation per organization so two requests cannot both take the 20th place.

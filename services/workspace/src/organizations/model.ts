@@ -14,6 +14,8 @@ export const OrganizationCreateIn = t.Object({
 export const OrganizationUpdateIn = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   newsroom_running: t.Optional(t.Boolean()),
+  /** A sandbox organization may be filled with synthetic data (never in production). */
+  sandbox: t.Optional(t.Boolean()),
   newsletter_enabled: t.Optional(t.Boolean()),
   newsletter_origins: t.Optional(
     t.Array(t.String({ pattern: "^https?://[^/\\s]+$", maxLength: 300 }), { maxItems: 20 }),

@@ -37,6 +37,7 @@ export async function updateOrganization(
   input: {
     name?: string;
     newsroom_running?: boolean;
+    sandbox?: boolean;
     newsletter_enabled?: boolean;
     newsletter_origins?: string[];
   },
@@ -47,6 +48,7 @@ export async function updateOrganization(
     .set({
       name: input.name ?? org.name,
       newsroomRunning: input.newsroom_running ?? org.newsroomRunning,
+      sandbox: input.sandbox ?? org.sandbox,
       newsletterEnabled: input.newsletter_enabled ?? org.newsletterEnabled,
       newsletterOrigins: input.newsletter_origins ?? org.newsletterOrigins,
       updatedAt: new Date(),
