@@ -159,10 +159,35 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
   return new ApiError("api_error");
 }
 
-/** What the logs say of an unexpected error. */
+/**
+ * What the logs say of an unexpected error: its class, its code (a PostgreSQL SQLSTATE, a system
+ * code) and its message, never a query or its parameters (addresses, redirect URLs, tokens).
+ * drizzle wraps the driver's error in one whose message is the failed query and its parameters:
+ * the driver's error, its cause, is told instead. The stack keeps only its frames.
+ */
 export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
-  return { error: `${error.name}: ${error.message}`, stack: error.stack };
+  if (!(error instanceof Error)) return { error_class: typeof error };
+  let told: Error = error;
+  for (let depth = 0; depth < 5 && told.cause instanceof Error; depth++) told = told.cause;
+  const code = (told as { code?: unknown }).code;
+  return {
+    error_class: error.constructor.name,
+    ...(told === error ? {} : { cause_class: told.constructor.name }),
+    ...(typeof code === "string" || typeof code === "number" ? { error_code: String(code) } : {}),
+    error: withoutQuery(told.message),
+    stack: error.stack
+      ?.split("\n")
+      .filter((line) => /^\s+at /.test(line))
+      .join("\n"),
+  };
+}
+
+/** A message cut where a query's text or its parameters begin. */
+function withoutQuery(message: string): string {
+  const start = message.search(
+    /Failed query:|\bparams:|\b(?:select|insert into|update|delete from) /i,
+  );
+  return start === -1 ? message : `${message.slice(0, start)}[query removed]`;
 }
 
 /** The methods this app answers on a path, for 405 with `Allow`. */
