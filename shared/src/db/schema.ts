@@ -277,6 +277,75 @@ export const relatedStories = pgTable(
   (table) => [primaryKey({ columns: [table.storyId, table.relatedStoryId] })],
 );
 
+/**
+ * People who sign in to the workspace web app: one email address each, stored lower-cased.
+ * Written and read by the workspace only. (Not `people`: those are the people named in stories.)
+ */
+export const workspacePeople = pgTable("workspace_people", {
+  id: uuid("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  createdAt: createdAt(),
+});
+
+export const MEMBER_ROLES = ["owner", "admin", "approver", "editor", "viewer"] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** A person's one role in one organization. Written and read by the workspace. */
+export const workspaceMemberships = pgTable(
+  "workspace_memberships",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    personId: uuid("person_id")
+      .notNull()
+      .references(() => workspacePeople.id, { onDelete: "cascade" }),
+    role: text("role", { enum: MEMBER_ROLES }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.organizationId, table.personId] }),
+    index("workspace_memberships_person_idx").on(table.personId),
+  ],
+);
+
+/**
+ * The one live sign-in code of a person (a new one replaces it). Only an HMAC of the code is
+ * kept; it is deleted when used or after five wrong tries. Written and read by the workspace.
+ */
+export const workspaceSignInCodes = pgTable("workspace_sign_in_codes", {
+  personId: uuid("person_id")
+    .primaryKey()
+    .references(() => workspacePeople.id, { onDelete: "cascade" }),
+  codeHash: text("code_hash").notNull(),
+  failedAttempts: integer("failed_attempts").notNull().default(0),
+  expiresAt: tstz("expires_at").notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Signed-in sessions of the workspace web app. Only the SHA-256 of the cookie's token is kept.
+ * `fresh_at` is when the person last proved a sign-in (code or single sign-on). Written and read
+ * by the workspace.
+ */
+export const workspaceSessions = pgTable(
+  "workspace_sessions",
+  {
+    id: uuid("id").primaryKey(),
+    personId: uuid("person_id")
+      .notNull()
+      .references(() => workspacePeople.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: createdAt(),
+    lastSeenAt: tstz("last_seen_at").notNull(),
+    /** The absolute end of the session, whatever its use. */
+    expiresAt: tstz("expires_at").notNull(),
+    freshAt: tstz("fresh_at").notNull(),
+  },
+  (table) => [index("workspace_sessions_person_idx").on(table.personId)],
+);
+
 export const approvalDecisions = pgTable(
   "approval_decisions",
   {
@@ -291,6 +360,8 @@ export const approvalDecisions = pgTable(
     decision: text("decision", { enum: ["approved", "rejected"] }).notNull(),
     actorType: text("actor_type").notNull(),
     actorRole: text("actor_role").notNull(),
+    /** The person who decided in the web app; internal only, never on the client API. */
+    personId: uuid("person_id").references(() => workspacePeople.id, { onDelete: "set null" }),
     note: text("note"),
     decidedAt: tstz("decided_at").notNull().defaultNow(),
   },
