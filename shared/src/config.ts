@@ -1,5 +1,10 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import {
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+  DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS,
+} from "./db/timeouts.ts";
 import { log } from "./log.ts";
 
 /**
@@ -24,6 +29,21 @@ export const ConfigSchema = T.Object({
   METRICS_PORT: T.Optional(T.Integer({ minimum: 1, maximum: 65535 })),
   /** PostgreSQL (postgres.js). Without it the embedded PGlite is used. */
   DATABASE_URL: T.Optional(T.String({ pattern: "^postgres(ql)?://[^\\s]+$" })),
+  /** PostgreSQL limits per session in ms (0: none); past them a request answers 503. */
+  DATABASE_STATEMENT_TIMEOUT_MS: T.Integer({
+    minimum: 0,
+    default: DEFAULT_DATABASE_TIMEOUTS.statementMs,
+  }),
+  DATABASE_LOCK_TIMEOUT_MS: T.Integer({ minimum: 0, default: DEFAULT_DATABASE_TIMEOUTS.lockMs }),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: T.Integer({
+    minimum: 0,
+    default: DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+  }),
+  /** The statement limit of the migration run, which may rewrite large tables (ms, 0: none). */
+  DATABASE_MIGRATION_STATEMENT_TIMEOUT_MS: T.Integer({
+    minimum: 0,
+    default: DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS,
+  }),
   /** Where PGlite keeps its data; `memory` keeps nothing. */
   PGLITE_DIR: T.String({ default: "./.data/pg", minLength: 1 }),
   /** NATS with JetStream. Without it the in-process bus is used. */
@@ -202,6 +222,15 @@ function warnAboutAcknowledgedRisks(config: Config): void {
       { environment: config.SERVICE_ENV },
     );
   }
+}
+
+/** The PostgreSQL session limits, from the DATABASE_*_TIMEOUT_MS variables. */
+export function databaseTimeouts(config: Config): DatabaseTimeouts {
+  return {
+    statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
+    idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
 }
 
 /** Seconds between webhook attempts, from WEBHOOK_RETRY_SCHEDULE. */

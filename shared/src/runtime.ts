@@ -1,5 +1,5 @@
 import { type EventBus, openBus } from "./bus/index.ts";
-import type { Config } from "./config.ts";
+import { type Config, databaseTimeouts } from "./config.ts";
 import { type Database, openDatabase } from "./db/index.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { openRateLimitStore, type RateLimitStore } from "./rate-limit.ts";
@@ -14,8 +14,16 @@ export interface Runtime {
 }
 
 export async function openRuntime(config: Config, options: { migrate?: boolean } = {}) {
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR });
-  if (options.migrate ?? true) await migrateDatabase(database, config.DATABASE_URL);
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    pgliteDir: config.PGLITE_DIR,
+    timeouts: databaseTimeouts(config),
+  });
+  if (options.migrate ?? true) {
+    await migrateDatabase(database, config.DATABASE_URL, {
+      statementTimeoutMs: config.DATABASE_MIGRATION_STATEMENT_TIMEOUT_MS,
+    });
+  }
   const bus = await openBus(config.NATS_URL, {
     stream: config.NATS_STREAM,
     subjectPrefix: config.NATS_SUBJECT_PREFIX,

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
+import { requireService } from "@newsroom/shared/testing/database";
+import postgres from "postgres";
 import { createClientApiApp } from "../src/app.ts";
 import { ReadCache } from "../src/caching/read-cache.ts";
 import { clientApiFixture, type Fixture } from "./support/fixture.ts";
@@ -101,4 +103,34 @@ describe("a database that fails after the key check", () => {
       await f.api.keyUsage.stop();
     }
   });
+});
+
+describe("a lock held elsewhere", () => {
+  const url = requireService("DATABASE_URL");
+  test.skipIf(!url)(
+    "a list waits no longer than the lock timeout, then answers 503 with Retry-After",
+    async () => {
+      const f = await clientApiFixture();
+      const holder = postgres(f.database.url!, { max: 1, onnotice: () => {} });
+      const session = await holder.reserve();
+      try {
+        await session`begin`;
+        await session`lock table stories in access exclusive mode`;
+        const started = Date.now();
+        const response = await f.get("/v1/stories", { key: f.a.key });
+        const elapsed = Date.now() - started;
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("60");
+        expect((await response.json()).error.code).toBe("api_unavailable");
+        // The lock timeout (3 s by default), not the holder, decides when the request ends.
+        expect(elapsed).toBeLessThan(6_000);
+      } finally {
+        await session`rollback`;
+        session.release();
+        await holder.end();
+        await f.close();
+      }
+    },
+    30_000,
+  );
 });

@@ -6,6 +6,11 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
+import {
+  connectionParameters,
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+} from "./timeouts.ts";
 
 export { schema };
 
@@ -31,6 +36,8 @@ export interface DatabaseOptions {
   pgliteDir?: string;
   /** Pool size for PostgreSQL. */
   max?: number;
+  /** PostgreSQL session limits; PGlite, one in-process connection, has none. */
+  timeouts?: DatabaseTimeouts;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -40,6 +47,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       onnotice: () => {},
       connect_timeout: 5,
       idle_timeout: 30,
+      connection: connectionParameters(options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS),
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return {

@@ -6,6 +6,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import type { Database } from "./index.ts";
+import { connectionParameters, DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS } from "./timeouts.ts";
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
@@ -16,14 +17,24 @@ const MIGRATION_LOCK = 72_610_431;
  * Applies pending migrations. Idempotent; safe when several processes start at once on
  * PostgreSQL (they queue on an advisory lock held on one dedicated connection).
  */
-export async function migrateDatabase(database: Database, url?: string): Promise<void> {
+export async function migrateDatabase(
+  database: Database,
+  url?: string,
+  options: { statementTimeoutMs?: number } = {},
+): Promise<void> {
   if (database.kind === "pglite") {
     const client = (database.db as unknown as { $client: PGlite }).$client;
     await migratePglite(drizzlePglite(client), { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
   if (!url) throw new Error("migrateDatabase needs the PostgreSQL URL");
-  const client = postgres(url, { max: 1, onnotice: () => {} });
+  const statementMs = options.statementTimeoutMs ?? DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS;
+  const client = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    // Waiting for another process's migration is bounded by the statement limit, not the lock's.
+    connection: connectionParameters({ statementMs, lockMs: 0, idleInTransactionMs: statementMs }),
+  });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migratePostgres(drizzlePostgres(client), { migrationsFolder: MIGRATIONS_FOLDER });
