@@ -57,6 +57,14 @@ export const ConfigSchema = T.Object({
   RATE_LIMIT_PREFIX: T.String({ default: "rl:", pattern: "^[A-Za-z0-9:_-]{1,40}$" }),
   /** Comma-separated CIDRs whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: T.String({ default: "" }),
+  /**
+   * Behind the gateway: the comma-separated CIDRs of the gateway, the only peers whose
+   * X-Client-Ip a service believes. Loopback by default (the local cluster).
+   */
+  GATEWAY_ADDRESSES: T.String({
+    default: "127.0.0.1/32,::1/128",
+    pattern: "^ *[0-9A-Fa-f:.]+(/[0-9]{1,3})? *(, *[0-9A-Fa-f:.]+(/[0-9]{1,3})? *)*$",
+  }),
   /** Bearer token of the workspace internal API. */
   ADMIN_TOKEN: T.Optional(T.String({ minLength: 16 })),
   /** 32 bytes in base64: the AES-256-GCM key for webhook signing secrets at rest. */
