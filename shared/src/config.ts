@@ -89,6 +89,8 @@ export const ConfigSchema = T.Object({
    */
   SES_CONTACTS_ENDPOINT: T.Optional(Url),
   SES_LOCAL_PORT: Port(8005),
+  /** Milliseconds one SES v2 call may take, retries included, before it counts as unanswered. */
+  SES_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   /** Whether email is configured; forms answer 503 forms_unavailable without it. */
   FORMS_FROM_EMAIL: T.Optional(Email),
   FORMS_TEAM_EMAIL: T.Optional(Email),
