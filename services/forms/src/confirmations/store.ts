@@ -27,13 +27,14 @@ export async function insertConfirmation(
   return id;
 }
 
-/** Which list a confirmation belongs to: the digest, or one organization's newsletter. */
-export type ConfirmationList = { list: "digest" } | { list: "org"; organizationId: string };
-
-/** Confirmation emails sent to an address on one list since a time (for the throttles). */
+/**
+ * Confirmation emails sent to an address since a time (for the throttles): of the digest, or of
+ * every organization's newsletter together, so one address gets at most so many however many
+ * organizations it is subscribed to.
+ */
 export async function countConfirmationsSince(
   db: Queryable,
-  list: ConfirmationList,
+  list: "digest" | "org",
   email: string,
   since: Date,
 ): Promise<number> {
@@ -44,10 +45,7 @@ export async function countConfirmationsSince(
       and(
         eq(newsletterConfirmations.email, email),
         gte(newsletterConfirmations.createdAt, since),
-        eq(newsletterConfirmations.list, list.list),
-        list.list === "org"
-          ? eq(newsletterConfirmations.organizationId, list.organizationId)
-          : undefined,
+        eq(newsletterConfirmations.list, list),
       ),
     );
   return row?.n ?? 0;

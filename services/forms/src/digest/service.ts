@@ -40,16 +40,15 @@ export async function requestDigestConfirmation(
   // The claim: the confirmation row, written under the address's throttle in a short transaction.
   const confirmationId = await deps.db.transaction(async (tx) => {
     await lockAddress(tx, `digest:${email}`);
-    const digest = { list: "digest" } as const;
     const lastHour = await countConfirmationsSince(
       tx,
-      digest,
+      "digest",
       email,
       new Date(now.getTime() - HOUR_MS),
     );
     const lastDay = await countConfirmationsSince(
       tx,
-      digest,
+      "digest",
       email,
       new Date(now.getTime() - 24 * HOUR_MS),
     );

@@ -33,7 +33,7 @@ import {
 } from "./store.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
-/** At most this many confirmation emails an hour to one address for one organization. */
+/** At most this many confirmation emails an hour to one address, all organizations together. */
 const CONFIRMATIONS_PER_HOUR = 2;
 
 export interface Newsletter {
@@ -86,13 +86,13 @@ export async function subscribeToOrganization(
   }
   const { token, tokenHash } = newConfirmationToken();
   const confirmationId = await deps.db.transaction(async (tx) => {
-    await lockAddress(tx, `org:${organization.id}:${email}`);
-    const since = new Date(now.getTime() - HOUR_MS);
+    // One lock and one count for the address across organizations: the limit is per address.
+    await lockAddress(tx, `org:${email}`);
     const recent = await countConfirmationsSince(
       tx,
-      { list: "org", organizationId: organization.id },
+      "org",
       email,
-      since,
+      new Date(now.getTime() - HOUR_MS),
     );
     if (recent >= CONFIRMATIONS_PER_HOUR) return null;
     return insertConfirmation(tx, {
