@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { addressMatcher, clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
+import { clientIp, isLoopback, trustedProxies as parseTrusted } from "./client-ip.ts";
 import { databaseFailure, isDatabaseUnavailable } from "./db/unavailable.ts";
 import { ApiError, type FieldError, temporarilyUnavailable } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
@@ -302,11 +302,9 @@ export interface EdgeOptions {
   trustedProxies: string;
   /**
    * A service behind our own gateway: keep the gateway's request id when well formed, and its
-   * `X-Client-Ip` when the peer is the gateway (in `gatewayAddresses`).
+   * `X-Client-Ip` when the peer is the gateway (on this host, or in TRUSTED_PROXIES).
    */
   behindGateway?: boolean;
-  /** GATEWAY_ADDRESSES: the only peers whose `X-Client-Ip` is believed; none when unset. */
-  gatewayAddresses?: string;
 }
 
 export type FetchHandler = (
@@ -324,7 +322,6 @@ export function edge(
   options: EdgeOptions,
 ): FetchHandler {
   const isTrusted = parseTrusted(options.trustedProxies);
-  const isGateway = addressMatcher(options.gatewayAddresses ?? "", "GATEWAY_ADDRESSES");
   return async (incoming, server) => {
     const started = performance.now();
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
@@ -342,9 +339,8 @@ export function edge(
         const peer = server.requestIP(incoming)?.address;
         if (peer === undefined) return "unknown"; // the client has gone
         const fromGateway = request.headers.get(CLIENT_IP_HEADER);
-        // Believed only from the gateway's own addresses: TRUSTED_PROXIES says whose
-        // X-Forwarded-For counts, not who may name the client.
-        if (options.behindGateway && fromGateway && isGateway(peer)) {
+        // Believed only when the peer is the gateway: on this host, or a trusted proxy.
+        if (options.behindGateway && fromGateway && (isLoopback(peer) || isTrusted(peer))) {
           return fromGateway;
         }
         return clientIp(peer, request.headers.get("x-forwarded-for"), isTrusted);
