@@ -10,6 +10,7 @@ import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import { parse, parseAllDocuments } from "yaml";
+import { ConfigError, loadConfig } from "../shared/src/config.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");
@@ -78,7 +79,7 @@ describe("Kubernetes base", () => {
       Secret,
       NetworkPolicy,
     };
-    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 2);
+    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 1 + 2);
     for (const doc of documents) {
       const Model = models[doc.kind];
       expect(Model).toBeDefined();
@@ -117,7 +118,7 @@ describe("Kubernetes base", () => {
   });
 
   test("only the gateway may call the services behind it; their metrics stay reachable", () => {
-    const policies = byKind("NetworkPolicy");
+    const policies = byKind("NetworkPolicy").filter((doc) => doc.metadata.name !== "workspace");
     expect(policies.map((doc) => doc.metadata.name).sort()).toEqual([...BEHIND_GATEWAY].sort());
     for (const policy of policies) {
       const name = policy.metadata.name;
@@ -134,6 +135,56 @@ describe("Kubernetes base", () => {
         (p: { name: string }) => p.name,
       );
       expect(ports).toEqual(expect.arrayContaining(["http", "metrics"]));
+    }
+  });
+
+  test("the workspace's internal API only from pods of its namespace; its metrics stay reachable", () => {
+    const policy = byKind("NetworkPolicy").find((doc) => doc.metadata.name === "workspace");
+    expect(policy).toBeDefined();
+    expect(policy.spec.podSelector.matchLabels["app.kubernetes.io/name"]).toBe("workspace");
+    expect(policy.spec.policyTypes).toEqual(["Ingress"]);
+    const [api, metrics, ...others] = policy.spec.ingress;
+    // A podSelector without a namespaceSelector: pods of this namespace only.
+    expect(api.from).toEqual([{ podSelector: {} }]);
+    expect(api.ports).toEqual([{ port: "http" }]);
+    expect(metrics).toEqual({ ports: [{ port: "metrics" }] });
+    expect(others).toEqual([]);
+    const deployment = byKind("Deployment").find((doc) => doc.metadata.name === "workspace");
+    const ports = deployment.spec.template.spec.containers[0].ports.map(
+      (p: { name: string }) => p.name,
+    );
+    expect(ports).toEqual(expect.arrayContaining(["http", "metrics"]));
+  });
+
+  test("the placeholder secrets stop a production start, naming the variable, not the value", () => {
+    const [config] = byKind("ConfigMap");
+    const [secret] = byKind("Secret");
+    const env = { ...config.data, ...secret.stringData } as Record<string, string>;
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    // Each placeholder alone, the others replaced by real-looking values, is refused.
+    const real: Record<string, string> = {
+      DATABASE_URL: "postgres://newsroom:Xq93kd0pLm2w@postgres:5432/newsroom",
+      ADMIN_TOKEN: "5Kq8w2ZpV0rT7yLm3NcB9xHs",
+      SECRETS_KEY: Buffer.alloc(32, 3).toString("base64"),
+      TURNSTILE_SECRET: "0x4AAAAAAAreal",
+      STRIPE_SECRET_KEY: "sk_live_realkey",
+    };
+    expect(() => loadConfig({ ...env, ...real })).not.toThrow();
+    for (const variable of [
+      "ADMIN_TOKEN",
+      "DATABASE_URL",
+      "TURNSTILE_SECRET",
+      "STRIPE_SECRET_KEY",
+    ]) {
+      const placeholder = { ...env, ...real, [variable]: env[variable] };
+      expect(() => loadConfig(placeholder)).toThrow(variable);
+      let message = "";
+      try {
+        loadConfig(placeholder);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toContain(env[variable]!);
     }
   });
 });

@@ -198,7 +198,16 @@ function checkDeploymentRules(config: Config, env: Record<string, string | undef
   if (config.ADMIN_TOKEN === DEVELOPMENT_ADMIN_TOKEN) {
     throw new ConfigError("ADMIN_TOKEN", `is the development token: refused in ${where}`);
   }
+  for (const variable of SECRET_VARIABLES) {
+    const value = config[variable as keyof Config];
+    if (typeof value === "string" && PLACEHOLDER.test(value)) {
+      throw new ConfigError(variable, `holds a placeholder value: refused in ${where}`);
+    }
+  }
 }
+
+/** Words that mark an example value to replace (the manifests' `change-me`), never a secret. */
+const PLACEHOLDER = /change-?me|placeholder/i;
 
 /** For entry points: load the config or print the reason and exit with code 1. */
 export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {

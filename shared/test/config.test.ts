@@ -112,6 +112,24 @@ describe("config", () => {
     }
   });
 
+  test("production or sandbox with a placeholder secret is refused, without showing it", () => {
+    for (const env of [production, sandbox]) {
+      for (const [variable, value] of [
+        ["ADMIN_TOKEN", "change-me-to-a-long-random-token"],
+        ["ADMIN_TOKEN", "placeholder-admin-token-0001"],
+        ["TURNSTILE_SECRET", "changeme"],
+        ["STRIPE_SECRET_KEY", "CHANGE-ME"],
+        ["DATABASE_URL", "postgres://newsroom:change-me@postgres:5432/newsroom"],
+      ] as const) {
+        expect(() => loadConfig({ ...env, [variable]: value })).toThrow(
+          `${variable} holds a placeholder value`,
+        );
+      }
+    }
+    // Development keeps its defaults and accepts anything.
+    expect(() => loadConfig({ ADMIN_TOKEN: "change-me-to-a-long-random-token" })).not.toThrow();
+  });
+
   test("production or sandbox without a human check starts only when acknowledged, with a warning", () => {
     for (const env of [production, sandbox]) {
       const off = { ...env, HUMAN_CHECK_MODE: "off" };
