@@ -1,6 +1,8 @@
 # One image for every service; the command picks the service:
 #   bun gateway/src/main.ts | bun services/<name>/src/main.ts
-FROM oven/bun:1 AS deps
+# npm installs exactly what package-lock.json says, nested node_modules included (the webhooks
+# service's ipaddr.js 2.x sits in services/webhooks/node_modules), and no devDependencies.
+FROM node:22-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY shared/package.json shared/
@@ -10,12 +12,20 @@ COPY services/forms/package.json services/forms/
 COPY services/client-api/package.json services/client-api/
 COPY services/webhooks/package.json services/webhooks/
 COPY services/workspace/package.json services/workspace/
-RUN bun install --production --ignore-scripts
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+# The SES v2 emulator for compose.yaml: a devDependency, so it gets the full install.
+FROM deps AS ses-emulator
+RUN npm ci --ignore-scripts --no-audit --no-fund
+EXPOSE 8005
+
+# The services' image (the default target: the last stage).
 
 FROM oven/bun:1-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 METRICS_PORT=9090 BUN_RUNTIME_TRANSPILER_CACHE_PATH=0
-COPY --from=deps --chown=bun:bun /app/node_modules ./node_modules
+# The whole install: the root node_modules and every workspace's own.
+COPY --from=deps --chown=bun:bun /app ./
 COPY --chown=bun:bun package.json tsconfig.json ./
 COPY --chown=bun:bun shared shared
 COPY --chown=bun:bun gateway gateway

@@ -29,6 +29,8 @@ export function httpUpstream(baseUrl: string, name: string): Upstream {
       });
       return new Response(response.body, response);
     } catch (error) {
+      // The client left and its body with it: not the service's fault (the edge counts it).
+      if (request.signal.aborted) throw error;
       log.error("upstream unreachable", {
         service: name,
         request_id: request.headers.get("x-request-id"),

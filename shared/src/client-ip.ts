@@ -2,13 +2,18 @@ import { BlockList, isIP } from "node:net";
 
 /** Parses TRUSTED_PROXIES (comma-separated CIDRs or addresses) into a matcher. */
 export function trustedProxies(list: string): (address: string) => boolean {
+  return addressMatcher(list, "TRUSTED_PROXIES");
+}
+
+/** Parses a list of comma-separated CIDRs or addresses, the variable `name`, into a matcher. */
+export function addressMatcher(list: string, name: string): (address: string) => boolean {
   const blocks = new BlockList();
   let any = false;
   for (const entry of list.split(",").map((s) => s.trim())) {
     if (!entry) continue;
     const [address, bits] = entry.split("/");
     const family = isIP(address ?? "");
-    if (!address || !family) throw new Error(`TRUSTED_PROXIES: not an address or CIDR: ${entry}`);
+    if (!address || !family) throw new Error(`${name}: not an address or CIDR: ${entry}`);
     const type = family === 6 ? "ipv6" : "ipv4";
     if (bits === undefined) blocks.addAddress(address, type);
     else blocks.addSubnet(address, Number(bits), type);

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import { clientIp, isLoopback, trustedProxies as parseTrusted } from "./client-ip.ts";
+import { addressMatcher, clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
 import { databaseFailure, isDatabaseUnavailable } from "./db/unavailable.ts";
 import { ApiError, type FieldError, temporarilyUnavailable } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
-import { requestMetrics } from "./metrics.ts";
+import { requestMetrics, requestsAborted } from "./metrics.ts";
 import { contractOf, retiringHeaders } from "./openapi/operation.ts";
 import { recordAnswer } from "./openapi/recorder.ts";
 import { SERVICE_VERSION } from "./version.ts";
@@ -144,6 +144,9 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
     case "INVALID_COOKIE_SIGNATURE":
       return new ApiError("invalid_parameters");
   }
+  // A client gone before the answer (its body cut off, say) is not our failure; the edge counts
+  // it (http_requests_aborted_total) and nobody reads this answer.
+  if (request.signal.aborted) return new ApiError("api_error", "The client closed the connection.");
   if (isDatabaseUnavailable(error)) {
     log.warn("database unavailable", {
       request_id: requestIdOf(request),
@@ -292,6 +295,9 @@ export const SERVER_SAFETY = {
   },
 } as const;
 
+/** The status a request whose client left before the answer is counted under (nginx's). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
 export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 /** The largest body the service reads (forms set their own, smaller limit). */
@@ -302,9 +308,11 @@ export interface EdgeOptions {
   trustedProxies: string;
   /**
    * A service behind our own gateway: keep the gateway's request id when well formed, and its
-   * `X-Client-Ip` when the peer is the gateway (on this host, or in TRUSTED_PROXIES).
+   * `X-Client-Ip` when the peer is the gateway (in `gatewayAddresses`).
    */
   behindGateway?: boolean;
+  /** GATEWAY_ADDRESSES: the only peers whose `X-Client-Ip` is believed; none when unset. */
+  gatewayAddresses?: string;
 }
 
 export type FetchHandler = (
@@ -322,6 +330,7 @@ export function edge(
   options: EdgeOptions,
 ): FetchHandler {
   const isTrusted = parseTrusted(options.trustedProxies);
+  const isGateway = addressMatcher(options.gatewayAddresses ?? "", "GATEWAY_ADDRESSES");
   return async (incoming, server) => {
     const started = performance.now();
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
@@ -339,8 +348,9 @@ export function edge(
         const peer = server.requestIP(incoming)?.address;
         if (peer === undefined) return "unknown"; // the client has gone
         const fromGateway = request.headers.get(CLIENT_IP_HEADER);
-        // Believed only when the peer is the gateway: on this host, or a trusted proxy.
-        if (options.behindGateway && fromGateway && (isLoopback(peer) || isTrusted(peer))) {
+        // Believed only from the gateway's own addresses: TRUSTED_PROXIES says whose
+        // X-Forwarded-For counts, not who may name the client.
+        if (options.behindGateway && fromGateway && isGateway(peer)) {
           return fromGateway;
         }
         return clientIp(peer, request.headers.get("x-forwarded-for"), isTrusted);
@@ -363,13 +373,12 @@ export function edge(
     const context = contexts.get(request);
     const route = context?.route ?? "unmatched";
     const seconds = (performance.now() - started) / 1000;
-    requestMetrics.record(
-      context?.service ?? "edge",
-      route,
-      incoming.method,
-      response.status,
-      seconds,
-    );
+    let status = response.status;
+    if (status >= 500 && incoming.signal.aborted) {
+      status = CLIENT_CLOSED_REQUEST;
+      requestsAborted.inc({ service: context?.service ?? "edge" });
+    }
+    requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
     // One line per request. The path only: a query string may hold a feed key.
     if (log.enabled("info")) {
       log.info("request", {
@@ -377,7 +386,7 @@ export function edge(
         method: incoming.method,
         path: pathOf(incoming.url),
         route,
-        status: response.status,
+        status,
         duration_ms: Math.round(seconds * 10_000) / 10,
       });
     }

@@ -50,24 +50,41 @@ export function formatAddress(address: string, name?: string): string {
   return `"${quoted}" <${address}>`;
 }
 
+export interface SesOptions {
+  region: string;
+  endpoint?: string;
+  /** How long one call may take, retries included (SES_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/**
+ * An SES v2 client (email and contact lists) and the deadline of its calls. The SDK's own
+ * request timeout only logs a warning, so each call carries `signal()`: a provider that accepts
+ * the connection and never answers fails the call after `timeoutMs` instead of holding it.
+ */
+export function sesClient(options: SesOptions): { client: SESv2Client; signal(): AbortSignal } {
+  const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+  const client = new SESv2Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    // The emulator checks only that a signature is present.
+    credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: Math.min(3_000, options.timeoutMs) },
+  });
+  return { client, signal: () => AbortSignal.timeout(options.timeoutMs) };
+}
+
 /** Amazon SES v2 (or the local SES v2 emulator when SES_ENDPOINT is set). */
 export class SesMailer implements Mailer {
-  private readonly client: SESv2Client;
+  private readonly ses: ReturnType<typeof sesClient>;
 
   constructor(
     readonly from: string,
     readonly teamAddress: string | undefined,
-    options: { region: string; endpoint?: string },
+    options: SesOptions,
   ) {
-    const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
-    this.client = new SESv2Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      // The emulator checks only that a signature is present.
-      credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
-      maxAttempts: 2,
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
-    });
+    this.ses = sesClient(options);
   }
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
@@ -91,7 +108,7 @@ export class SesMailer implements Mailer {
       },
     });
     try {
-      const result = await this.client.send(command);
+      const result = await this.ses.client.send(command, { abortSignal: this.ses.signal() });
       return { messageId: result.MessageId ?? "" };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata
@@ -104,11 +121,15 @@ export class SesMailer implements Mailer {
 
 /** The mailer the config describes, or null when email is not configured (no sender address). */
 export function openMailer(
-  config: Pick<Config, "FORMS_FROM_EMAIL" | "FORMS_TEAM_EMAIL" | "SES_ENDPOINT" | "SES_REGION">,
+  config: Pick<
+    Config,
+    "FORMS_FROM_EMAIL" | "FORMS_TEAM_EMAIL" | "SES_ENDPOINT" | "SES_REGION" | "SES_TIMEOUT_MS"
+  >,
 ): Mailer | null {
   if (!config.FORMS_FROM_EMAIL) return null;
   return new SesMailer(config.FORMS_FROM_EMAIL, config.FORMS_TEAM_EMAIL, {
     region: config.SES_REGION,
     endpoint: config.SES_ENDPOINT,
+    timeoutMs: config.SES_TIMEOUT_MS,
   });
 }

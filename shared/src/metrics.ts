@@ -76,6 +76,13 @@ function labelValue(value: string): string {
 
 export const requestMetrics = new RequestMetrics();
 
+export const requestsAborted = new Counter({
+  name: "http_requests_aborted_total",
+  help: "Requests whose client closed the connection before the answer (status 499 in http_requests_total), by service.",
+  labelNames: ["service"] as const,
+  registers: [registry],
+});
+
 export const webhookAttempts = new Counter({
   name: "webhook_delivery_attempts_total",
   help: "Webhook delivery attempts, by outcome (delivered, retry, failed, test).",

@@ -1,5 +1,5 @@
 import type { AnyElysia } from "elysia";
-import { loadConfigOrExit } from "./config.ts";
+import { type Config, loadConfigOrExit } from "./config.ts";
 import { edge, pathOf, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
@@ -85,12 +85,8 @@ export async function runService(factory: ServiceFactory): Promise<void> {
     ...SERVER_SAFETY,
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
-    fetch: edge(
-      (request) => (pathOf(request.url) === "/health/ready" ? ready() : handle(request)),
-      {
-        trustedProxies: config.TRUSTED_PROXIES,
-        behindGateway: true,
-      },
+    fetch: serviceEdge(config, (request) =>
+      pathOf(request.url) === "/health/ready" ? ready() : handle(request),
     ),
   });
   const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
@@ -101,6 +97,18 @@ export async function runService(factory: ServiceFactory): Promise<void> {
     await service.stop();
     await runtime.close();
     metrics?.stop(true);
+  });
+}
+
+/** The edge of a service run as its own process, behind the gateway. */
+export function serviceEdge(
+  config: Pick<Config, "TRUSTED_PROXIES" | "GATEWAY_ADDRESSES">,
+  handle: (request: Request) => Promise<Response>,
+) {
+  return edge(handle, {
+    trustedProxies: config.TRUSTED_PROXIES,
+    gatewayAddresses: config.GATEWAY_ADDRESSES,
+    behindGateway: true,
   });
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { clientIp, isLoopback, trustedProxies } from "../src/client-ip.ts";
-import { clientIpOf, edge } from "../src/http.ts";
+import { addressMatcher, clientIp, isLoopback, trustedProxies } from "../src/client-ip.ts";
+import { loadConfig } from "../src/config.ts";
+import { clientIpOf, edge, SERVER_SAFETY } from "../src/http.ts";
+import { serviceEdge } from "../src/service.ts";
 
 describe("client address", () => {
   const trusted = trustedProxies("10.0.0.0/8, 192.168.1.5, fd00::/8");
@@ -66,18 +68,67 @@ describe("client address", () => {
     expect(server.asked).toBe(1);
   });
 
-  test("a service behind the gateway takes X-Client-Ip only from the gateway", async () => {
-    const handle = edge(echoAddress, { trustedProxies: "10.0.0.0/8", behindGateway: true });
+  test("a service behind the gateway takes X-Client-Ip only from GATEWAY_ADDRESSES", async () => {
+    const handle = edge(echoAddress, {
+      trustedProxies: "192.168.0.0/16",
+      gatewayAddresses: "10.0.0.0/8, ::1/128",
+      behindGateway: true,
+    });
     const given = () =>
       new Request("http://localhost/", { headers: { "x-client-ip": "198.51.100.7" } });
-    // The gateway: a trusted proxy, or a process on this host.
+    // The gateway's addresses.
     expect(await (await handle(given(), socket("10.0.0.2"))).text()).toBe("198.51.100.7");
-    expect(await (await handle(given(), socket("::ffff:127.0.0.1"))).text()).toBe("198.51.100.7");
-    // Anyone else: the header is ignored.
+    expect(await (await handle(given(), socket("::1"))).text()).toBe("198.51.100.7");
+    // Anyone else, a trusted proxy or another process on this host too: the header is ignored.
     expect(await (await handle(given(), socket("203.0.113.5"))).text()).toBe("203.0.113.5");
+    expect(await (await handle(given(), socket("192.168.1.9"))).text()).toBe("192.168.1.9");
+    expect(await (await handle(given(), socket("::ffff:127.0.0.1"))).text()).toBe("127.0.0.1");
     // Without one, the socket's address.
     const direct = await handle(new Request("http://localhost/"), socket("10.0.0.2"));
     expect(await direct.text()).toBe("10.0.0.2");
+  });
+
+  describe("over HTTP, a service as its own process serves it", () => {
+    async function addressSeen(env: Record<string, string>) {
+      const server = Bun.serve({
+        ...SERVER_SAFETY,
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: serviceEdge(loadConfig(env), async (request) => new Response(clientIpOf(request))),
+      });
+      try {
+        const response = await fetch(`http://127.0.0.1:${server.port}/`, {
+          headers: { "x-client-ip": "198.51.100.7" },
+        });
+        return await response.text();
+      } finally {
+        await server.stop(true);
+      }
+    }
+
+    test("GATEWAY_ADDRESSES without 127.0.0.1: an X-Client-Ip from 127.0.0.1 is ignored", async () => {
+      expect(await addressSeen({ GATEWAY_ADDRESSES: "10.0.0.7/32" })).toBe("127.0.0.1");
+      // Not even from a trusted proxy: TRUSTED_PROXIES is about X-Forwarded-For at the gateway.
+      expect(
+        await addressSeen({ GATEWAY_ADDRESSES: "10.0.0.7/32", TRUSTED_PROXIES: "127.0.0.1/32" }),
+      ).toBe("127.0.0.1");
+    });
+
+    test("GATEWAY_ADDRESSES with 127.0.0.1 (the default): it is believed", async () => {
+      expect(await addressSeen({ GATEWAY_ADDRESSES: "10.0.0.7/32,127.0.0.1/32" })).toBe(
+        "198.51.100.7",
+      );
+      expect(await addressSeen({})).toBe("198.51.100.7");
+    });
+  });
+
+  test("a bad GATEWAY_ADDRESSES stops start-up naming the variable", () => {
+    expect(() => loadConfig({ GATEWAY_ADDRESSES: "10.0.0.0/8, gateway" })).toThrow(
+      "GATEWAY_ADDRESSES",
+    );
+    expect(() => addressMatcher("10.0.0.0/8, 300.1.2.3", "GATEWAY_ADDRESSES")).toThrow(
+      "GATEWAY_ADDRESSES: not an address or CIDR: 300.1.2.3",
+    );
   });
 
   test("a client gone before its address is asked is 'unknown', never this host", async () => {

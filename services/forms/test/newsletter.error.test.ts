@@ -143,6 +143,22 @@ describe("organization subscribe errors", () => {
   });
 });
 
+describe("the confirmation throttle counts every organization", () => {
+  test("three organizations' newsletters in an hour: two confirmations reach the address", async () => {
+    const email = address("many-lists");
+    const answers: string[] = [];
+    for (const target of [
+      org,
+      ...(await Promise.all([1, 2].map(() => newsletterOrg(forms.database.db)))),
+    ]) {
+      const response = await subscribe(target, { email }, { headers: JSON_ACCEPT });
+      answers.push(`${response.status} ${await response.text()}`);
+    }
+    expect(answers).toEqual(Array(3).fill('202 {"status":"pending"}'));
+    expect(await ses.to(email)).toHaveLength(2);
+  });
+});
+
 describe("organization confirmation errors", () => {
   async function orgToken() {
     const email = address();

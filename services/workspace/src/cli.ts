@@ -3,7 +3,9 @@
  * Talks to WORKSPACE_URL (default http://127.0.0.1:$WORKSPACE_PORT) with ADMIN_TOKEN and prints
  * the JSON answer. Exit code 1 on an error answer.
  */
+import { readFileSync } from "node:fs";
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
+import { paragraphsOf } from "@newsroom/shared/story-body";
 
 interface Command {
   path: (args: string[]) => string;
@@ -53,12 +55,12 @@ const COMMANDS: Record<string, Command> = {
     path: ([org]) => `/orgs/${org}/stories`,
     positional: [],
     arrays: ["topics"],
-    help: "<org> --type insight --slug my-story --title 'Title' [--summary ..] [--topics a,b]",
+    help: "<org> --type insight --slug my-story --title 'Title' [--summary ..] [--topics a,b] [--body 'text' | --body-file blocks.json]",
   },
   "story-version": {
     path: ([id]) => `/stories/${id}/versions`,
     positional: [],
-    help: "<story id> --title 'New title' [--summary ..]",
+    help: "<story id> --title 'New title' [--summary ..] [--body 'text' | --body-file blocks.json]",
   },
   "story-transition": {
     path: ([id]) => `/stories/${id}/transitions`,
@@ -105,6 +107,20 @@ function coerce(value: string): unknown {
   return value;
 }
 
+/**
+ * A story body from the command line: `--body` is plain text, one paragraph per run of text
+ * between blank lines; `--body-file` names a JSON file holding the list of blocks.
+ */
+function bodyFlag(key: string, value: string): unknown {
+  if (key === "body") return paragraphsOf(value);
+  try {
+    return JSON.parse(readFileSync(value, "utf8"));
+  } catch (error) {
+    console.error(`--body-file ${value}: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+
 function usage(): never {
   console.error("usage: npm run admin -- <command> ...\n");
   for (const [name, command] of Object.entries(COMMANDS))
@@ -127,7 +143,9 @@ for (let i = 0; i < rest.length; i++) {
     const [flag, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
     const key = flag.replace(/-/g, "_");
     const value = inline ?? rest[++i] ?? "true";
-    body[key] = command.arrays?.includes(key) ? value.split(",").filter(Boolean) : coerce(value);
+    if (key === "body" || key === "body_file") body.body = bodyFlag(key, value);
+    else
+      body[key] = command.arrays?.includes(key) ? value.split(",").filter(Boolean) : coerce(value);
   } else {
     args.push(arg);
   }

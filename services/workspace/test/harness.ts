@@ -11,6 +11,8 @@ export const SECRETS_KEY = Buffer.alloc(32, 9);
 export interface Harness {
   database: TestDatabase;
   bus: EventBus;
+  /** The app behind the edge, for a real server (`Bun.serve({ fetch })`). */
+  fetch: (request: Request) => Promise<Response>;
   /** Calls the internal API with the admin token; returns status and parsed JSON. */
   call(
     method: string,
@@ -45,6 +47,7 @@ export async function workspaceHarness(
   return {
     database,
     bus,
+    fetch: (request) => handle(request),
     async call(method, path, body, token = ADMIN_TOKEN) {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (token) headers.authorization = `Bearer ${token}`;

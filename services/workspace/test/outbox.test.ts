@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { outboxEvents, stories } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
@@ -64,6 +65,62 @@ describe("outbox", () => {
     const first = await relayOnce(h.database.db, h.bus);
     expect(first.published).toBeGreaterThanOrEqual(1);
     expect((await relayOnce(h.database.db, h.bus)).published).toBe(0);
+    await Bun.sleep(20);
+    const mine = seen.filter((e) => e.type === "story.submitted" && e.data.story_id === storyId);
+    expect(mine).toHaveLength(1);
+  });
+});
+
+describe("outbox relay and a slow bus (PGlite: one connection for everything)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await workspaceHarness({ backend: "pglite" });
+  });
+  afterAll(() => h.close());
+
+  test("no transaction is open while the bus is called: the database answers meanwhile", async () => {
+    const { storyId } = await orgWithDraft(h, "outbox-slow-bus");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slowBus: EventBus = {
+      kind: "memory",
+      publish: async (event) => {
+        await gate;
+        return h.bus.publish(event);
+      },
+      subscribe: (handler, options) => h.bus.subscribe(handler, options),
+      close: async () => {},
+    };
+    const relaying = relayOnce(h.database.db, slowBus);
+    await Bun.sleep(50);
+    const answer = await Promise.race([
+      h.call("POST", "/orgs", { slug: "outbox-meanwhile", name: "Meanwhile" }),
+      Bun.sleep(1_000).then(() => "too slow" as const),
+    ]);
+    release();
+    expect(answer === "too slow" ? answer : answer.status).toBe(201);
+    expect((await relaying).published).toBeGreaterThanOrEqual(1);
+    const [row] = await h.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(row?.publishedAt).not.toBeNull();
+  });
+
+  test("two relays at once: each event reaches subscribers once (the bus drops the copy)", async () => {
+    const seen: BusEvent[] = [];
+    await h.bus.subscribe(
+      async (event) => {
+        seen.push(event);
+      },
+      { durable: "outbox-two-relays" },
+    );
+    const { storyId } = await orgWithDraft(h, "outbox-two-relays");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    await Promise.all([relayOnce(h.database.db, h.bus), relayOnce(h.database.db, h.bus)]);
     await Bun.sleep(20);
     const mine = seen.filter((e) => e.type === "story.submitted" && e.data.story_id === storyId);
     expect(mine).toHaveLength(1);

@@ -21,17 +21,20 @@ export async function insertConfirmation(
     createdAt: Date;
     expiresAt: Date;
   },
-): Promise<void> {
-  await db.insert(newsletterConfirmations).values({ id: newId(), ...values });
+): Promise<string> {
+  const id = newId();
+  await db.insert(newsletterConfirmations).values({ id, ...values });
+  return id;
 }
 
-/** Which list a confirmation belongs to: the digest, or one organization's newsletter. */
-export type ConfirmationList = { list: "digest" } | { list: "org"; organizationId: string };
-
-/** Confirmation emails sent to an address on one list since a time (for the throttles). */
+/**
+ * Confirmation emails sent to an address since a time (for the throttles): of the digest, or of
+ * every organization's newsletter together, so one address gets at most so many however many
+ * organizations it is subscribed to.
+ */
 export async function countConfirmationsSince(
   db: Queryable,
-  list: ConfirmationList,
+  list: "digest" | "org",
   email: string,
   since: Date,
 ): Promise<number> {
@@ -42,10 +45,7 @@ export async function countConfirmationsSince(
       and(
         eq(newsletterConfirmations.email, email),
         gte(newsletterConfirmations.createdAt, since),
-        eq(newsletterConfirmations.list, list.list),
-        list.list === "org"
-          ? eq(newsletterConfirmations.organizationId, list.organizationId)
-          : undefined,
+        eq(newsletterConfirmations.list, list),
       ),
     );
   return row?.n ?? 0;
@@ -94,6 +94,22 @@ export async function markConfirmationUsed(
     .update(newsletterConfirmations)
     .set(options.forgetEmail ? { usedAt, email: null } : { usedAt })
     .where(and(eq(newsletterConfirmations.id, id), isNull(newsletterConfirmations.usedAt)));
+}
+
+/**
+ * Opens a used link again with its address, after the email that followed its use failed: the
+ * link stays usable (the spec's 502 answer).
+ */
+export async function reopenConfirmation(db: Queryable, id: string, email: string): Promise<void> {
+  await db
+    .update(newsletterConfirmations)
+    .set({ usedAt: null, email })
+    .where(eq(newsletterConfirmations.id, id));
+}
+
+/** Withdraws a confirmation whose email was not sent, so it throttles no retry. */
+export async function deleteConfirmation(db: Queryable, id: string): Promise<void> {
+  await db.delete(newsletterConfirmations).where(eq(newsletterConfirmations.id, id));
 }
 
 /** Links past their 48 hours are forgotten, with the address they held. */

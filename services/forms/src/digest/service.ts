@@ -1,10 +1,13 @@
 import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
+import { sendClaimed } from "../confirmations/send-claimed.ts";
 import {
   countConfirmationsSince,
+  deleteConfirmation,
   insertConfirmation,
   lockAddress,
   lockConfirmation,
   markConfirmationUsed,
+  reopenConfirmation,
 } from "../confirmations/store.ts";
 import {
   CONFIRMATION_VALIDITY_MS,
@@ -15,7 +18,7 @@ import {
   TOKEN_SHAPE,
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
-import { joinDigest } from "./store.ts";
+import { joinDigest, undoJoinDigest } from "./store.ts";
 import { digestUnsubscribe } from "./unsubscribe-link.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -33,24 +36,24 @@ export async function requestDigestConfirmation(
 ): Promise<void> {
   const email = normalizeEmail(address);
   const now = deps.now();
-  await deps.db.transaction(async (tx) => {
+  const { token, tokenHash } = newConfirmationToken();
+  // The claim: the confirmation row, written under the address's throttle in a short transaction.
+  const confirmationId = await deps.db.transaction(async (tx) => {
     await lockAddress(tx, `digest:${email}`);
-    const digest = { list: "digest" } as const;
     const lastHour = await countConfirmationsSince(
       tx,
-      digest,
+      "digest",
       email,
       new Date(now.getTime() - HOUR_MS),
     );
     const lastDay = await countConfirmationsSince(
       tx,
-      digest,
+      "digest",
       email,
       new Date(now.getTime() - 24 * HOUR_MS),
     );
-    if (lastHour >= 1 || lastDay >= 2) return;
-    const { token, tokenHash } = newConfirmationToken();
-    await insertConfirmation(tx, {
+    if (lastHour >= 1 || lastDay >= 2) return null;
+    return insertConfirmation(tx, {
       list: "digest",
       organizationId: null,
       email,
@@ -59,9 +62,13 @@ export async function requestDigestConfirmation(
       createdAt: now,
       expiresAt: new Date(now.getTime() + CONFIRMATION_VALIDITY_MS),
     });
-    const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
-    // Sent inside the transaction: if the provider refuses, no row stays to throttle a retry.
-    await mailer.send({
+  });
+  if (!confirmationId) return;
+  const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
+  // A failed send withdraws the row, so it throttles no retry.
+  await sendClaimed(
+    mailer,
+    {
       to: [email],
       subject: "Confirm your subscription to the weekly digest",
       text: [
@@ -74,15 +81,16 @@ export async function requestDigestConfirmation(
         "",
         "If it was not you, ignore this email: nothing will be sent without your confirmation.",
       ].join("\n"),
-    });
-  });
+    },
+    () => deleteConfirmation(deps.db, confirmationId),
+  );
 }
 
 export type ConfirmationOutcome = "confirmed" | "expired";
 
 /**
  * Confirms a digest link: joins the list, then sends the welcome email. A used link answers
- * confirmed again and does nothing. If the welcome email is refused, nothing is kept and the
+ * confirmed again and does nothing. If the welcome email fails, the join is taken back and the
  * link stays usable (the caller answers 502).
  */
 export async function confirmDigest(
@@ -92,15 +100,25 @@ export async function confirmDigest(
 ): Promise<ConfirmationOutcome> {
   if (!TOKEN_SHAPE.test(token)) return "expired";
   const now = deps.now();
-  return deps.db.transaction(async (tx) => {
+  // The claim: the link used and the address joined, in one short transaction.
+  const claim = await deps.db.transaction(async (tx) => {
     const row = await lockConfirmation(tx, hashToken(token));
-    if (row?.list !== "digest" || !row.email || row.expiresAt <= now) return "expired";
-    if (row.usedAt) return "confirmed";
+    if (row?.list !== "digest" || !row.email || row.expiresAt <= now) return "expired" as const;
+    if (row.usedAt) return "confirmed" as const;
     const joined = await joinDigest(tx, row.email, now);
     await markConfirmationUsed(tx, row.id, now, { forgetEmail: false });
-    if (joined) await mailer.send(welcomeEmail(deps, row.email, joined));
-    return "confirmed";
+    return { confirmationId: row.id, email: row.email, joined };
   });
+  if (typeof claim === "string") return claim;
+  const { confirmationId, email, joined } = claim;
+  if (!joined) return "confirmed";
+  await sendClaimed(mailer, welcomeEmail(deps, email, joined.id), () =>
+    deps.db.transaction(async (tx) => {
+      await undoJoinDigest(tx, joined);
+      await reopenConfirmation(tx, confirmationId, email);
+    }),
+  );
+  return "confirmed";
 }
 
 /** The welcome email: like every digest email, it carries the subscription's unsubscribe link. */

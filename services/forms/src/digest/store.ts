@@ -5,10 +5,24 @@ import { and, eq } from "drizzle-orm";
 
 /** The service's own digest list (not tenant data): confirmed addresses. */
 
-/** Joins the address to the digest. The subscription id when it was not subscribed before. */
-export async function joinDigest(db: Queryable, email: string, now: Date): Promise<string | null> {
+/** A join that changed the list, and what the address's row was before it (null: none). */
+export interface DigestJoin {
+  id: string;
+  before: { status: "pending" | "unsubscribed"; confirmedAt: Date | null } | null;
+}
+
+/** Joins the address to the digest. The join when it was not subscribed before, else null. */
+export async function joinDigest(
+  db: Queryable,
+  email: string,
+  now: Date,
+): Promise<DigestJoin | null> {
   const [existing] = await db
-    .select({ id: digestSubscriptions.id, status: digestSubscriptions.status })
+    .select({
+      id: digestSubscriptions.id,
+      status: digestSubscriptions.status,
+      confirmedAt: digestSubscriptions.confirmedAt,
+    })
     .from(digestSubscriptions)
     .where(eq(digestSubscriptions.email, email))
     .for("update");
@@ -18,14 +32,26 @@ export async function joinDigest(db: Queryable, email: string, now: Date): Promi
       .update(digestSubscriptions)
       .set({ status: "subscribed", confirmedAt: now })
       .where(eq(digestSubscriptions.id, existing.id));
-    return existing.id;
+    return {
+      id: existing.id,
+      before: { status: existing.status, confirmedAt: existing.confirmedAt },
+    };
   }
   const [inserted] = await db
     .insert(digestSubscriptions)
     .values({ id: newId(), email, status: "subscribed", createdAt: now, confirmedAt: now })
     .onConflictDoNothing({ target: digestSubscriptions.email })
     .returning({ id: digestSubscriptions.id });
-  return inserted?.id ?? null;
+  return inserted ? { id: inserted.id, before: null } : null;
+}
+
+/** Takes a join back (its welcome email failed): the row as it was, or none. */
+export async function undoJoinDigest(db: Queryable, join: DigestJoin): Promise<void> {
+  if (join.before) {
+    await db.update(digestSubscriptions).set(join.before).where(eq(digestSubscriptions.id, join.id));
+  } else {
+    await db.delete(digestSubscriptions).where(eq(digestSubscriptions.id, join.id));
+  }
 }
 
 /** A subscription's state, or undefined when there is none. */

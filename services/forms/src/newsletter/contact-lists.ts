@@ -1,11 +1,10 @@
 import {
   CreateContactCommand,
   CreateContactListCommand,
-  SESv2Client,
   UpdateContactCommand,
 } from "@aws-sdk/client-sesv2";
 import type { Config } from "@newsroom/shared/config";
-import { MailDeliveryError } from "@newsroom/shared/mailer";
+import { MailDeliveryError, type SesOptions, sesClient } from "@newsroom/shared/mailer";
 
 /** Where an organization's confirmed subscribers go: its contact list in SES v2. */
 export interface ContactLists {
@@ -35,17 +34,10 @@ function refused(error: unknown): MailDeliveryError {
 
 /** Amazon SES v2 contact lists through the SDK. */
 export class SesContactLists implements ContactLists {
-  private readonly client: SESv2Client;
+  private readonly ses: ReturnType<typeof sesClient>;
 
-  constructor(options: { region: string; endpoint?: string }) {
-    const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
-    this.client = new SESv2Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
-      maxAttempts: 2,
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
-    });
+  constructor(options: SesOptions) {
+    this.ses = sesClient(options);
   }
 
   async addContact(list: { name: string; description: string }, email: string): Promise<void> {
@@ -65,29 +57,32 @@ export class SesContactLists implements ContactLists {
   /** Creates the contact, or opts an existing one in again (it may have unsubscribed before). */
   private async createContact(listName: string, email: string): Promise<void> {
     try {
-      await this.client.send(
+      await this.ses.client.send(
         new CreateContactCommand({
           ContactListName: listName,
           EmailAddress: email,
           UnsubscribeAll: false,
         }),
+        { abortSignal: this.ses.signal() },
       );
     } catch (error) {
       if (errorName(error) !== "AlreadyExistsException") throw error;
-      await this.client.send(
+      await this.ses.client.send(
         new UpdateContactCommand({
           ContactListName: listName,
           EmailAddress: email,
           UnsubscribeAll: false,
         }),
+        { abortSignal: this.ses.signal() },
       );
     }
   }
 
   private async createList(list: { name: string; description: string }): Promise<void> {
     try {
-      await this.client.send(
+      await this.ses.client.send(
         new CreateContactListCommand({ ContactListName: list.name, Description: list.description }),
+        { abortSignal: this.ses.signal() },
       );
     } catch (error) {
       // Another request created it meanwhile: fine.
@@ -98,14 +93,16 @@ export class SesContactLists implements ContactLists {
 
 /** The contact lists the config describes; null when there are none (the local emulator). */
 export function openContactLists(
-  config: Pick<Config, "SES_CONTACTS_ENDPOINT" | "SES_ENDPOINT" | "SES_REGION">,
+  config: Pick<Config, "SES_CONTACTS_ENDPOINT" | "SES_ENDPOINT" | "SES_REGION" | "SES_TIMEOUT_MS">,
 ): ContactLists | null {
+  const timeoutMs = config.SES_TIMEOUT_MS;
   if (config.SES_CONTACTS_ENDPOINT) {
     return new SesContactLists({
       region: config.SES_REGION,
       endpoint: config.SES_CONTACTS_ENDPOINT,
+      timeoutMs,
     });
   }
   if (config.SES_ENDPOINT) return null;
-  return new SesContactLists({ region: config.SES_REGION });
+  return new SesContactLists({ region: config.SES_REGION, timeoutMs });
 }

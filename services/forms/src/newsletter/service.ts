@@ -1,12 +1,15 @@
 import type { Mailer } from "@newsroom/shared/mailer";
+import { sendClaimed } from "../confirmations/send-claimed.ts";
 import {
   type ConfirmationRow,
   countConfirmationsSince,
+  deleteConfirmation,
   findConfirmation,
   insertConfirmation,
   lockAddress,
   lockConfirmation,
   markConfirmationUsed,
+  reopenConfirmation,
 } from "../confirmations/store.ts";
 import {
   CONFIRMATION_VALIDITY_MS,
@@ -26,10 +29,11 @@ import {
   findOrganizationBySlug,
   hostedSites,
   type NewsletterOrganization,
+  removeSubscriber,
 } from "./store.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
-/** At most this many confirmation emails an hour to one address for one organization. */
+/** At most this many confirmation emails an hour to one address, all organizations together. */
 const CONFIRMATIONS_PER_HOUR = 2;
 
 export interface Newsletter {
@@ -57,7 +61,8 @@ async function describe(deps: FormsDeps, organization: NewsletterOrganization) {
 /**
  * Double opt-in: a confirmation email (at most two an hour to one address), answered `pending`
  * whatever the address's state. Single opt-in (a verified human check): the address joins at
- * once and gets the welcome email, answered `subscribed`.
+ * once and gets the welcome email, answered `subscribed`. Emails go out after the commit that
+ * claims them (see `sendClaimed`).
  */
 export async function subscribeToOrganization(
   deps: FormsDeps,
@@ -68,25 +73,29 @@ export async function subscribeToOrganization(
   const email = normalizeEmail(input.email);
   const now = deps.now();
   if (input.singleOptIn) {
-    await deps.db.transaction(async (tx) => {
-      await deps.contactLists?.addContact(contactListOf(organization), email);
-      const added = await addSubscriber(tx, organization.id, emailHash(email), now);
-      if (added) await mailer.send(welcomeEmail(organization, email));
-    });
+    // The organization's list in SES first: adding an address again is harmless.
+    await deps.contactLists?.addContact(contactListOf(organization), email);
+    const hash = emailHash(email);
+    const added = await addSubscriber(deps.db, organization.id, hash, now);
+    if (added) {
+      await sendClaimed(mailer, welcomeEmail(organization, email), () =>
+        removeSubscriber(deps.db, organization.id, hash),
+      );
+    }
     return;
   }
-  await deps.db.transaction(async (tx) => {
-    await lockAddress(tx, `org:${organization.id}:${email}`);
-    const since = new Date(now.getTime() - HOUR_MS);
+  const { token, tokenHash } = newConfirmationToken();
+  const confirmationId = await deps.db.transaction(async (tx) => {
+    // One lock and one count for the address across organizations: the limit is per address.
+    await lockAddress(tx, `org:${email}`);
     const recent = await countConfirmationsSince(
       tx,
-      { list: "org", organizationId: organization.id },
+      "org",
       email,
-      since,
+      new Date(now.getTime() - HOUR_MS),
     );
-    if (recent >= CONFIRMATIONS_PER_HOUR) return;
-    const { token, tokenHash } = newConfirmationToken();
-    await insertConfirmation(tx, {
+    if (recent >= CONFIRMATIONS_PER_HOUR) return null;
+    return insertConfirmation(tx, {
       list: "org",
       organizationId: organization.id,
       email,
@@ -95,8 +104,12 @@ export async function subscribeToOrganization(
       createdAt: now,
       expiresAt: new Date(now.getTime() + CONFIRMATION_VALIDITY_MS),
     });
-    const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
-    await mailer.send({
+  });
+  if (!confirmationId) return;
+  const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
+  await sendClaimed(
+    mailer,
+    {
       to: [email],
       fromName: organization.name,
       subject: `Confirm your subscription to ${organization.name}`,
@@ -110,8 +123,9 @@ export async function subscribeToOrganization(
         "",
         "If it was not you, ignore this email: nothing will be sent without your confirmation.",
       ].join("\n"),
-    });
-  });
+    },
+    () => deleteConfirmation(deps.db, confirmationId),
+  );
 }
 
 function welcomeEmail(organization: NewsletterOrganization, email: string) {
@@ -135,8 +149,9 @@ export type OrganizationConfirmation =
 /**
  * Confirms an organization link: the address joins the organization's contact list in SES v2
  * (and our list of subscribers, which keeps only its hash), leaves the confirmation row, and
- * gets the welcome email. A used link answers confirmed again. If SES or the welcome email
- * refuses, nothing is kept here and the link stays usable.
+ * gets the welcome email. A used link answers confirmed again. The link is claimed in one short
+ * transaction (used, address forgotten, subscriber added); SES is called after the commit. If SES
+ * or the welcome email fails, the claim is taken back and the link stays usable (502).
  */
 export async function confirmOrganization(
   deps: FormsDeps,
@@ -150,20 +165,32 @@ export async function confirmOrganization(
     if (!usable(row, now)) return null;
     const organization = await findOrganization(tx, row.organizationId!);
     if (!organization?.newsletterEnabled) return null;
-    if (!row.usedAt && row.email) {
-      // The organization's list in SES first: if it refuses, nothing here changes (502, the
-      // link stays usable); adding the same address again on a retry is harmless.
-      await deps.contactLists?.addContact(contactListOf(organization), row.email);
-      const added = await addSubscriber(tx, organization.id, emailHash(row.email), now);
-      await markConfirmationUsed(tx, row.id, now, { forgetEmail: true });
-      if (added) await mailer.send(welcomeEmail(organization, row.email));
-    }
-    return { organization, redirect: row.redirect };
+    if (row.usedAt || !row.email) return { organization, redirect: row.redirect, claim: null };
+    const added = await addSubscriber(tx, organization.id, emailHash(row.email), now);
+    await markConfirmationUsed(tx, row.id, now, { forgetEmail: true });
+    const claim = { confirmationId: row.id, email: row.email, added };
+    return { organization, redirect: row.redirect, claim };
   });
   if (!result) return { status: "expired" };
+  const { organization, claim } = result;
+  if (claim) {
+    const withdraw = () =>
+      deps.db.transaction(async (tx) => {
+        if (claim.added) await removeSubscriber(tx, organization.id, emailHash(claim.email));
+        await reopenConfirmation(tx, claim.confirmationId, claim.email);
+      });
+    try {
+      // Adding the same address again on a retry is harmless.
+      await deps.contactLists?.addContact(contactListOf(organization), claim.email);
+    } catch (error) {
+      await withdraw();
+      throw error;
+    }
+    if (claim.added) await sendClaimed(mailer, welcomeEmail(organization, claim.email), withdraw);
+  }
   return {
     status: "confirmed",
-    newsletter: await describe(deps, result.organization),
+    newsletter: await describe(deps, organization),
     redirect: result.redirect,
   };
 }

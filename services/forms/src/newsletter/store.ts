@@ -90,3 +90,19 @@ export async function addSubscriber(
     .returning({ id: organizationSubscribers.id });
   return inserted.length > 0;
 }
+
+/** Takes a subscriber off the list again (the welcome email that followed failed). */
+export async function removeSubscriber(
+  db: Queryable,
+  organizationId: string,
+  emailHash: string,
+): Promise<void> {
+  await db
+    .delete(organizationSubscribers)
+    .where(
+      and(
+        eq(organizationSubscribers.organizationId, organizationId),
+        eq(organizationSubscribers.emailHash, emailHash),
+      ),
+    );
+}

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
@@ -77,6 +77,35 @@ export function startRefusingProvider(status: number) {
     url: `http://127.0.0.1:${server.port}`,
     attempts: () => attempts,
     close: () => server.stop(true),
+  };
+}
+
+/**
+ * A 127.0.0.1 provider that accepts every connection, reads the request and never answers: the
+ * slowest SES there is. Counts the requests it holds.
+ */
+export async function startSilentProvider() {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("data", () => {});
+    socket.on("error", () => {});
+    socket.on("close", () => sockets.delete(socket));
+  });
+  let held = 0;
+  server.on("connection", () => {
+    held += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Connections accepted so far (one per call in flight). */
+    held: () => held,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -4,7 +4,7 @@ import { outboxEvents } from "@newsroom/shared/db/schema";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { outboxLag } from "@newsroom/shared/metrics";
-import { asc, inArray, isNull, min } from "drizzle-orm";
+import { and, asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
 
@@ -14,48 +14,51 @@ export interface RelayHooks {
 }
 
 /**
- * Publishes unsent outbox rows with the event id as `Nats-Msg-Id`, then marks them sent, in one
- * transaction holding row locks (`SKIP LOCKED`), so replicas share the work. A crash after
- * publishing and before marking republishes the same ids, and the bus drops the duplicates.
+ * Publishes unsent outbox rows with the event id as `Nats-Msg-Id`, then marks them sent. No
+ * transaction is open while the bus is called: the batch is read, published, and marked in a
+ * statement of its own. Replicas may read the same rows and publish them twice; the bus drops the
+ * second copy by its id (within its two-minute window), and past that window the webhooks service
+ * fans each event out once (deliveries are unique on endpoint and event). A crash after
+ * publishing and before marking republishes the same ids in the same way.
  */
 export async function relayOnce(
   db: Db,
   bus: EventBus,
   hooks: RelayHooks = {},
 ): Promise<{ published: number; duplicates: number }> {
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .select()
-      .from(outboxEvents)
-      .where(isNull(outboxEvents.publishedAt))
-      .orderBy(asc(outboxEvents.createdAt))
-      .limit(BATCH)
-      .for("update", { skipLocked: true });
-    let duplicates = 0;
-    for (const row of rows) {
-      const event: StoryEvent = {
-        id: row.id,
-        type: row.type,
-        created_at: row.createdAt.toISOString(),
-        data: { organization_id: row.organizationId, story_id: row.storyId },
-      };
-      const result = await bus.publish(event);
-      if (result.duplicate) duplicates += 1;
-    }
-    await hooks.afterPublish?.();
-    if (rows.length > 0) {
-      await tx
-        .update(outboxEvents)
-        .set({ publishedAt: new Date() })
-        .where(
+  const rows = await db
+    .select()
+    .from(outboxEvents)
+    .where(isNull(outboxEvents.publishedAt))
+    .orderBy(asc(outboxEvents.createdAt))
+    .limit(BATCH);
+  let duplicates = 0;
+  for (const row of rows) {
+    const event: StoryEvent = {
+      id: row.id,
+      type: row.type,
+      created_at: row.createdAt.toISOString(),
+      data: { organization_id: row.organizationId, story_id: row.storyId },
+    };
+    const result = await bus.publish(event);
+    if (result.duplicate) duplicates += 1;
+  }
+  await hooks.afterPublish?.();
+  if (rows.length > 0) {
+    await db
+      .update(outboxEvents)
+      .set({ publishedAt: new Date() })
+      .where(
+        and(
           inArray(
             outboxEvents.id,
             rows.map((row) => row.id),
           ),
-        );
-    }
-    return { published: rows.length, duplicates };
-  });
+          isNull(outboxEvents.publishedAt),
+        ),
+      );
+  }
+  return { published: rows.length, duplicates };
 }
 
 /** Age of the oldest unpublished event, for the `outbox_lag_seconds` gauge. */

@@ -1,16 +1,16 @@
 import { StoryTypeSchema } from "@newsroom/shared/records";
+import { StoryBody } from "@newsroom/shared/story-body";
 import { t } from "elysia";
 import { ACTIONS } from "./state-machine.ts";
 
 const Slug = t.String({ minLength: 1, maxLength: 120, pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" });
-const Body = t.Array(t.Record(t.String(), t.Unknown()), { maxItems: 500 });
 
 export const StoryCreateIn = t.Object({
   type: StoryTypeSchema,
   slug: Slug,
   title: t.String({ minLength: 1, maxLength: 300 }),
   summary: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
-  body: t.Optional(Body),
+  body: t.Optional(StoryBody),
   topics: t.Optional(t.Array(Slug, { maxItems: 20, uniqueItems: true })),
   external_url: t.Optional(
     t.Union([t.String({ pattern: "^https?://", maxLength: 2048 }), t.Null()]),
@@ -22,7 +22,7 @@ export const StoryCreateIn = t.Object({
 export const StoryVersionIn = t.Object({
   title: t.String({ minLength: 1, maxLength: 300 }),
   summary: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
-  body: t.Optional(Body),
+  body: t.Optional(StoryBody),
 });
 
 export const TransitionIn = t.Object({

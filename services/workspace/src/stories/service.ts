@@ -10,6 +10,7 @@ import {
 import { ApiError } from "@newsroom/shared/errors";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import type { StoryOut } from "@newsroom/shared/records";
+import type { StoryBody } from "@newsroom/shared/story-body";
 import { readStory, type StoryRow } from "@newsroom/shared/story-records";
 import { and, eq, inArray } from "drizzle-orm";
 import { writeOutboxEvent } from "../outbox/write.ts";
@@ -21,8 +22,6 @@ import {
   statusAfterNewVersion,
 } from "./state-machine.ts";
 
-type Block = Record<string, unknown>;
-
 /** Called after a story change commits, with its organization. */
 export type OnStoryChange = (organizationId: string) => Promise<void> | void;
 
@@ -31,7 +30,7 @@ export interface StoryCreateInput {
   slug: string;
   title: string;
   summary?: string | null;
-  body?: Block[];
+  body?: StoryBody;
   topics?: string[];
   external_url?: string | null;
   featured?: boolean;
@@ -120,7 +119,7 @@ async function lockStory(tx: Queryable, storyId: string): Promise<StoryRow> {
 export async function addStoryVersion(
   db: Db,
   storyId: string,
-  input: { title: string; summary?: string | null; body?: Block[] },
+  input: { title: string; summary?: string | null; body?: StoryBody },
   onChange?: OnStoryChange,
 ): Promise<StoryOut> {
   const story = await db.transaction(async (tx) => {
