@@ -1,4 +1,6 @@
+import { ApiError } from "@newsroom/shared/errors";
 import { httpKit, pathOf } from "@newsroom/shared/http";
+import { fieldsWithNul } from "@newsroom/shared/nul-characters";
 import { readiness, readinessResponse } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
@@ -34,6 +36,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
         checkAdminToken(request.headers.get("authorization"), deps.adminToken);
       }
     })
+    .onTransform(({ body, params }) => refuseNulCharacters(body, params))
     .use(organizationRoutes(deps))
     .use(siteRoutes(deps))
     .use(keyRoutes(deps))
@@ -43,4 +46,18 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     .use(digestRoutes(deps.db, options.digest));
   kit.bindRoutes(app);
   return app;
+}
+
+/**
+ * Text with U+0000 cannot be stored: a body holding it is refused naming each field, before the
+ * schema checks run; an identifier in the path holding it names nothing that exists.
+ */
+function refuseNulCharacters(body: unknown, params: Record<string, string> | undefined): void {
+  if (params && fieldsWithNul(params).length > 0) throw new ApiError("not_found");
+  const fields = fieldsWithNul(body);
+  if (fields.length === 0) return;
+  const message = "Text may not contain the NUL character (U+0000).";
+  throw new ApiError("validation_failed", message, {
+    fields: fields.map((field) => ({ field, reason: "nul_character", message })),
+  });
 }
