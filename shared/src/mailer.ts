@@ -1,4 +1,5 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
+import libmime from "libmime";
 import type { Config } from "./config.ts";
 
 /** One email: plain text always, HTML optionally, extra headers (such as List-Unsubscribe). */
@@ -43,11 +44,16 @@ export function headerSafe(value: string): string {
   return out.replace(/ {2,}/g, " ").trim();
 }
 
-/** `"Name" <address>` with the name quoted, or the bare address. */
+/**
+ * `Name <address>`, or the bare address, in ASCII as SES requires: an ASCII name as an RFC 5322
+ * quoted-string (so commas and other specials stay part of the name), any other name as RFC 2047
+ * encoded-words (`=?UTF-8?Q?...?=`), which mail clients show as the original name.
+ */
 export function formatAddress(address: string, name?: string): string {
-  if (!name) return address;
-  const quoted = headerSafe(name).replace(/["\\]/g, "\\$&");
-  return `"${quoted}" <${address}>`;
+  const safe = name ? headerSafe(name) : "";
+  if (!safe) return address;
+  if (/^[\x20-\x7e]*$/.test(safe)) return `"${safe.replace(/["\\]/g, "\\$&")}" <${address}>`;
+  return `${libmime.encodeWord(safe, "Q", 52)} <${address}>`;
 }
 
 export interface SesOptions {

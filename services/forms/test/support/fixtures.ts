@@ -16,11 +16,16 @@ export interface NewsletterOrg {
 /** An organization with its newsletter turned on for one website origin (and a hosted site). */
 export async function newsletterOrg(
   db: Db,
-  options: { enabled?: boolean; site?: { accent?: string; hostname?: string } } = {},
+  options: {
+    enabled?: boolean;
+    site?: { accent?: string; hostname?: string };
+    /** The organization's name (the display name its emails are sent under). */
+    name?: string;
+  } = {},
 ): Promise<NewsletterOrg> {
   const slug = `org-${random()}`;
   const origin = `https://www.${slug}.example`;
-  const org = await createOrganization(db, { slug, name: `Acme ${slug}` });
+  const org = await createOrganization(db, { slug, name: options.name ?? `Acme ${slug}` });
   await updateOrganization(db, slug, {
     newsletter_enabled: options.enabled ?? true,
     newsletter_origins: [origin],
