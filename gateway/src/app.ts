@@ -7,12 +7,12 @@ import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/sha
 import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia, t } from "elysia";
 import { docsRoutes } from "./docs.ts";
-import { enforceClientApiLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
+import { enforceClientApiLimits, enforcePublicLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { type ServiceName, serviceFor } from "./routing.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
 
 export interface GatewayOptions {
-  config: Pick<Config, "DATABASE_URL" | "SERVICE_ENV">;
+  config: Pick<Config, "DATABASE_URL" | "SERVICE_ENV" | "PUBLIC_RATE_LIMIT_PER_MINUTE">;
   upstreams: Partial<Record<ServiceName, Upstream>>;
   rateLimits: RateLimitStore;
   readinessChecks: ReadinessCheck[];
@@ -115,7 +115,7 @@ async function route(options: GatewayOptions, request: Request): Promise<Respons
   return forward(options, service, upstream, request);
 }
 
-/** Hands the request to its service: the client API's limits first, 503 if it is unreachable. */
+/** Hands the request to its service: its limits first, 503 if it is unreachable. */
 async function forward(
   options: GatewayOptions,
   service: ServiceName,
@@ -123,6 +123,10 @@ async function forward(
   request: Request,
 ): Promise<Response> {
   if (service === "client-api") await enforceClientApiLimits(options.rateLimits, request);
+  if (service === "public-read") {
+    const perMinute = options.config.PUBLIC_RATE_LIMIT_PER_MINUTE;
+    await enforcePublicLimits(options.rateLimits, request, perMinute);
+  }
   let response: Response;
   try {
     response = await upstream(request);

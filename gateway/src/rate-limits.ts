@@ -43,3 +43,37 @@ export async function enforceClientApiLimits(
     });
   }
 }
+
+/** Checkout summaries per client address a minute: each one unknown to us costs a Stripe call. */
+export const CHECKOUT_LIMIT = 30;
+const CHECKOUT_PATH = "/v1/public/checkout/";
+
+/**
+ * The public reads' limits (GET and HEAD under /v1/public): `perMinute` per client address
+ * (PUBLIC_RATE_LIMIT_PER_MINUTE), so random slugs and forged cursors cannot churn the read
+ * cache; and the checkout summary, on top, 30 a minute per address. An IPv6 client counts per
+ * /64. Throws 429 too_many_requests with `Retry-After: 60` when over either.
+ */
+export async function enforcePublicLimits(
+  store: RateLimitStore,
+  request: Request,
+  perMinute: number,
+): Promise<void> {
+  if (request.method !== "GET" && request.method !== "HEAD") return;
+  const address = addressLimitKey(clientIpOf(request));
+  let { allowed } = await checkLimit(store, `public:${address}`, perMinute, WINDOW_SECONDS);
+  if (allowed && pathOf(request.url).startsWith(CHECKOUT_PATH)) {
+    const byCheckout = await checkLimit(
+      store,
+      `checkout:${address}`,
+      CHECKOUT_LIMIT,
+      WINDOW_SECONDS,
+    );
+    allowed = byCheckout.allowed;
+  }
+  if (!allowed) {
+    throw new ApiError("too_many_requests", undefined, {
+      headers: { "retry-after": String(WINDOW_SECONDS), "cache-control": "no-store" },
+    });
+  }
+}

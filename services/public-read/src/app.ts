@@ -8,6 +8,7 @@ import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
 import { createReader } from "./caching/reader.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
+import { cachedCheckoutReader } from "./checkout/summary-cache.ts";
 import { newsroomIndex } from "./content/service.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
@@ -29,6 +30,7 @@ export async function createPublicReadService(
   const cache = new ReadCache(options.cache);
   const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
+  const checkout = checkoutReader(runtime.config);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: () => runtime.database.ping() },
@@ -47,7 +49,7 @@ export async function createPublicReadService(
     .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
     .use(newsroomRoutes(deps))
     .use(siteRoutes(deps))
-    .use(checkoutRoutes(checkoutReader(runtime.config)));
+    .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 
   const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);

@@ -6,9 +6,15 @@ import {
 } from "@newsroom/shared/openapi/operation";
 import type { TSchema } from "@sinclair/typebox";
 
+/** The 429 the gateway gives a client address over its limit of public reads. */
+const TOO_MANY_READS = errorAnswer(
+  "Over the public read limit of the client address, an IPv6 client counted by its /64: 1,200 a minute unless configured (`too_many_requests`).",
+  ["Retry-After", "Cache-Control"],
+);
+
 /**
  * The OpenAPI description of a public content route: 200 with the caching headers, 304 for a
- * matching `If-None-Match`, 400 for malformed parameters, the route's 404, and 503.
+ * matching `If-None-Match`, 400 for malformed parameters, the route's 404, 429, and 503.
  */
 export function publicContent(spec: {
   summary: string;
@@ -35,6 +41,7 @@ export function publicContent(spec: {
     responses[400] = errorAnswer("A malformed parameter (`invalid_parameters`, `error.fields`).");
   }
   if (spec.notFound) responses[404] = errorAnswer(spec.notFound, ["Cache-Control"]);
+  responses[429] = TOO_MANY_READS;
   responses[503] = CONTENT_UNAVAILABLE;
   return operation({
     summary: spec.summary,

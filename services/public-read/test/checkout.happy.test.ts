@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { createPublicReadService } from "../src/app.ts";
+import { cachedCheckoutReader } from "../src/checkout/summary-cache.ts";
 import { type FakeStripe, startFakeStripe, subscriptionSession } from "./support/fake-stripe.ts";
 import { type Answer, client, type Service, testConfig, testRuntime } from "./support/world.ts";
 
@@ -96,7 +97,7 @@ describe("checkout summary", () => {
     });
   });
 
-  test("the summary is read fresh every time (no cache)", async () => {
+  test("an open session is read fresh every time: its completion shows at once", async () => {
     const id = "cs_test_ChangingSession1";
     stripe.sessions.set(id, subscriptionSession(id, { status: "open", payment_status: "unpaid" }));
     expect((await get(`/v1/public/checkout/${id}`)).body.status).toBe("open");
@@ -104,3 +105,63 @@ describe("checkout summary", () => {
     expect((await get(`/v1/public/checkout/${id}`)).body.status).toBe("complete");
   });
 });
+
+describe("checkout summary cache", () => {
+  const callsFor = (id: string) =>
+    stripe.requests.filter((seen) => seen.path === `/v1/checkout/sessions/${id}`).length;
+
+  test("a final summary read again within a minute costs one Stripe call", async () => {
+    const id = "cs_test_PaidSession00001";
+    stripe.sessions.set(id, subscriptionSession(id));
+    const first = await get(`/v1/public/checkout/${id}`);
+    const again = await get(`/v1/public/checkout/${id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("cache-control")).toBe("no-store");
+    expect(callsFor(id)).toBe(1);
+  });
+
+  test("concurrent reads of one session make one Stripe call", async () => {
+    const id = "cs_test_ConcurrentSess01";
+    stripe.sessions.set(id, subscriptionSession(id, { status: "open", payment_status: "unpaid" }));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => get(`/v1/public/checkout/${id}`)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(callsFor(id)).toBe(1);
+  });
+
+  test("an unknown session is asked again each time, and never kept", async () => {
+    const id = "cs_test_NotYetKnown00001";
+    expect((await get(`/v1/public/checkout/${id}`)).status).toBe(404);
+    stripe.sessions.set(id, subscriptionSession(id));
+    expect((await get(`/v1/public/checkout/${id}`)).status).toBe(200);
+    expect(callsFor(id)).toBe(2);
+  });
+
+  test("memory is bounded: past the limit the oldest session goes first", async () => {
+    const asked: string[] = [];
+    const reader = cachedCheckoutReader(
+      {
+        async summary(sessionId) {
+          asked.push(sessionId);
+          return { ok: true, summary: { ...SETTLED, currency: sessionId } };
+        },
+      },
+      { maxEntries: 3 },
+    );
+    for (const id of ["a", "b", "c", "d", "b", "c", "d"]) await reader.summary(id);
+    expect(asked).toEqual(["a", "b", "c", "d"]);
+    await reader.summary("a");
+    expect(asked).toEqual(["a", "b", "c", "d", "a"]);
+  });
+});
+
+const SETTLED = {
+  status: "complete",
+  payment_status: "paid",
+  plan: null,
+  interval: null,
+  amount_total: 100,
+  currency: "eur",
+} as const;

@@ -10,7 +10,8 @@ const NO_STORE = { "cache-control": "no-store" };
 
 /**
  * GET /v1/public/checkout/{id}: the summary of a checkout session. The session id is
- * unguessable; the answer lets no one act on the account, and is never cached.
+ * unguessable; the answer lets no one act on the account, and no one else caches it. Every read
+ * that misses the summary cache costs a Stripe call: the gateway allows 30 a minute per address.
  */
 export function checkoutRoutes(reader: CheckoutReader | null) {
   return new Elysia({ name: "public-read:checkout" }).get(
@@ -45,7 +46,8 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
       params: CheckoutParams,
       detail: operation({
         summary: "Checkout summary",
-        description: "The session id is unguessable; the answer lets no one act on the account.",
+        description:
+          "The session id is unguessable; the answer lets no one act on the account. At most 30 a minute per client address.",
         tags: ["Checkout"],
         status: "Live",
         responses: {
@@ -56,6 +58,10 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
           },
           400: errorAnswer("A malformed session id (`invalid_parameters`)."),
           404: errorAnswer("Unknown session (`not_found`).", ["Cache-Control"]),
+          429: errorAnswer(
+            "Over 30 checkout summaries a minute from one client address, an IPv6 client counted by its /64, or over its public read limit (`too_many_requests`).",
+            ["Retry-After", "Cache-Control"],
+          ),
           503: errorAnswer("Checkout is not configured here, or the provider failed.", [
             "Retry-After",
             "Cache-Control",
