@@ -51,6 +51,16 @@ describe("compose.yaml", () => {
     expect(ajv.validate(composeJsonSchema, broken)).toBe(false);
   });
 
+  test("the services believe X-Client-Ip only from the gateway's fixed address", () => {
+    const gatewayAddress = compose.services.gateway.networks.default.ipv4_address;
+    const subnet = compose.networks.default.ipam.config[0].subnet;
+    expect(subnet.startsWith(gatewayAddress.split(".").slice(0, 3).join("."))).toBe(true);
+    for (const name of BEHIND_GATEWAY) {
+      expect(compose.services[name].environment.GATEWAY_ADDRESSES).toBe(`${gatewayAddress}/32`);
+      expect(compose.services[name].environment.TRUSTED_PROXIES).toBeUndefined();
+    }
+  });
+
   test("runs the six services from one build with healthchecks, and the infrastructure", () => {
     for (const name of [...SERVICES, "postgres", "nats", "redis", "ses"]) {
       expect(compose.services[name]).toBeDefined();
@@ -115,6 +125,13 @@ describe("Kubernetes base", () => {
         container.envFrom.map((e: Record<string, unknown>) => Object.keys(e)[0]).sort(),
       ).toEqual(["configMapRef", "secretRef"]);
     }
+  });
+
+  test("GATEWAY_ADDRESSES is the pod network, never loopback (sidecars share it)", () => {
+    const [config] = byKind("ConfigMap");
+    const list = String(config.data.GATEWAY_ADDRESSES);
+    expect(list).toBe("10.0.0.0/8");
+    expect(list).not.toMatch(/127\.|::1/);
   });
 
   test("only the gateway may call the services behind it; their metrics stay reachable", () => {

@@ -59,6 +59,14 @@ export const ConfigSchema = T.Object({
   PUBLIC_RATE_LIMIT_PER_MINUTE: T.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1200 }),
   /** Comma-separated CIDRs whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: T.String({ default: "" }),
+  /**
+   * Behind the gateway: the comma-separated CIDRs of the gateway, the only peers whose
+   * X-Client-Ip a service believes. Loopback by default (the local cluster).
+   */
+  GATEWAY_ADDRESSES: T.String({
+    default: "127.0.0.1/32,::1/128",
+    pattern: "^ *[0-9A-Fa-f:.]+(/[0-9]{1,3})? *(, *[0-9A-Fa-f:.]+(/[0-9]{1,3})? *)*$",
+  }),
   /** Bearer token of the workspace internal API. */
   ADMIN_TOKEN: T.Optional(T.String({ minLength: 16 })),
   /** 32 bytes in base64: the AES-256-GCM key for webhook signing secrets at rest. */
@@ -83,6 +91,8 @@ export const ConfigSchema = T.Object({
    */
   SES_CONTACTS_ENDPOINT: T.Optional(Url),
   SES_LOCAL_PORT: Port(8005),
+  /** Milliseconds one SES v2 call may take, retries included, before it counts as unanswered. */
+  SES_TIMEOUT_MS: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   /** Whether email is configured; forms answer 503 forms_unavailable without it. */
   FORMS_FROM_EMAIL: T.Optional(Email),
   FORMS_TEAM_EMAIL: T.Optional(Email),
