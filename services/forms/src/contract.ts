@@ -160,12 +160,12 @@ export const confirmPageOperation = operation({
 export const confirmPostOperation = operation({
   summary: "Confirm an organization newsletter subscription",
   description:
-    "Adds the address to the organization's list, removes it from this service's database and sends the welcome email. Idempotent.",
+    "Adds the address to the organization's list, removes it from this service's database and sends the welcome email. Idempotent. A page for a browser; JSON with `Accept: application/json`. A body without a valid `t` is answered like an unknown link (410).",
   tags: ["Newsletters"],
   status: "Live",
   requestBody: {
     schema: ConfirmTokenIn,
-    contentTypes: ["application/x-www-form-urlencoded", "application/json"],
+    contentTypes: ["application/x-www-form-urlencoded", "multipart/form-data", "application/json"],
   },
   responses: {
     200: pageOrJson("Confirmed.", StatusOut("confirmed")),
@@ -173,7 +173,10 @@ export const confirmPostOperation = operation({
       description: "Back to the website with `?newsletter=confirmed`.",
       headers: ["Location", ...NO_STORE],
     },
-    410: pageOrJson("Unknown, used or expired link.", StatusOut("expired")),
+    410: pageOrJson(
+      "Unknown, used or expired link; also a body with no valid `t` (missing, not a string, or a body that is not UTF-8 or not well-formed).",
+      StatusOut("expired"),
+    ),
     413: FORM_ERRORS[413]!,
     415: FORM_ERRORS[415]!,
     429: HTML("Too many attempts."),

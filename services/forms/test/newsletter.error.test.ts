@@ -203,6 +203,45 @@ describe("organization confirmation errors", () => {
     expect(none.status).toBe(410);
   });
 
+  test("a body without a readable t is the 410 expired answer, page or JSON", async () => {
+    const multipart = new FormData();
+    multipart.append("other", "x");
+    const bodies: [string, BodyInit | object, PostInit][] = [
+      ["{} as JSON", {}, {}],
+      ["t as a number", { t: 42 }, {}],
+      ["malformed JSON", "{", { headers: { "content-type": "application/json" } }],
+      ["multipart without t", multipart, {}],
+      ["urlencoded without t", { other: "x" }, { as: "form" }],
+      [
+        "bytes that are not UTF-8",
+        new Uint8Array([0x74, 0x3d, 0xff, 0xfe, 0xc3]),
+        { headers: { "content-type": "application/x-www-form-urlencoded" } },
+      ],
+    ];
+    for (const [what, body, init] of bodies) {
+      const page = await forms.post("/v1/public/newsletter/confirm", body, init);
+      expect({ what, status: page.status }).toEqual({ what, status: 410 });
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(await page.text()).toContain("This link has expired");
+      const json = await forms.post("/v1/public/newsletter/confirm", body, {
+        ...init,
+        headers: { ...init.headers, ...JSON_ACCEPT },
+      });
+      expect({ what, status: json.status }).toEqual({ what, status: 410 });
+      expect(await json.json()).toEqual({ status: "expired" });
+    }
+  });
+
+  test("a body that is not form data or JSON is 415, with or without Accept JSON", async () => {
+    for (const headers of [{}, JSON_ACCEPT]) {
+      const response = await forms.post("/v1/public/newsletter/confirm", `t=${"A".repeat(43)}`, {
+        headers: { ...headers, "content-type": "text/plain" },
+      });
+      expect(response.status).toBe(415);
+      expect(((await response.json()) as ErrorBody).error.code).toBe("unsupported_body");
+    }
+  });
+
   test("a link of a newsletter turned off since is 410", async () => {
     const closing = await newsletterOrg(forms.database.db);
     const email = address();

@@ -10,8 +10,8 @@ import {
   organizationSubscribeOperation,
 } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
-import { digestPage, tokenOf } from "../digest/routes.ts";
-import { bodyKindOf, readBody } from "../request/body.ts";
+import { digestPage } from "../digest/routes.ts";
+import { bodyKindOf, type ParsedBody, readBody } from "../request/body.ts";
 import {
   acceptsJson,
   enforceClientLimit,
@@ -225,17 +225,18 @@ function subscribedPage(name: string, accent: string | null, heading = "You are 
 /**
  * POST /v1/public/newsletter/confirm (urlencoded `t`): opts the address in. A page for people,
  * 303 back to the website with `?newsletter=confirmed` when the subscribe request had a return
- * URL, JSON for clients that ask for it. Idempotent.
+ * URL, JSON for clients that ask for it. Idempotent. A form or JSON body without a readable `t`
+ * is an unusable link (410), like an unknown token; a body of another type is 415.
  */
 function confirm(deps: FormsDeps, request: Request): Promise<Response> {
   const wantsJson = acceptsJson(request);
   const run = async () => {
     const mailer = requireMailer(deps);
     await enforceClientLimit(deps, request, "confirm");
-    const body = await readBody(request);
+    const token = await confirmationTokenOf(request);
     let outcome: Awaited<ReturnType<typeof confirmOrganization>>;
     try {
-      outcome = await confirmOrganization(deps, mailer, tokenOf(body));
+      outcome = await confirmOrganization(deps, mailer, token);
     } catch (error) {
       if (error instanceof MailDeliveryError) throw new ApiError("delivery_failed");
       throw error;
@@ -254,12 +255,24 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
   return wantsJson ? guarded(request, { ...NO_STORE }, run) : pageErrors(request, run);
 }
 
+/**
+ * The token `t` of a confirmation body. A body that cannot be read (not UTF-8, malformed JSON or
+ * multipart) or holds no string `t` gives "", which no link matches.
+ */
+async function confirmationTokenOf(request: Request): Promise<string> {
+  let body: ParsedBody;
+  try {
+    body = await readBody(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "validation_failed") return "";
+    throw error;
+  }
+  const raw = Object.hasOwn(body.fields, "t") ? body.fields.t : undefined;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === "string" ? value.trim() : "";
+}
+
 const ERROR_PAGES: Partial<Record<number, Omit<PageContent, "brand">>> = {
-  422: {
-    title: "Link not valid",
-    heading: "This link is not valid",
-    message: "Open the link from the confirmation email again.",
-  },
   429: {
     title: "Too many attempts",
     heading: "Too many attempts",
