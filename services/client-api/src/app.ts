@@ -19,7 +19,7 @@ import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 export interface ClientApiOptions {
   /** Without a database every route answers 503 api_unavailable. */
   db: Db | undefined;
-  config: Pick<Config, "SERVICE_ENV" | "SECRETS_KEY" | "NEWSROOM_HOST">;
+  config: Pick<Config, "SERVICE_ENV" | "SECRETS_KEY" | "NEWSROOM_HOST" | "PUBLIC_BASE_URL">;
   keyUsage?: KeyUsageOptions;
   /**
    * Key records and answers kept in memory. Give one only when every change to the data it
@@ -43,6 +43,7 @@ export function createClientApiApp(options: ClientApiOptions) {
     cursors: new CursorCodec(secretsKey(options.config as Config)),
     keyUsage,
     newsroomHost: options.config.NEWSROOM_HOST,
+    publicBaseUrl: options.config.PUBLIC_BASE_URL,
   };
   const kit = httpKit("client-api");
   const app = new Elysia({ name: "client-api" })

@@ -23,4 +23,6 @@ export interface ClientApiDeps {
   keyUsage: KeyUsage;
   /** Base address of hosted newsrooms (NEWSROOM_HOST), for links in the feeds. */
   newsroomHost: string;
+  /** The API's public address (PUBLIC_BASE_URL): the feeds' own address. */
+  publicBaseUrl: string;
 }

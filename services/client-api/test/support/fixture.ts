@@ -16,6 +16,9 @@ import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
 import { type ClientApiOptions, createClientApiApp } from "../../src/app.ts";
 
+/** The API's public address in these tests: where the feeds say they live. */
+export const PUBLIC_BASE_URL = "https://api.newsroom.example";
+
 export function random(): string {
   return Math.random().toString(36).slice(2, 10);
 }
@@ -200,7 +203,11 @@ export async function clientApiFixture(
   }
   const api = createClientApiApp({
     db,
-    config: loadConfig({ SERVICE_ENV: "development", NEWSROOM_HOST: "https://news.example.com" }),
+    config: loadConfig({
+      SERVICE_ENV: "development",
+      NEWSROOM_HOST: "https://news.example.com",
+      PUBLIC_BASE_URL: PUBLIC_BASE_URL,
+    }),
     keyUsage: options.keyUsage,
   });
   const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
