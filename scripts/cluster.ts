@@ -34,7 +34,8 @@ export function clusterPlan(ports: ClusterPorts) {
     webhooks: { entry: "services/webhooks/src/main.ts", env: { PORT: ports.webhooks } },
     workspace: {
       entry: "services/workspace/src/main.ts",
-      env: { WORKSPACE_PORT: ports.workspace },
+      // Its web app's public base is the gateway's /app.
+      env: { WORKSPACE_PORT: ports.workspace, PORT: ports.gateway },
     },
     gateway: {
       entry: "gateway/src/main.ts",
@@ -43,6 +44,7 @@ export function clusterPlan(ports: ClusterPorts) {
         PUBLIC_READ_URL: `http://127.0.0.1:${ports.publicRead}`,
         FORMS_URL: `http://127.0.0.1:${ports.forms}`,
         CLIENT_API_URL: `http://127.0.0.1:${ports.clientApi}`,
+        WORKSPACE_URL: `http://127.0.0.1:${ports.workspace}`,
       },
     },
   } as const;

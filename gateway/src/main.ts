@@ -14,6 +14,7 @@ const targets: [ServiceName, string | undefined][] = [
   ["public-read", config.PUBLIC_READ_URL],
   ["forms", config.FORMS_URL],
   ["client-api", config.CLIENT_API_URL],
+  ["workspace", config.WORKSPACE_URL],
 ];
 const upstreams: Partial<Record<ServiceName, Upstream>> = {};
 for (const [name, url] of targets) if (url) upstreams[name] = httpUpstream(url, name);

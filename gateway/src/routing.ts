@@ -1,5 +1,5 @@
 /** Which service answers a path: the spec's path names the service. */
-export type ServiceName = "public-read" | "forms" | "client-api";
+export type ServiceName = "public-read" | "forms" | "client-api" | "workspace";
 
 const FORMS_PATHS = [
   "/v1/public/contact",
@@ -27,5 +27,7 @@ export function serviceFor(path: string): ServiceName | null {
   if (FORMS_PATHS.some((prefix) => under(path, prefix))) return "forms";
   if (under(path, "/v1/public")) return "public-read";
   if (CLIENT_API_PATHS.some((prefix) => under(path, prefix))) return "client-api";
+  // The people's web app only: the workspace's internal API is never reachable here.
+  if (under(path, "/app")) return "workspace";
   return null;
 }

@@ -81,6 +81,13 @@ export const ConfigSchema = T.Object({
   PUBLIC_READ_URL: T.Optional(Url),
   FORMS_URL: T.Optional(Url),
   CLIENT_API_URL: T.Optional(Url),
+  /** Distributed mode: where the gateway sends `/app` (the workspace process). */
+  WORKSPACE_URL: T.Optional(Url),
+  /**
+   * The public base of the workspace web app, as people's browsers see it: form posts must come
+   * from its origin, and its cookies are Secure when it is https. Unset: http://localhost:$PORT/app.
+   */
+  APP_URL: T.Optional(T.String({ pattern: "^https?://[^\\s/]+(/[^\\s]*)?$" })),
   /** Email (SES v2). SES_ENDPOINT points at the local emulator; unset means AWS. */
   SES_ENDPOINT: T.Optional(Url),
   SES_REGION: T.String({ default: "eu-west-1" }),
@@ -252,6 +259,11 @@ export function databaseTimeouts(config: Config): DatabaseTimeouts {
     lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
     idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   };
+}
+
+/** The workspace web app's public base (APP_URL), without a trailing slash. */
+export function appUrl(config: Pick<Config, "APP_URL" | "PORT">): string {
+  return (config.APP_URL ?? `http://localhost:${config.PORT}/app`).replace(/\/+$/, "");
 }
 
 /** Seconds between webhook attempts, from WEBHOOK_RETRY_SCHEDULE. */

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   body_too_large: { status: 413, type: "invalid_request" },
   invalid_json: { status: 400, type: "invalid_request" },
   unauthorized: { status: 401, type: "authentication_error" },
+  forbidden: { status: 403, type: "permission_error" },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -80,6 +81,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   body_too_large: "The request body is too large.",
   invalid_json: "The body is not valid JSON.",
   unauthorized: "The admin token is missing or wrong.",
+  forbidden: "You may not do this here.",
 };
 
 export class ApiError extends Error {
@@ -121,6 +123,7 @@ export const UNAVAILABLE_CODES = {
   "client-api": "api_unavailable",
   forms: "forms_unavailable",
   "public-read": "content_unavailable",
+  workspace: "api_unavailable",
 } as const satisfies Record<string, ErrorCode>;
 
 /** 503 with `Retry-After: 60` for a service that cannot answer now (its database is down). */

@@ -10,6 +10,7 @@ import type { WorkspaceDeps } from "./deps.ts";
 import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
 import { keyRoutes } from "./keys/routes.ts";
 import { organizationRoutes } from "./organizations/routes.ts";
+import { memberRoutes } from "./people/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
 import { storyRoutes } from "./stories/routes.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
@@ -38,6 +39,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     })
     .onTransform(({ body, params }) => refuseNulCharacters(body, params))
     .use(organizationRoutes(deps))
+    .use(memberRoutes(deps))
     .use(siteRoutes(deps))
     .use(keyRoutes(deps))
     .use(storyRoutes(deps))

@@ -8,7 +8,10 @@ import { startWorkspace } from "./server.ts";
 /** The workspace as its own process (distributed mode). */
 const config = loadConfigOrExit();
 const runtime = await openRuntime(config);
-const workspace = startWorkspace(config, runtime.database.db, runtime.bus, { hostname: "0.0.0.0" });
+const workspace = startWorkspace(config, runtime.database.db, runtime.bus, {
+  hostname: "0.0.0.0",
+  rateLimits: runtime.rateLimits,
+});
 log.info("workspace listening", { url: workspace.url });
 
 const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;

@@ -159,6 +159,11 @@ export interface TransitionInput {
   actor_role?: string;
 }
 
+/** Who acts, when a signed-in person does (the web app); recorded on the approval decision. */
+export interface TransitionActor {
+  personId: string;
+}
+
 export interface TransitionHooks {
   /** Runs inside the transaction after the story is written, before the outbox row. */
   afterStoryWrite?: (tx: Queryable) => Promise<void>;
@@ -177,6 +182,7 @@ export async function transitionStory(
   storyId: string,
   input: TransitionInput,
   hooks: TransitionHooks = {},
+  actor?: TransitionActor,
 ): Promise<StoryOut> {
   const actorRole = input.actor_role ?? "owner";
   const { story, evented } = await db.transaction(async (tx) => {
@@ -210,6 +216,7 @@ export async function transitionStory(
         decision: rule.decision,
         actorType: "person",
         actorRole,
+        personId: actor?.personId ?? null,
         note: input.note?.trim() || null,
         decidedAt: now,
       });

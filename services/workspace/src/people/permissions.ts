@@ -1,0 +1,39 @@
+import type { MemberRole } from "@newsroom/shared/db/schema";
+
+/**
+ * Who may do what in an organization: the one table of the workspace (its copy for readers is
+ * the README's "Workspace permissions" section, and a test keeps the two equal). Staff (owners
+ * and admins of HOUSE_ORG) act in every organization with their house role.
+ */
+export const PERMISSION_ACTIONS = [
+  "view",
+  "story.edit",
+  "story.decide",
+  "key.create",
+  "key.revoke",
+  "endpoint.create",
+  "endpoint.test",
+  "endpoint.disable",
+  "endpoint.enable",
+  "endpoint.delete",
+  "newsletter.manage",
+  "sites.manage",
+  "members.manage",
+  "members.manage_owners",
+  "audit.view",
+] as const;
+export type PermissionAction = (typeof PERMISSION_ACTIONS)[number];
+
+const EVERYTHING: readonly PermissionAction[] = PERMISSION_ACTIONS;
+
+export const PERMISSIONS: Record<MemberRole, readonly PermissionAction[]> = {
+  viewer: ["view"],
+  editor: ["view", "story.edit"],
+  approver: ["view", "story.decide"],
+  admin: EVERYTHING.filter((action) => action !== "members.manage_owners"),
+  owner: EVERYTHING,
+};
+
+export function can(role: MemberRole, action: PermissionAction): boolean {
+  return PERMISSIONS[role].includes(action);
+}

@@ -1,0 +1,125 @@
+import { CSRF_FIELD } from "./csrf.ts";
+import { type Html, html } from "./html.ts";
+import type { Visitor } from "./kit.ts";
+
+/** The organization a page belongs to, for the navigation. */
+export interface OrgNav {
+  slug: string;
+  name: string;
+  /** The page of the organization's navigation that is shown, for aria-current. */
+  current?: "overview" | "stories" | "approvals";
+}
+
+export function csrfInput(who: Visitor): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${who.csrfToken}">`;
+}
+
+function orgLinks(org: OrgNav): Html {
+  const link = (key: OrgNav["current"], href: string, label: string) =>
+    html`<li><a href="${href}"${org.current === key ? html` aria-current="page"` : ""}>${label}</a></li>`;
+  const base = `/app/orgs/${encodeURIComponent(org.slug)}`;
+  return html`<nav aria-label="${org.name}"><ul class="tabs">
+    ${link("overview", base, "Overview")}
+    ${link("stories", `${base}/stories`, "Stories")}
+    ${link("approvals", `${base}/approvals`, "Approvals")}
+  </ul></nav>`;
+}
+
+/**
+ * Every page: a skip link, the header with the main navigation and sign-out, one `main`
+ * landmark. `title` is the page's h1 and the start of its <title>.
+ */
+export function layout(
+  who: Visitor | null,
+  title: string,
+  main: Html,
+  options: { org?: OrgNav } = {},
+): Html {
+  const person = who?.signedIn?.person;
+  const account = person
+    ? html`<p class="who">Signed in as <strong>${person.email}</strong></p>
+      <form method="post" action="/app/sign-out" class="inline">${csrfInput(who!)}
+        <button type="submit" class="link">Sign out</button></form>
+      <a href="/app/sign-out-everywhere">Sign out everywhere</a>`
+    : "";
+  return html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Newsroom workspace</title>
+<link rel="stylesheet" href="/app/styles.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <nav aria-label="Main"><a class="brand" href="/app/">Newsroom workspace</a>
+    ${person ? html`<a href="/app/">Organizations</a>` : ""}</nav>
+  <div class="account">${account}</div>
+</header>
+${options.org ? orgLinks(options.org) : ""}
+<main id="main" tabindex="-1">
+<h1>${title}</h1>
+${main}
+</main>
+<footer><p>Newsroom workspace</p></footer>
+</body>
+</html>`;
+}
+
+/**
+ * A labelled input with its error beside it (linked by aria-describedby), for every form.
+ */
+export function field(options: {
+  name: string;
+  label: string;
+  type?: string;
+  value?: string;
+  error?: string;
+  hint?: string;
+  autocomplete?: string;
+  required?: boolean;
+  extra?: Html;
+}): Html {
+  const id = `field-${options.name}`;
+  const described = [options.hint ? `${id}-hint` : "", options.error ? `${id}-error` : ""].filter(
+    Boolean,
+  );
+  return html`<div class="field${options.error ? " has-error" : ""}">
+  <label for="${id}">${options.label}</label>
+  ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ""}
+  <input id="${id}" name="${options.name}" type="${options.type ?? "text"}"
+    value="${options.value ?? ""}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}${
+      options.required ? html` required` : ""
+    }${described.length > 0 ? html` aria-describedby="${described.join(" ")}"` : ""}${
+      options.error ? html` aria-invalid="true"` : ""
+    }${options.extra ?? ""}>
+  ${options.error ? html`<p class="error" id="${id}-error">${options.error}</p>` : ""}
+</div>`;
+}
+
+/** A short message at the top of a page's content (role=alert for errors). */
+export function notice(kind: "error" | "info", text: string): Html {
+  return kind === "error"
+    ? html`<div class="notice error" role="alert"><p>${text}</p></div>`
+    : html`<div class="notice" role="status"><p>${text}</p></div>`;
+}
+
+/**
+ * The confirmation step of a destructive action, without script: a page that says what will
+ * happen, with the form that does it and a way back.
+ */
+export function confirmPage(
+  who: Visitor,
+  options: { title: string; question: string; action: string; button: string; back: string },
+): Html {
+  return layout(
+    who,
+    options.title,
+    html`<p>${options.question}</p>
+<form method="post" action="${options.action}">${csrfInput(who)}
+  <input type="hidden" name="confirm" value="yes">
+  <button type="submit" class="danger">${options.button}</button>
+  <a class="button secondary" href="${options.back}">Cancel</a>
+</form>`,
+  );
+}

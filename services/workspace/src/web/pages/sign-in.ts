@@ -1,0 +1,41 @@
+import { type Html, html } from "../html.ts";
+import type { Visitor } from "../kit.ts";
+import { csrfInput, field, layout, notice } from "../layout.ts";
+
+export function signInPage(who: Visitor): Html {
+  return layout(
+    who,
+    "Sign in",
+    html`<p>Enter your email address. If it belongs to a member of an organization, we email a
+six-digit code to it.</p>
+<form method="post" action="/app/sign-in" novalidate>${csrfInput(who)}
+  ${field({ name: "email", label: "Email address", type: "email", autocomplete: "email", required: true })}
+  <button type="submit">Email me a code</button>
+</form>`,
+  );
+}
+
+export function codePage(
+  who: Visitor,
+  options: { email?: string; error?: string; throttled?: boolean } = {},
+): Html {
+  return layout(
+    who,
+    "Enter your sign-in code",
+    html`${options.throttled ? notice("error", "Too many tries. Wait a few minutes, then try again.") : ""}
+<p>If the address belongs to a member, a code is on its way. It works once, for 10 minutes.
+Not there? <a href="/app/sign-in">Ask for a new code</a>.</p>
+<form method="post" action="/app/sign-in/code" novalidate>${csrfInput(who)}
+  ${field({ name: "email", label: "Email address", type: "email", autocomplete: "email", value: options.email, required: true })}
+  ${field({
+    name: "code",
+    label: "Six-digit code",
+    autocomplete: "one-time-code",
+    required: true,
+    error: options.error,
+    extra: html` inputmode="numeric" pattern="[0-9]{6}" maxlength="6"`,
+  })}
+  <button type="submit">Sign in</button>
+</form>`,
+  );
+}

@@ -1,0 +1,127 @@
+import type { StoryRow } from "@newsroom/shared/story-records";
+import type { OrgAccess } from "../../people/access.ts";
+import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
+import { type DiffLine, diffLines } from "../diff.ts";
+import { type Html, html } from "../html.ts";
+import type { Visitor } from "../kit.ts";
+import { csrfInput, layout, notice } from "../layout.ts";
+import { versionLines } from "../version-text.ts";
+import { statusBadge } from "./organizations.ts";
+
+export interface StoryPageData {
+  access: OrgAccess;
+  story: StoryRow;
+  versions: StoryVersionRow[];
+  decisions: Awaited<ReturnType<typeof storyDecisions>>;
+  events: Awaited<ReturnType<typeof storyEvents>>;
+  /** Whether the person's role may approve or reject. */
+  mayDecide: boolean;
+}
+
+export interface DecisionFormState {
+  note?: string;
+  noteError?: string;
+  /** A refusal shown above the page (the story moved on meanwhile). */
+  problem?: string;
+}
+
+const when = (at: Date) =>
+  html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace("T", " ")} UTC</time>`;
+
+function side(lines: DiffLine[], kind: "removed" | "added", label: string): Html {
+  const marked = kind === "removed" ? "Removed" : "Added";
+  return html`<section aria-label="${label}"><h3>${label}</h3><ol>${lines
+    .filter((line) => line.kind === "same" || line.kind === kind)
+    .map((line) =>
+      line.kind === "same"
+        ? html`<li>${line.text}</li>`
+        : kind === "removed"
+          ? html`<li><del><span class="marker" aria-hidden="true">− </span><span class="visually-hidden">${marked}: </span>${line.text}</del></li>`
+          : html`<li><ins><span class="marker" aria-hidden="true">+ </span><span class="visually-hidden">${marked}: </span>${line.text}</ins></li>`,
+    )}</ol></section>`;
+}
+
+/** The current version beside the last approved one, changed lines marked on each side. */
+function comparison(data: StoryPageData): Html {
+  const current = data.versions.find((v) => v.version === data.story.currentVersion);
+  const approved = data.versions.find((v) => v.version === data.story.approvedVersion);
+  if (!current) return html`<p>This story has no version yet.</p>`;
+  if (!approved) {
+    return html`<p>No version has been approved yet: the whole current version is new.</p>
+<div class="compare">${side(diffLines([], versionLines(current)), "added", `Current (version ${current.version})`)}</div>`;
+  }
+  if (approved.version === current.version) {
+    return html`<p>The current version (${current.version}) is the approved one.</p>
+<div class="compare">${side(
+      diffLines([], versionLines(current)).map((l) => ({ ...l, kind: "same" as const })),
+      "added",
+      `Version ${current.version}`,
+    )}</div>`;
+  }
+  const lines = diffLines(versionLines(approved), versionLines(current));
+  return html`<div class="compare">
+${side(lines, "removed", `Last approved (version ${approved.version})`)}
+${side(lines, "added", `Current (version ${current.version})`)}
+</div>`;
+}
+
+function decisionForms(who: Visitor, data: StoryPageData, state: DecisionFormState): Html {
+  if (data.story.status !== "review_required") return html``;
+  if (!data.mayDecide) {
+    return html`<p>This story waits for review. Your role (${data.access.role}) cannot decide it.</p>`;
+  }
+  const base = `/app/stories/${data.story.id}`;
+  const noteError = state.noteError;
+  return html`<section aria-labelledby="decide"><h2 id="decide">Decision</h2>
+<form method="post" action="${base}/approve">${csrfInput(who)}
+  <p>Approve version ${data.story.currentVersion}: it may then be published.</p>
+  <button type="submit">Approve</button>
+</form>
+<form method="post" action="${base}/reject" novalidate>${csrfInput(who)}
+  <div class="field${noteError ? " has-error" : ""}">
+    <label for="field-note">Note to the author (required to reject)</label>
+    <textarea id="field-note" name="note" required${
+      noteError ? html` aria-invalid="true" aria-describedby="field-note-error"` : ""
+    }>${state.note ?? ""}</textarea>
+    ${noteError ? html`<p class="error" id="field-note-error">${noteError}</p>` : ""}
+  </div>
+  <button type="submit" class="danger">Reject</button>
+</form></section>`;
+}
+
+/** /app/stories/{id}: versions, the comparison, decisions and events; the decision forms. */
+export function storyPage(who: Visitor, data: StoryPageData, state: DecisionFormState = {}): Html {
+  const { story, access } = data;
+  const current = data.versions.find((v) => v.version === story.currentVersion);
+  const orgPath = `/app/orgs/${encodeURIComponent(access.organization.slug)}`;
+  return layout(
+    who,
+    current?.title ?? story.slug,
+    html`${state.problem ? notice("error", state.problem) : ""}
+${state.noteError ? notice("error", "The story was not rejected: see the note below.") : ""}
+<p>Status: ${statusBadge(story.status)} · Version ${story.currentVersion ?? "none"} ·
+Approved version ${story.approvedVersion ?? "none"} · <a href="${orgPath}/stories">All stories</a></p>
+${decisionForms(who, data, state)}
+<section aria-labelledby="compare"><h2 id="compare">Changes since the last approval</h2>${comparison(data)}</section>
+<section aria-labelledby="versions"><h2 id="versions">Versions</h2>
+<table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th></tr></thead>
+<tbody>${data.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.title ?? ""}</td><td>${when(v.createdAt)}</td></tr>`)}</tbody></table></section>
+<section aria-labelledby="decisions"><h2 id="decisions">Decisions</h2>
+${
+  data.decisions.length === 0
+    ? html`<p>No decisions yet.</p>`
+    : html`<table><thead><tr><th scope="col">Decision</th><th scope="col">Version</th><th scope="col">By</th><th scope="col">Note</th><th scope="col">When</th></tr></thead>
+<tbody>${data.decisions.map(
+        (d) =>
+          html`<tr><td>${d.decision}</td><td>${d.version ?? ""}</td><td>${d.email ?? "operator"} (${d.actorRole})</td><td>${d.note ?? ""}</td><td>${when(d.decidedAt)}</td></tr>`,
+      )}</tbody></table>`
+}</section>
+<section aria-labelledby="events"><h2 id="events">Events</h2>
+${
+  data.events.length === 0
+    ? html`<p>No events yet.</p>`
+    : html`<ul>${data.events.map((e) => html`<li>${e.type}, ${when(e.createdAt)}</li>`)}</ul>`
+}</section>`,
+    { org: { slug: access.organization.slug, name: access.organization.name } },
+  );
+}

@@ -1,0 +1,85 @@
+import { clientIpOf } from "@newsroom/shared/http";
+import { Elysia } from "elysia";
+import { endAllSessions, endSession, startSession } from "../../sessions/service.ts";
+import type { SignInService } from "../../sign-in/service.ts";
+import type { WebDeps } from "../deps.ts";
+import type { WebKit } from "../kit.ts";
+import { confirmPage } from "../layout.ts";
+import { codePage, signInPage } from "../pages/sign-in.ts";
+
+/** Sign-in with an emailed code, and signing out (here or everywhere). */
+export function signInRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
+  return new Elysia()
+    .get("/app/sign-in", async ({ request }) => {
+      const who = await kit.visitor(request);
+      if (who.signedIn) return kit.redirect("/app/", who.setCookies);
+      return kit.page(who, signInPage(who));
+    })
+    .post(
+      "/app/sign-in",
+      async ({ request }) => {
+        const who = await kit.visitor(request);
+        const form = await kit.form(request, who);
+        const email = form.text("email", 254);
+        // The same answer, at once, whatever the address: the code is sent after it.
+        if (email.includes("@")) await signIn.requestCode(email, clientIpOf(request));
+        return kit.redirect("/app/sign-in/code", who.setCookies);
+      },
+      { parse: "none" },
+    )
+    .get("/app/sign-in/code", async ({ request }) => {
+      const who = await kit.visitor(request);
+      return kit.page(who, codePage(who));
+    })
+    .post(
+      "/app/sign-in/code",
+      async ({ request }) => {
+        const who = await kit.visitor(request);
+        const form = await kit.form(request, who);
+        const email = form.text("email", 254);
+        const result = await signIn.checkCode(email, form.text("code", 20), clientIpOf(request));
+        if (!result.ok) {
+          const throttled = result.reason === "throttled";
+          const error = throttled ? undefined : "That code is wrong or has expired.";
+          return kit.page(who, codePage(who, { email, error, throttled }), throttled ? 429 : 400);
+        }
+        if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
+        const { token } = await startSession(deps.db, result.person.id, deps.now());
+        return kit.redirect("/app/", [kit.sessionCookie(token)]);
+      },
+      { parse: "none" },
+    )
+    .post(
+      "/app/sign-out",
+      async ({ request }) => {
+        const who = await kit.visitor(request);
+        await kit.form(request, who);
+        if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
+        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+      },
+      { parse: "none" },
+    )
+    .get("/app/sign-out-everywhere", async ({ request }) => {
+      const who = await kit.signedIn(request);
+      return kit.page(
+        who,
+        confirmPage(who, {
+          title: "Sign out everywhere",
+          question: "This ends every session of your account, on every device, this one included.",
+          action: "/app/sign-out-everywhere",
+          button: "Sign out everywhere",
+          back: "/app/",
+        }),
+      );
+    })
+    .post(
+      "/app/sign-out-everywhere",
+      async ({ request }) => {
+        const who = await kit.signedIn(request);
+        await kit.form(request, who);
+        await endAllSessions(deps.db, who.signedIn.person.id);
+        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+      },
+      { parse: "none" },
+    );
+}

@@ -1,0 +1,51 @@
+/** The app's one stylesheet: served at /app/styles.css, no build step. */
+export const STYLESHEET = `
+:root { --ink: #1b1f24; --muted: #4a5360; --line: #c9ced6; --accent: #0b5cad; --bad: #a4161a;
+  --good: #1b6e35; --bg: #ffffff; --soft: #f3f5f8; font-family: system-ui, sans-serif; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: var(--bg); line-height: 1.5; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
+.skip { position: absolute; left: -999px; top: 0; background: var(--ink); color: #fff; padding: .5rem 1rem; }
+.skip:focus { left: 0; z-index: 10; }
+header.top { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center;
+  gap: 1rem; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); background: var(--soft); }
+header.top nav a { margin-right: 1rem; }
+.brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+.account { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
+.who { margin: 0; color: var(--muted); }
+ul.tabs { list-style: none; display: flex; gap: 1.5rem; margin: 0; padding: .5rem 1.5rem;
+  border-bottom: 1px solid var(--line); }
+ul.tabs a[aria-current] { font-weight: 700; color: var(--ink); }
+main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
+footer { color: var(--muted); padding: 1rem 1.5rem; border-top: 1px solid var(--line); }
+.field { margin: 1rem 0; }
+label { display: block; font-weight: 600; }
+input[type=text], input[type=email], input:not([type]), textarea { font: inherit; padding: .5rem;
+  width: 100%; max-width: 30rem; border: 1px solid #6b7480; border-radius: 4px; }
+textarea { min-height: 6rem; }
+.hint { margin: .25rem 0; color: var(--muted); }
+.error { margin: .25rem 0; color: var(--bad); font-weight: 600; }
+.has-error input, .has-error textarea { border-color: var(--bad); border-width: 2px; }
+button, .button { font: inherit; padding: .5rem 1rem; border-radius: 4px; border: 1px solid var(--accent);
+  background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--bad); border-color: var(--bad); }
+button.link { background: none; border: none; color: var(--accent); padding: 0; text-decoration: underline; }
+form.inline { display: inline; }
+.notice { border-left: 4px solid var(--accent); background: var(--soft); padding: .5rem 1rem; margin: 1rem 0; }
+.notice.error { border-color: var(--bad); }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+.status { display: inline-block; padding: 0 .5rem; border-radius: 1rem; background: var(--soft);
+  border: 1px solid var(--line); }
+.compare { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.compare ol { list-style: none; padding: 0; margin: 0; }
+.compare li { padding: .25rem .5rem; border-bottom: 1px solid var(--soft); white-space: pre-wrap; }
+.compare del, .compare ins { text-decoration: none; display: block; }
+.compare del { background: #fde2e2; }
+.compare ins { background: #dcf3e2; }
+.marker { font-weight: 700; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; }
+`;

@@ -1,0 +1,217 @@
+import { adminToken, loadConfig } from "@newsroom/shared/config";
+import { eventually, freePort } from "@newsroom/shared/testing/ports";
+import { type Embedded, startEmbedded } from "../../../../scripts/embedded.ts";
+import { type SesEmulator, startSesEmulator } from "../../../forms/test/support/harness.ts";
+
+/** A clock the test moves: sign-in codes and sessions read it. */
+export function testClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
+export interface WebHarness {
+  /** The gateway's base URL (the web app is at `${url}/app`). */
+  url: string;
+  origin: string;
+  embedded: Embedded;
+  ses: SesEmulator;
+  clock: ReturnType<typeof testClock>;
+  /** Calls the workspace internal API with the admin token. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** A browser-like client of the web app with its own cookies. */
+  visitor(ip?: string): WebClient;
+  /** A visitor signed in as this address (a member), through the emailed code. */
+  signedIn(email: string): Promise<WebClient>;
+  /** The newest sign-in code emailed to the address. */
+  codeFor(email: string, after?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The whole service embedded (memory PGlite), with the SES emulator and a moveable clock. */
+export async function webHarness(): Promise<WebHarness> {
+  const ses = await startSesEmulator();
+  const clock = testClock();
+  const port = await freePort();
+  const config = loadConfig({
+    PGLITE_DIR: "memory",
+    PORT: String(port),
+    WORKSPACE_PORT: String(await freePort()),
+    SES_ENDPOINT: ses.url,
+    FORMS_FROM_EMAIL: "newsroom@example.com",
+    FORMS_TEAM_EMAIL: "team@example.com",
+    // Each test client names its own address (X-Forwarded-For), so throttles never cross tests.
+    TRUSTED_PROXIES: "127.0.0.1/32,::1/128",
+  });
+  const embedded = await startEmbedded(config, { seed: false, now: clock.now });
+  const url = `http://localhost:${port}`;
+  const token = adminToken(config);
+  const harness: WebHarness = {
+    url,
+    origin: url,
+    embedded,
+    ses,
+    clock,
+    async admin(method, path, body) {
+      const response = await fetch(`${embedded.workspaceUrl}/internal/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    visitor: (ip) => new WebClient(url, ip ?? randomIp()),
+    async codeFor(email, after = 0) {
+      return eventually(
+        async () => {
+          const emails = await ses.to(email);
+          // The emulator stamps emails in whole seconds.
+          const since = Math.floor(after / 1000);
+          const mine = emails.filter((e) => e.subject.includes("sign-in code") && e.at >= since);
+          const last = mine.at(-1);
+          return last ? /\b(\d{6})\b/.exec(last.body.text ?? "")?.[1] : undefined;
+        },
+        10_000,
+        `a sign-in code for ${email}`,
+      );
+    },
+    async signedIn(email) {
+      const client = harness.visitor();
+      const since = Date.now() - 1_000;
+      await client.get("/app/sign-in");
+      await client.post("/app/sign-in", { email });
+      const code = await harness.codeFor(email, since);
+      await client.get("/app/sign-in/code");
+      const answer = await client.post("/app/sign-in/code", { email, code });
+      if (answer.status !== 303) throw new Error(`sign-in failed with ${answer.status}`);
+      return client;
+    },
+    async close() {
+      await embedded.stop();
+      await ses.close();
+    },
+  };
+  return harness;
+}
+
+export const randomIp = () =>
+  `10.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 254) + 1}`;
+
+export const unique = (who: string) =>
+  `${who}-${Math.random().toString(36).slice(2, 10)}@example.com`;
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Keeps cookies like a browser and remembers the CSRF token of the last page it read. */
+export class WebClient {
+  readonly cookies = new Map<string, string>();
+  csrf = "";
+
+  constructor(
+    readonly base: string,
+    readonly ip: string,
+  ) {}
+
+  private remember(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (/Max-Age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  async get(path: string): Promise<Answer> {
+    const response = await fetch(this.base + path, {
+      headers: { cookie: this.cookieHeader(), "x-forwarded-for": this.ip },
+      redirect: "manual",
+    });
+    this.remember(response);
+    const text = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token) this.csrf = token;
+    return { status: response.status, headers: response.headers, text };
+  }
+
+  /**
+   * Posts a form as a browser on the app's origin would, with the remembered `_csrf` unless the
+   * fields set one (null leaves it out). `headers` replace the defaults (such as Origin).
+   */
+  async post(
+    path: string,
+    fields: Record<string, string | null> = {},
+    headers: Record<string, string | null> = {},
+  ): Promise<Answer> {
+    const body = new URLSearchParams();
+    const withToken = { _csrf: this.csrf, ...fields };
+    for (const [name, value] of Object.entries(withToken))
+      if (value !== null) body.set(name, value);
+    const sent: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: this.cookieHeader(),
+      origin: this.base,
+      "x-forwarded-for": this.ip,
+    };
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === null) delete sent[name];
+      else sent[name] = value;
+    }
+    const response = await fetch(this.base + path, {
+      method: "POST",
+      headers: sent,
+      body,
+      redirect: "manual",
+    });
+    this.remember(response);
+    const text = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (token) this.csrf = token;
+    return { status: response.status, headers: response.headers, text };
+  }
+}
+
+export const ROLES = ["owner", "admin", "approver", "editor", "viewer"] as const;
+
+/** An organization with one member of every role and `stories` stories waiting for review. */
+export async function orgWithMembers(h: WebHarness, slug: string, stories = 1) {
+  await h.admin("POST", "/orgs", { slug, name: `Org ${slug}`, newsroom_running: true });
+  const members = {} as Record<(typeof ROLES)[number], string>;
+  for (const role of ROLES) {
+    members[role] = unique(`${slug}-${role}`);
+    const added = await h.admin("POST", `/orgs/${slug}/members`, { email: members[role], role });
+    if (added.status !== 201) throw new Error(`member not added: ${JSON.stringify(added.body)}`);
+  }
+  const storyIds: string[] = [];
+  for (let i = 0; i < stories; i++) storyIds.push(await storyInReview(h, slug, `story-${i + 1}`));
+  return { slug, members, storyIds };
+}
+
+/** A story created, given a second version and submitted: it waits in the review queue. */
+export async function storyInReview(h: WebHarness, org: string, slug: string): Promise<string> {
+  const created = await h.admin("POST", `/orgs/${org}/stories`, {
+    type: "press_release",
+    slug,
+    title: `Title of ${slug}`,
+    summary: "A summary",
+    body: [{ type: "paragraph", text: "First paragraph." }],
+  });
+  const id = created.body.id as string;
+  await h.admin("POST", `/stories/${id}/transitions`, { action: "submit" });
+  return id;
+}

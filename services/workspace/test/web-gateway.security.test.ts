@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createGateway } from "@newsroom/gateway/app";
+import { httpUpstream } from "@newsroom/gateway/upstream";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { adminToken, loadConfig } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
+import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { freePort } from "@newsroom/shared/testing/ports";
+import { startWorkspace } from "../src/server.ts";
+import { type WebHarness, webHarness } from "./support/web-app.ts";
+
+/** The web app is reached through the gateway in both modes; the internal API never is. */
+describe("embedded: the gateway mounts /app and nothing else of the workspace", () => {
+  let h: WebHarness;
+  beforeAll(async () => {
+    h = await webHarness();
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  test("GET /app/sign-in is the sign-in page with its email field and CSRF token", async () => {
+    const answer = await fetch(`${h.url}/app/sign-in`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toStartWith("text/html");
+    const page = await answer.text();
+    expect(page).toContain('name="email"');
+    expect(page).toMatch(/<input type="hidden" name="_csrf" value="[A-Za-z0-9_-]{43}">/);
+    expect(answer.headers.get("set-cookie")).toContain("nr_csrf=");
+  });
+
+  for (const path of ["/internal/v1/orgs", "/internal/v1/orgs/anything/members"]) {
+    test(`${path} through the gateway is 404, even with the admin token`, async () => {
+      const token = adminToken(loadConfig({}));
+      for (const method of ["GET", "POST"]) {
+        const answer = await fetch(`${h.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: method === "POST" ? JSON.stringify({ slug: "sneaky", name: "Sneaky" }) : undefined,
+        });
+        expect(answer.status).toBe(404);
+      }
+      const orgs = await h.admin("GET", "/orgs/sneaky");
+      expect(orgs.status).toBe(404);
+    });
+  }
+
+  test("the stylesheet is served by the app", async () => {
+    const answer = await fetch(`${h.url}/app/styles.css`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toStartWith("text/css");
+  });
+});
+
+describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
+  let database: TestDatabase;
+  let workspace: ReturnType<typeof startWorkspace>;
+  let gateway: ReturnType<typeof Bun.serve>;
+  let base: string;
+  const bus = new MemoryBus();
+
+  beforeAll(async () => {
+    database = await testDatabase({ backend: "pglite" });
+    const port = await freePort();
+    const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
+    workspace = startWorkspace(config, database.db, bus, {
+      hostname: "127.0.0.1",
+      rateLimits: new MemoryRateLimitStore(),
+    });
+    const app = createGateway({
+      config,
+      mode: "distributed",
+      rateLimits: new MemoryRateLimitStore(),
+      upstreams: { workspace: httpUpstream(workspace.url, "workspace") },
+      readinessChecks: [],
+    });
+    gateway = Bun.serve({
+      port,
+      hostname: "127.0.0.1",
+      fetch: edge((request) => app.handle(request), { trustedProxies: "" }),
+    });
+    base = `http://localhost:${port}`;
+  });
+  afterAll(async () => {
+    gateway?.stop(true);
+    await workspace?.stop();
+    await bus.close();
+    await database?.close();
+  });
+
+  test("the sign-in page comes from the workspace process", async () => {
+    const answer = await fetch(`${base}/app/sign-in`);
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('action="/app/sign-in"');
+  });
+
+  test("the internal API is 404 through the gateway, though the workspace port serves it", async () => {
+    const token = adminToken(loadConfig({}));
+    const headers = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${base}/internal/v1/orgs/x`, { headers })).status).toBe(404);
+    expect((await fetch(`${workspace.url}/internal/v1/orgs/x`, { headers })).status).toBe(404);
+    const created = await fetch(`${workspace.url}/internal/v1/orgs`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "direct", name: "Direct" }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${base}/internal/v1/orgs/direct`, { headers })).status).toBe(404);
+  });
+});
