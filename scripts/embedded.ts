@@ -10,6 +10,7 @@ import type { Config } from "@newsroom/shared/config";
 import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
+import { serveOn } from "@newsroom/shared/startup";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { seedDemo } from "@newsroom/workspace/demo/seed";
 import { startWorkspace } from "@newsroom/workspace/server";
@@ -25,7 +26,7 @@ export interface Embedded {
 
 export async function startEmbedded(
   config: Config,
-  options: { seed?: boolean; workspaceHost?: string; now?: () => Date } = {},
+  options: { seed?: boolean; workspaceHost?: string } = {},
 ): Promise<Embedded> {
   const runtime = await openRuntime(config);
   const { db } = runtime.database;
@@ -35,8 +36,6 @@ export async function startEmbedded(
       : await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
   const workspace = startWorkspace(config, db, runtime.bus, {
     hostname: options.workspaceHost ?? "127.0.0.1",
-    rateLimits: runtime.rateLimits,
-    now: options.now,
   });
   const services: ServiceHandle[] = [
     await createPublicReadService(runtime),
@@ -53,13 +52,12 @@ export async function startEmbedded(
       "public-read": serviceEntry(publicRead),
       forms: async (request) => forms.app.handle(request),
       "client-api": async (request) => clientApi.app.handle(request),
-      workspace: workspace.web.handle,
     },
     readinessChecks: services.flatMap((service) =>
       service.readiness.map((check) => ({ ...check, name: `${service.name}:${check.name}` })),
     ),
   });
-  const server = Bun.serve({
+  const server = serveOn("PORT", {
     ...SERVER_SAFETY,
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,

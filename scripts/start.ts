@@ -5,6 +5,7 @@
  */
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
 import { log } from "@newsroom/shared/log";
+import { checkPortFree, startOrExit } from "@newsroom/shared/startup";
 import startSesEmulator from "aws-ses-v2-local";
 import { startEmbedded } from "./embedded.ts";
 
@@ -12,16 +13,20 @@ const config = loadConfigOrExit();
 
 let sesEndpoint = config.SES_ENDPOINT;
 let ses: { close(): void } | null = null;
-if (!sesEndpoint) {
-  ses = await startSesEmulator({ host: "127.0.0.1", port: config.SES_LOCAL_PORT });
-  sesEndpoint = `http://127.0.0.1:${config.SES_LOCAL_PORT}`;
-}
-
-const embedded = await startEmbedded({
-  ...config,
-  SES_ENDPOINT: sesEndpoint,
-  FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? "newsroom@localhost.example",
-  FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? "team@localhost.example",
+// A port in use or a PGlite folder held by another process: one line naming the variable, exit 1.
+const embedded = await startOrExit(async () => {
+  if (!sesEndpoint) {
+    // The emulator does not report a port in use: ask first.
+    checkPortFree("SES_LOCAL_PORT", config.SES_LOCAL_PORT, "127.0.0.1");
+    ses = await startSesEmulator({ host: "127.0.0.1", port: config.SES_LOCAL_PORT });
+    sesEndpoint = `http://127.0.0.1:${config.SES_LOCAL_PORT}`;
+  }
+  return startEmbedded({
+    ...config,
+    SES_ENDPOINT: sesEndpoint,
+    FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? "newsroom@localhost.example",
+    FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? "team@localhost.example",
+  });
 });
 const { url, runtime } = embedded;
 

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import { pathOf, SERVER_SAFETY } from "./http.ts";
+import { serveOn } from "./startup.ts";
 
 /**
  * Prometheus metrics of this process, served on the internal METRICS_PORT at /metrics.
@@ -104,7 +105,7 @@ export const consumerPending = new Gauge({
 
 /** Serves /metrics on its own port (not behind the gateway). */
 export function serveMetrics(port: number, hostname = "0.0.0.0") {
-  return Bun.serve({
+  return serveOn("METRICS_PORT", {
     ...SERVER_SAFETY,
     port,
     hostname,

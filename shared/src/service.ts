@@ -4,6 +4,7 @@ import { edge, pathOf, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
+import { serveOn, startOrExit } from "./startup.ts";
 
 /** A readiness check: resolves when its part works, throws otherwise. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
@@ -76,12 +77,16 @@ export type ServiceFactory = (runtime: Runtime) => Promise<ServiceHandle>;
  * runtime, the app on PORT, and a graceful stop on SIGTERM.
  */
 export async function runService(factory: ServiceFactory): Promise<void> {
+  await startOrExit(() => startService(factory));
+}
+
+async function startService(factory: ServiceFactory): Promise<void> {
   const config = loadConfigOrExit();
   const runtime = await openRuntime(config);
   const service = await factory(runtime);
   const ready = readinessResponse(readiness(service.readiness));
   const handle = serviceEntry(service);
-  const server = Bun.serve({
+  const server = serveOn("PORT", {
     ...SERVER_SAFETY,
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,

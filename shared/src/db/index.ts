@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { lockFolder } from "./folder-lock.ts";
 import * as schema from "./schema.ts";
 import {
   connectionParameters,
@@ -61,8 +62,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   const dir = options.pgliteDir ?? "memory";
   if (dir !== "memory") mkdirSync(dir, { recursive: true });
+  const lock = dir === "memory" ? null : lockFolder(dir);
   const client = dir === "memory" ? new PGlite() : new PGlite(dir);
-  await client.waitReady;
+  try {
+    await client.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -70,6 +77,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     ping: async () => {
       await client.query("select 1");
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      lock?.release();
+    },
   };
 }

@@ -1,0 +1,61 @@
+import { ConfigError } from "./config.ts";
+
+/**
+ * A start-up failure the operator fixes in the environment (a port already taken, a data folder
+ * another process holds): entry points print its one line, naming the variable, and exit 1.
+ */
+export class StartupError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Cannot start: ${variable} ${message}`);
+    this.name = "StartupError";
+  }
+}
+
+export type PortVariable = "PORT" | "WORKSPACE_PORT" | "SES_LOCAL_PORT" | "METRICS_PORT";
+
+function isAddressInUse(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EADDRINUSE";
+}
+
+/** Runs `listen` (a Bun.serve); a port already in use becomes a StartupError naming `variable`. */
+export function listenOn<T>(variable: PortVariable, port: number, listen: () => T): T {
+  try {
+    return listen();
+  } catch (error) {
+    if (isAddressInUse(error)) throw new StartupError(variable, `${port} is already in use`);
+    throw error;
+  }
+}
+
+type ServeOptions = Parameters<typeof Bun.serve>[0];
+
+/** Bun.serve on the port `variable` chose; a port already in use is a StartupError naming it. */
+export function serveOn(
+  variable: PortVariable,
+  options: ServeOptions,
+): ReturnType<typeof Bun.serve> {
+  return listenOn(variable, Number((options as { port?: unknown }).port), () => Bun.serve(options));
+}
+
+/** Throws a StartupError naming `variable` when the port is taken (for servers we do not start). */
+export function checkPortFree(variable: PortVariable, port: number, hostname: string): void {
+  serveOn(variable, { port, hostname, fetch: () => new Response(null, { status: 503 }) }).stop(
+    true,
+  );
+}
+
+/** For entry points: runs the start; a StartupError or ConfigError prints one line and exits 1. */
+export async function startOrExit<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof StartupError || error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
