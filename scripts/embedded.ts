@@ -26,7 +26,7 @@ export interface Embedded {
 
 export async function startEmbedded(
   config: Config,
-  options: { seed?: boolean; workspaceHost?: string } = {},
+  options: { seed?: boolean; workspaceHost?: string; now?: () => Date } = {},
 ): Promise<Embedded> {
   const runtime = await openRuntime(config);
   const { db } = runtime.database;
@@ -36,6 +36,8 @@ export async function startEmbedded(
       : await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
   const workspace = startWorkspace(config, db, runtime.bus, {
     hostname: options.workspaceHost ?? "127.0.0.1",
+    rateLimits: runtime.rateLimits,
+    now: options.now,
   });
   const services: ServiceHandle[] = [
     await createPublicReadService(runtime),
@@ -52,6 +54,7 @@ export async function startEmbedded(
       "public-read": serviceEntry(publicRead),
       forms: async (request) => forms.app.handle(request),
       "client-api": async (request) => clientApi.app.handle(request),
+      workspace: workspace.web.handle,
     },
     readinessChecks: services.flatMap((service) =>
       service.readiness.map((check) => ({ ...check, name: `${service.name}:${check.name}` })),

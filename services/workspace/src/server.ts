@@ -1,17 +1,24 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import { adminToken, type Config, secretsKey } from "@newsroom/shared/config";
+import { adminToken, appUrl, type Config, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import { edge, SERVER_SAFETY } from "@newsroom/shared/http";
+import { edge, pathOf, SERVER_SAFETY } from "@newsroom/shared/http";
+import { openMailer } from "@newsroom/shared/mailer";
+import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { serveOn } from "@newsroom/shared/startup";
 import { createWorkspaceApp } from "./app.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
+import { createWebApp, isWebAppPath } from "./web/app.ts";
 
-/** Starts the workspace API and its outbox relay; used by main.ts and the embedded start. */
+/**
+ * Starts the workspace (the internal API and the people's web app under /app, on one port) and
+ * its outbox relay; used by main.ts and the embedded start. `web` is the web app alone, for a
+ * gateway in the same process.
+ */
 export function startWorkspace(
   config: Config,
   db: Db,
   bus: EventBus,
-  options: { hostname: string },
+  options: { hostname: string; rateLimits: RateLimitStore; now?: () => Date },
 ) {
   const relay = startOutboxRelay(db, bus);
   const app = createWorkspaceApp(
@@ -26,17 +33,34 @@ export function startWorkspace(
     },
     { digest: { config } },
   );
+  const web = createWebApp({
+    db,
+    bus,
+    rateLimits: options.rateLimits,
+    mailer: openMailer(config),
+    secretsKey: secretsKey(config),
+    appUrl: appUrl(config),
+    houseOrg: config.HOUSE_ORG,
+    kickRelay: relay.kick,
+    now: options.now ?? (() => new Date()),
+  });
   const server = serveOn("WORKSPACE_PORT", {
     ...SERVER_SAFETY,
     port: config.WORKSPACE_PORT,
     hostname: options.hostname,
-    fetch: edge((request) => app.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
+    // Behind the gateway: its X-Client-Ip is the person's address, for the sign-in throttles.
+    fetch: edge(
+      (request) => (isWebAppPath(pathOf(request.url)) ? web.handle(request) : app.handle(request)),
+      { trustedProxies: config.TRUSTED_PROXIES, behindGateway: true },
+    ),
   });
   return {
     url: `http://${options.hostname}:${server.port}`,
+    web,
     stop: async () => {
       await server.stop();
       await relay.stop();
+      await web.signIn.idle();
     },
   };
 }
