@@ -44,6 +44,11 @@ const COMMANDS: Record<string, Command> = {
     positional: [],
     help: "<site> <hostname>",
   },
+  "member-add": {
+    path: ([org]) => `/orgs/${org}/members`,
+    positional: ["email"],
+    help: "<org> <email> --role <owner|admin|approver|editor|viewer>",
+  },
   "key-create": {
     path: ([org]) => `/orgs/${org}/keys`,
     positional: [],

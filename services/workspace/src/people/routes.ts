@@ -16,7 +16,7 @@ export function memberRoutes(deps: WorkspaceDeps) {
       { body: MemberIn },
     )
     .delete("/internal/v1/orgs/:org/members/:email", async ({ params, set }) => {
-      await removeMember(deps.db, params.org, decodeURIComponent(params.email), "admin");
+      await removeMember(deps.db, params.org, params.email, "admin");
       set.status = 204;
       return null;
     });
