@@ -1,3 +1,4 @@
+import { unclearedAssetUrls, withoutUrls } from "@newsroom/shared/asset-urls";
 import type { Db } from "@newsroom/shared/db/index";
 import { storyRecords } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
@@ -41,7 +42,8 @@ function newsroomAddress(
 /**
  * The 50 most recent published stories of the caller's organization; none while its newsroom is
  * not running. Bodies as plain text and as minimal escaped HTML; a story without body text (an
- * `in_the_news` item) uses its summary.
+ * `in_the_news` item) uses its summary. A feed is public once given out: an uncleared asset's URL
+ * written in a title, summary or body is removed, as on every public surface.
  */
 export async function buildFeed(
   deps: { db: Db; newsroomHost: string },
@@ -60,10 +62,18 @@ export async function buildFeed(
     listPublishedRows(deps.db, caller.organizationId),
     findHostedSite(deps.db, caller.organizationId),
   ]);
-  const [records, bodies] = await Promise.all([
+  const [stored, storedBodies] = await Promise.all([
     storyRecords(deps.db, caller.organizationId, rows),
     currentBodies(deps.db, caller.organizationId, rows),
   ]);
+  const uncleared = await unclearedAssetUrls(deps.db, caller.organizationId, [
+    stored.map((story) => [story.title, story.summary]),
+    [...storedBodies.values()],
+  ]);
+  const records = withoutUrls(stored, uncleared);
+  const bodies = new Map(
+    [...storedBodies].map(([id, body]) => [id, withoutUrls(body, uncleared)] as const),
+  );
   const home = newsroomAddress(deps.newsroomHost, site);
   feed.homePageUrl = home;
   feed.items = records.map((story, index) => {

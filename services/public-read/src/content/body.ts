@@ -1,64 +1,67 @@
+import {
+  assetReferences,
+  findReferencedAssets,
+  namesAsset,
+  stringsOf,
+  unclearedAssetUrls,
+  withoutUrls,
+} from "@newsroom/shared/asset-urls";
 import type { Queryable } from "@newsroom/shared/db/index";
-import { isUuid } from "@newsroom/shared/ids";
 import type { AssetOut } from "./model.ts";
-import { assetsReferenced } from "./store.ts";
 
 type Block = Record<string, unknown>;
 
 /**
- * Makes a stored body safe to publish: a block that references an asset not cleared for
- * publication (by id or by URL), or an asset id that is not the organization's, is dropped;
- * a block naming a cleared asset by `asset_id` gets that asset as `asset` in its place (internal
- * ids do not leave).
+ * Makes a stored body safe to publish: a block that is about an asset not cleared for
+ * publication (a string of it is that asset's id or URL), or that names an asset id not the
+ * organization's, is dropped; an uncleared asset's URL written inside any other text (a
+ * sentence, a link, markdown) is removed from it; a block naming a cleared asset by `asset_id`
+ * gets that asset as `asset` in its place (internal ids do not leave).
  */
 export async function publicBodies(
   db: Queryable,
   organizationId: string,
   bodies: Block[][],
 ): Promise<Block[][]> {
-  const ids = new Set<string>();
-  const urls = new Set<string>();
-  for (const body of bodies) {
-    for (const block of body) collect(block, ids, urls);
-  }
-  if (ids.size === 0 && urls.size === 0) return bodies;
-  const found = await assetsReferenced(db, organizationId, [...ids], [...urls]);
+  const refs = assetReferences(bodies);
+  if (refs.ids.size === 0 && refs.urls.size === 0) return bodies;
+  const found = await findReferencedAssets(db, organizationId, refs);
   const byId = new Map(found.map((asset) => [asset.id, asset]));
-  const unclearedUrls = new Set(found.filter((a) => !a.cleared).map((a) => a.url));
-  const unclearedIds = new Set(found.filter((a) => !a.cleared).map((a) => a.id));
+  const uncleared = found.filter((asset) => !asset.cleared);
+  const unclearedUrls = new Set(uncleared.map((asset) => asset.url.toLowerCase()));
+  const unclearedIds = new Set(uncleared.map((asset) => asset.id));
   return bodies.map((body) =>
     body.flatMap((block) => {
-      const strings: string[] = [];
-      stringsOf(block, strings);
-      if (strings.some((s) => unclearedUrls.has(s) || unclearedIds.has(s.toLowerCase()))) {
-        return [];
-      }
-      const assetId = block.asset_id;
-      if (assetId === undefined) return [block];
+      if (stringsOf(block).some((s) => namesAsset(s, unclearedUrls, unclearedIds))) return [];
+      const clean = withoutUrls(block, [...unclearedUrls]);
+      const assetId = clean.asset_id;
+      if (assetId === undefined) return [clean];
       const asset = typeof assetId === "string" ? byId.get(assetId.toLowerCase()) : undefined;
       if (!asset?.cleared) return [];
       const out: AssetOut = { url: asset.url, alt: asset.alt, kind: asset.kind };
-      const { asset_id: _internal, ...rest } = block;
+      const { asset_id: _internal, ...rest } = clean;
       return [{ ...rest, asset: out }];
     }),
   );
 }
 
-function collect(value: unknown, ids: Set<string>, urls: Set<string>): void {
-  const strings: string[] = [];
-  stringsOf(value, strings);
-  for (const s of strings) {
-    if (isUuid(s)) ids.add(s.toLowerCase());
-    else if (/^https?:\/\//i.test(s) && s.length <= 2048) urls.add(s);
-  }
-}
-
-function stringsOf(value: unknown, out: string[]): void {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
-  else if (value && typeof value === "object") {
-    for (const item of Object.values(value)) stringsOf(item, out);
-  }
+/**
+ * Titles and summaries safe to publish: an uncleared asset's URL written in them is removed.
+ * Reads the database only when a URL is written in them.
+ */
+export async function publicTexts<T extends { title: string | null; summary: string | null }>(
+  db: Queryable,
+  organizationId: string,
+  rows: T[],
+): Promise<T[]> {
+  const texts = rows.map((row) => [row.title, row.summary]);
+  const urls = await unclearedAssetUrls(db, organizationId, texts);
+  if (urls.length === 0) return rows;
+  return rows.map((row) => ({
+    ...row,
+    title: row.title === null ? null : withoutUrls(row.title, urls),
+    summary: row.summary === null ? null : withoutUrls(row.summary, urls),
+  }));
 }
 
 /** The readable text of a body: every `text` (and `caption`, `items`) joined, for search. */

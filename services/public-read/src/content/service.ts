@@ -1,7 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { STORY_TYPES, type StoryType } from "@newsroom/shared/db/schema";
 import { iso } from "@newsroom/shared/records";
-import { plainText, publicBodies } from "./body.ts";
+import { plainText, publicBodies, publicTexts } from "./body.ts";
 import { encodeCursor, type Position } from "./cursor.ts";
 import type {
   AssetOut,
@@ -62,9 +62,10 @@ async function summaries(
 ): Promise<ContentSummaryOut[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [topicRows, assetRows] = await Promise.all([
+  const [topicRows, assetRows, texts] = await Promise.all([
     topicsOfStories(db, newsroom.organizationId, ids),
     clearedAssetsOfStories(db, newsroom.organizationId, ids),
+    publicTexts(db, newsroom.organizationId, rows),
   ]);
   const topicsOf = new Map<string, TopicOut[]>();
   for (const t of topicRows) {
@@ -76,7 +77,7 @@ async function summaries(
       imageOf.set(a.storyId, { url: a.url, alt: a.alt, kind: a.kind });
     }
   }
-  return rows.map((row) => ({
+  return texts.map((row) => ({
     object: "content_item" as const,
     id: row.id,
     type: row.type,
@@ -219,8 +220,9 @@ export async function searchDocuments(
   const orgId = newsroom.organizationId;
   const rows = await publishedWithBodies(db, orgId, SEARCH_DOCUMENTS_MAX);
   const ids = rows.map((row) => row.id);
-  const [topicRows, bodies] = await Promise.all([
+  const [topicRows, texts, bodies] = await Promise.all([
     topicsOfStories(db, orgId, ids),
+    publicTexts(db, orgId, rows),
     publicBodies(
       db,
       orgId,
@@ -232,7 +234,7 @@ export async function searchDocuments(
     topicNames.set(t.storyId, [...(topicNames.get(t.storyId) ?? []), t.name]);
   return {
     object: "search_documents",
-    documents: rows.map((row, index) => ({
+    documents: texts.map((row, index) => ({
       id: row.id,
       title: row.title,
       summary: row.summary,

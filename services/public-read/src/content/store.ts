@@ -246,29 +246,6 @@ export async function clearedAssetsOfStories(
     .orderBy(asc(storyAssets.position), asc(assets.createdAt), asc(assets.id));
 }
 
-/** The organization's assets referenced by id or URL from a body, cleared or not. */
-export async function assetsReferenced(
-  db: Queryable,
-  organizationId: string,
-  ids: string[],
-  urls: string[],
-) {
-  if (ids.length === 0 && urls.length === 0) return [];
-  const match: SQL[] = [];
-  if (ids.length > 0) match.push(inArray(assets.id, ids));
-  if (urls.length > 0) match.push(inArray(assets.url, urls));
-  return db
-    .select({
-      id: assets.id,
-      url: assets.url,
-      alt: assets.alt,
-      kind: assets.kind,
-      cleared: assets.cleared,
-    })
-    .from(assets)
-    .where(and(eq(assets.organizationId, organizationId), sql`(${sql.join(match, sql` or `)})`));
-}
-
 export async function peopleOfStory(db: Queryable, organizationId: string, storyId: string) {
   return db
     .select({ name: people.name, role: people.role })
