@@ -120,6 +120,8 @@ export const ConfigSchema = T.Object({
     default: "30,120,600,1800,3600,10800,21600",
     pattern: "^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$",
   }),
+  /** Webhook attempts in flight at once to one endpoint, across every replica. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: T.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Log level: debug, info, warn, error. */
   LOG_LEVEL: T.Union(
     [T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")],

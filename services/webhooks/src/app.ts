@@ -41,6 +41,7 @@ export async function createWebhooksService(
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     timeoutMs: options.attemptTimeoutMs,
     concurrency: options.concurrency,
+    endpointConcurrency: runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
     allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
     resolve: options.resolveHost,
   });

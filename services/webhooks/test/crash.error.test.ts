@@ -72,6 +72,8 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     const first = await dispatcher();
     await waitFor("a third of the deliveries", () => receiver.hits.length >= 300, 60_000);
     expect(await first.kill("SIGKILL")).not.toBe(0);
+    // A claim the process sent just before it died still commits on the server.
+    await Bun.sleep(1_000);
 
     const afterKill = await pendingRows();
     const killedAt = new Date();
@@ -82,8 +84,9 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     const heldIds = held.map((row) => row.id);
 
     const second = await dispatcher();
-    // Everything else is delivered by the new process; the dead one's claims hold until their
-    // lease (at least 60 s) lapses, so none of those is sent twice meanwhile.
+    // Everything else is delivered by the new process (once the dead one's claims stop counting
+    // against their endpoints' caps, two attempt timeouts after they were made); those claims
+    // hold until their lease (at least 60 s) lapses, so none of those is sent twice meanwhile.
     await waitFor(
       "every unclaimed delivery",
       async () => (await pendingRows()).length === held.length,

@@ -1,7 +1,7 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, count, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { integerArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -15,29 +15,70 @@ const e = webhookEndpoints;
 
 const unclaimed = (now: Date) => or(isNull(d.lockedUntil), lt(d.lockedUntil, now));
 
+export interface ClaimLimits {
+  /** How long a claim holds; a crashed worker's rows are claimable again after it. */
+  leaseMs: number;
+  /** Attempts in flight at once to one endpoint. */
+  perEndpoint: number;
+  /**
+   * How long after its claim an attempt may still be running (its timeout and its recording).
+   * A claim older than this still holds its row until the lease ends (no duplicate), but no
+   * longer counts against its endpoint's cap: a crashed worker does not stall its endpoints
+   * for the whole lease.
+   */
+  attemptMs: number;
+}
+
 /**
- * Claims up to `limit` pending deliveries that are due, for `leaseMs`: the rows are picked with
+ * Claims up to `limit` pending deliveries that are due, and never more than `perEndpoint`
+ * attempts in flight to one endpoint, counting the claims every replica holds: so one
+ * organization's slow endpoints cannot take every attempt slot. Rows of an endpoint at its cap
+ * stay due and are claimed once its attempts end. The rows are picked with
  * `FOR UPDATE SKIP LOCKED` and their `locked_until` set in the same statement, so replicas never
- * claim the same row, and a crashed worker's claim lapses. Work across every organization.
+ * claim the same row, and a crashed worker's claim lapses. Two replicas claiming at once rank an
+ * endpoint's rows alike, so the second finds the first's rows taken (re-checked after the lock)
+ * rather than going past the cap. Works across every organization.
  */
 export async function claimDueDeliveries(
   db: Db,
   limit: number,
-  leaseMs: number,
+  limits: ClaimLimits,
   now: Date = new Date(),
 ): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
-  const due = db
-    .select({ id: d.id })
-    .from(d)
-    .where(and(eq(d.status, "pending"), lte(d.nextAttemptAt, now), unclaimed(now)))
-    .orderBy(asc(d.nextAttemptAt))
-    .limit(limit)
-    .for("update", { skipLocked: true });
+  const at = sql`${now.toISOString()}::timestamptz`;
+  // `locked_until` is a claim's time plus the lease: a claim made within `attemptMs` ends after this.
+  const runningSince = new Date(now.getTime() - limits.attemptMs + limits.leaseMs);
+  // Every due row, claimed or not (a claimed row stays due until its attempt is recorded): per
+  // endpoint, how many attempts run, and each unclaimed row's place in its endpoint's queue.
+  // Materialized, so the window runs once however the planner joins it (a fresh table's
+  // estimates would otherwise rerun it for every due row).
+  const due = sql`
+    with queued as materialized (
+      select id from (
+        select id, held,
+          count(*) filter (where running) over (partition by endpoint_id) as in_flight,
+          row_number() over (partition by endpoint_id, held order by next_attempt_at, id) as place
+        from (
+          select id, endpoint_id, next_attempt_at,
+            coalesce(locked_until >= ${at}, false) as held,
+            coalesce(locked_until > ${runningSince.toISOString()}::timestamptz, false) as running
+          from webhook_deliveries
+          where status = 'pending' and next_attempt_at <= ${at}
+        ) as due
+      ) as ranked
+      where not held and in_flight + place <= ${limits.perEndpoint}
+    )
+    select d.id from webhook_deliveries as d join queued on queued.id = d.id
+    where d.status = 'pending' and d.next_attempt_at <= ${at}
+      and (d.locked_until is null or d.locked_until < ${at})
+    order by d.next_attempt_at
+    limit ${limit}
+    for update of d skip locked`;
   return db
     .update(d)
-    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
-    .where(inArray(d.id, due))
+    .set({ lockedUntil: new Date(now.getTime() + limits.leaseMs) })
+    .where(sql`${d.id} in (${due})`)
     .returning();
 }
 

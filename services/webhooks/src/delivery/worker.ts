@@ -35,6 +35,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
+  /** Attempts in flight at once to one endpoint, across every replica (2). */
+  endpointConcurrency?: number;
   /** How long a claim holds; a crashed worker's rows are claimable again after it. */
   leaseMs?: number;
   /** WEBHOOK_ALLOW_INSECURE_TARGETS: plain http and the address 127.0.0.1 (tests only). */
@@ -53,6 +55,7 @@ export class DeliveryWorker {
   attempts = 0;
   private readonly db: Db;
   private readonly concurrency: number;
+  private readonly endpointConcurrency: number;
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
@@ -71,6 +74,7 @@ export class DeliveryWorker {
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.db = options.db;
     this.concurrency = options.concurrency ?? 64;
+    this.endpointConcurrency = options.endpointConcurrency ?? 2;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
     this.maxAttempts = maxAttempts(options.schedule);
@@ -134,7 +138,12 @@ export class DeliveryWorker {
   }
 
   private async claimAndStart(room: number): Promise<number> {
-    const rows = await claimDueDeliveries(this.db, room, this.leaseMs);
+    const rows = await claimDueDeliveries(this.db, room, {
+      leaseMs: this.leaseMs,
+      perEndpoint: this.endpointConcurrency,
+      // The request's timeout, and as long again for the lookup's margin and the recording.
+      attemptMs: this.timeoutMs * 2,
+    });
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     let endpoints: Map<string, EndpointRow>;
@@ -190,6 +199,17 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * An attempt is recorded, so its endpoint is one below its cap: rows the last claim left
+   * behind for that cap may be claimed now rather than at the next poll. While every slot is
+   * taken, the refill rule decides instead. Each kick is at most one claim, and there is none
+   * while no attempt ends: no busy loop when every due row waits on a capped endpoint.
+   */
+  private attemptRecorded(): void {
+    if (this.saturated) this.refillIfRoom();
+    else this.kick();
+  }
+
   /** One claimed delivery: its slot is free once the request is over, before the recording. */
   private async attempt(
     delivery: DeliveryRow,
@@ -208,6 +228,7 @@ export class DeliveryWorker {
       await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
     } finally {
       freeSlot();
+      this.attemptRecorded();
     }
   }
 

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import { createWebhooksService } from "../src/app.ts";
+import { type Fixture, type Receiver, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+
+let fx: Fixture;
+let receiver: Receiver;
+/** Requests the dispatcher has open per path (a pass-through spy on fetch), and the most. */
+const open = new Map<string, number>();
+const mostOpen = new Map<string, number>();
+const realFetch = globalThis.fetch;
+
+beforeAll(async () => {
+  fx = await webhooksFixture();
+  receiver = startReceiver();
+  globalThis.fetch = Object.assign(
+    async (input: string | URL | Request, init?: RequestInit) => {
+      const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+      open.set(path, (open.get(path) ?? 0) + 1);
+      mostOpen.set(path, Math.max(open.get(path)!, mostOpen.get(path) ?? 0));
+      try {
+        return await realFetch(input, init);
+      } finally {
+        open.set(path, open.get(path)! - 1);
+      }
+    },
+    { preconnect: realFetch.preconnect },
+  ) as typeof fetch;
+});
+
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await fx.close();
+  receiver.stop();
+});
+
+const SLOW_ENDPOINTS = 10;
+/** Events of the slow organization: 80 deliveries, more than the worker's 64 slots. */
+const SLOW_EVENTS = 8;
+const ATTEMPT_TIMEOUT_MS = 2_000;
+const PER_ENDPOINT = 2;
+
+describe("one organization's slow endpoints", () => {
+  test("cannot take every slot: another organization's deliveries keep arriving", async () => {
+    const slowOrg = await fx.organization();
+    const slow: string[] = [];
+    for (let i = 0; i < SLOW_ENDPOINTS; i++) {
+      // Accepts the request and never answers: each attempt lasts the whole timeout.
+      receiver.on(`/slow-${i}`, () => new Promise<Response>(() => {}));
+      slow.push((await fx.endpoint(receiver.url(`/slow-${i}`), ["story.submitted"], slowOrg)).id);
+    }
+    const healthyOrg = await fx.organization();
+    await fx.endpoint(receiver.url("/healthy"), ["story.submitted"], healthyOrg);
+    const slowHits = () => receiver.hits.filter((hit) => hit.path.startsWith("/slow-"));
+
+    const service: ServiceHandle = await createWebhooksService(
+      fx.runtime({ WEBHOOK_RETRY_SCHEDULE: "3600" }),
+      { pollIntervalMs: 20, attemptTimeoutMs: ATTEMPT_TIMEOUT_MS },
+    );
+    try {
+      for (let i = 0; i < SLOW_EVENTS; i++) await fx.submitted(slowOrg);
+      await waitFor(
+        "the slow endpoints to hold their attempts",
+        () => slowHits().length >= SLOW_ENDPOINTS * PER_ENDPOINT,
+      );
+
+      // While they hang, each of the healthy organization's events arrives at once.
+      const latencies: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const before = receiver.at("/healthy").length;
+        const sentAt = Date.now();
+        await fx.submitted(healthyOrg);
+        const hit = await waitFor(
+          "the healthy delivery",
+          () => receiver.at("/healthy")[before],
+          ATTEMPT_TIMEOUT_MS * 3,
+        );
+        latencies.push(hit.at - sentAt);
+      }
+      expect(latencies.filter((ms) => ms >= 1_000)).toEqual([]);
+
+      // Capped rows stayed due and were claimed later: every slow delivery got its attempt.
+      await waitFor(
+        "every slow delivery to be attempted",
+        async () => {
+          for (const id of slow) {
+            const rows = await fx.deliveriesOf(id);
+            if (rows.length !== SLOW_EVENTS || rows.some((row) => row.attempts < 1)) return false;
+          }
+          return true;
+        },
+        (SLOW_EVENTS / PER_ENDPOINT + 2) * ATTEMPT_TIMEOUT_MS,
+      );
+    } finally {
+      await service.stop();
+    }
+
+    // Never more than two attempts at once to one endpoint.
+    for (let i = 0; i < SLOW_ENDPOINTS; i++) {
+      const path = `/slow-${i}`;
+      expect(receiver.at(path)).toHaveLength(SLOW_EVENTS);
+      expect({ path, mostOpen: mostOpen.get(path) }).toEqual({ path, mostOpen: PER_ENDPOINT });
+    }
+  }, 60_000);
+});
