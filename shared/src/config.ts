@@ -120,6 +120,16 @@ export const ConfigSchema = T.Object({
     default: "30,120,600,1800,3600,10800,21600",
     pattern: "^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$",
   }),
+  /** Purge CDN cache tags when a story is published or unpublished: off, cloudflare or fastly. */
+  CDN_PURGE_PROVIDER: T.Union([T.Literal("off"), T.Literal("cloudflare"), T.Literal("fastly")], {
+    default: "off",
+  }),
+  /** The provider's API base; unset: https://api.cloudflare.com/client/v4 or https://api.fastly.com. */
+  CDN_PURGE_API_BASE: T.Optional(Url),
+  /** Cloudflare API token (Cache Purge permission) or Fastly API token (purge_select). Secret. */
+  CDN_PURGE_TOKEN: T.Optional(T.String({ minLength: 1 })),
+  /** Cloudflare zone id, or Fastly service id. */
+  CDN_PURGE_ZONE: T.Optional(T.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" })),
   /** Webhook attempts in flight at once to one endpoint, across every replica. */
   WEBHOOK_ENDPOINT_CONCURRENCY: T.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** Log level: debug, info, warn, error. */

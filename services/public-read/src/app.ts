@@ -3,9 +3,11 @@ import { httpKit } from "@newsroom/shared/http";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
 import { subscribeInvalidation } from "./caching/invalidation.ts";
 import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
 import { createReader } from "./caching/reader.ts";
+import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
 import { cachedCheckoutReader } from "./checkout/summary-cache.ts";
@@ -19,6 +21,8 @@ export interface PublicReadOptions {
   cache?: ReadCacheOptions;
   /** Longest a content read may take before the route answers 503 (default 5 s). */
   readTimeoutMs?: number;
+  /** Retries and timeout of CDN purges (CDN_PURGE_PROVIDER). */
+  cdnPurge?: PurgeOptions;
 }
 
 /** Public news reads, hosted newsrooms, hostnames, sitemaps, search documents, checkout summary. */
@@ -27,6 +31,8 @@ export async function createPublicReadService(
   options: PublicReadOptions = {},
 ): Promise<ServiceHandle & { cache: ReadCache }> {
   const { db } = runtime.database;
+  // Before anything starts: a provider without its token or zone stops start-up.
+  const purger = cdnPurger(runtime.config, options.cdnPurge);
   const cache = new ReadCache(options.cache);
   const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
@@ -53,6 +59,9 @@ export async function createPublicReadService(
   kit.bindRoutes(app);
 
   const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);
+  const purging: Subscription | null = purger
+    ? await subscribeCdnPurge(runtime.bus, { db, purger, houseOrg: runtime.config.HOUSE_ORG })
+    : null;
   return {
     name: "public-read",
     app,
@@ -65,6 +74,7 @@ export async function createPublicReadService(
     },
     stop: async () => {
       await subscription.stop();
+      await purging?.stop();
       cache.clear();
     },
   };

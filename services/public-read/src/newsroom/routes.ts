@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { houseTags } from "../caching/cache-tags.ts";
 import { found, notFoundOutcome } from "../caching/reader.ts";
 import { decodeCursor } from "../content/cursor.ts";
 import {
@@ -42,8 +43,7 @@ export function newsroomRoutes(deps: ReadDeps) {
             topic: query.topic,
             after,
           });
-          const tags = ["newsroom-index", ...(query.topic ? [`topic:${query.topic}`] : [])];
-          return found(body, tags, newsroom.ownerId);
+          return found(body, houseTags.index(query.topic), newsroom.ownerId);
         });
       },
       {
@@ -67,11 +67,14 @@ export function newsroomRoutes(deps: ReadDeps) {
           if (!item) {
             return notFoundOutcome(
               "No published item with this slug.",
-              ["newsroom-index"],
+              houseTags.missingItem(),
               newsroom.ownerId,
             );
           }
-          const tags = [`content:${item.id}`, ...item.related.map((r) => `content:${r.id}`)];
+          const tags = houseTags.item(
+            item.id,
+            item.related.map((r) => r.id),
+          );
           return found(item, tags, newsroom.ownerId);
         }),
       {
@@ -96,7 +99,7 @@ export function newsroomRoutes(deps: ReadDeps) {
         return reader.serve(request, key, async () => {
           const newsroom = await house();
           const page = await topicPage(db, newsroom, params.slug, after);
-          const tags = [`topic:${params.slug}`];
+          const tags = houseTags.topic(params.slug);
           if (!page) return notFoundOutcome("No such topic.", tags, newsroom.ownerId);
           return found(page, tags, newsroom.ownerId);
         });
@@ -118,7 +121,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       ({ request }) =>
         reader.serve(request, "house:search", async () => {
           const newsroom = await house();
-          return found(await searchDocuments(db, newsroom), ["search"], newsroom.ownerId);
+          return found(await searchDocuments(db, newsroom), houseTags.search(), newsroom.ownerId);
         }),
       {
         detail: publicContent({
@@ -133,7 +136,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       ({ request }) =>
         reader.serve(request, "house:sitemap", async () => {
           const newsroom = await house();
-          return found(await sitemap(db, newsroom), ["sitemap"], newsroom.ownerId);
+          return found(await sitemap(db, newsroom), houseTags.sitemap(), newsroom.ownerId);
         }),
       {
         detail: publicContent({

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { siteTags } from "../caching/cache-tags.ts";
 import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
 import { decodeCursor } from "../content/cursor.ts";
 import {
@@ -38,7 +39,7 @@ export function siteRoutes(deps: ReadDeps) {
   ): Promise<ReadOutcome> => {
     const site = await siteBySlug(db, host, slug);
     if (!site)
-      return notFoundOutcome("No enabled newsroom with this site.", [`site:${slug}`], null);
+      return notFoundOutcome("No enabled newsroom with this site.", siteTags.site(slug), null);
     return read(site);
   };
 
@@ -48,7 +49,7 @@ export function siteRoutes(deps: ReadDeps) {
       ({ request, params }) =>
         reader.serve(request, `site:${params.site}:record`, () =>
           withSite(params.site, async (site) =>
-            found(site.record, [`site:${params.site}`], site.organizationId),
+            found(site.record, siteTags.site(params.site), site.organizationId),
           ),
         ),
       {
@@ -77,9 +78,7 @@ export function siteRoutes(deps: ReadDeps) {
               topic: query.topic,
               after,
             });
-            const tags = [`site:${params.site}`, `site:${params.site}:newsroom-index`];
-            if (query.topic) tags.push(`site:${params.site}:topic:${query.topic}`);
-            return found(body, tags, site.organizationId);
+            return found(body, siteTags.index(params.site, query.topic), site.organizationId);
           }),
         );
       },
@@ -102,19 +101,18 @@ export function siteRoutes(deps: ReadDeps) {
         reader.serve(request, `site:${params.site}:item:${params.slug}`, () =>
           withSite(params.site, async (site) => {
             const item = await contentItem(db, site.newsroom, params.slug);
-            const siteTags = [`site:${params.site}`];
             if (!item) {
               return notFoundOutcome(
                 "No published item with this slug.",
-                [...siteTags, `site:${params.site}:newsroom-index`],
+                siteTags.missingItem(params.site),
                 site.organizationId,
               );
             }
-            const tags = [
-              ...siteTags,
-              `content:${item.id}`,
-              ...item.related.map((r) => `content:${r.id}`),
-            ];
+            const tags = siteTags.item(
+              params.site,
+              item.id,
+              item.related.map((r) => r.id),
+            );
             return found(item, tags, site.organizationId);
           }),
         ),
@@ -138,7 +136,7 @@ export function siteRoutes(deps: ReadDeps) {
         return reader.serve(request, key, () =>
           withSite(params.site, async (site) => {
             const page = await topicPage(db, site.newsroom, params.slug, after);
-            const tags = [`site:${params.site}`, `site:${params.site}:topic:${params.slug}`];
+            const tags = siteTags.topic(params.site, params.slug);
             if (!page) return notFoundOutcome("No such topic.", tags, site.organizationId);
             return found(page, tags, site.organizationId);
           }),
@@ -163,7 +161,7 @@ export function siteRoutes(deps: ReadDeps) {
           withSite(params.site, async (site) =>
             found(
               await sitemap(db, site.newsroom),
-              [`site:${params.site}`, `site:${params.site}:sitemap`],
+              siteTags.sitemap(params.site),
               site.organizationId,
             ),
           ),
@@ -188,15 +186,11 @@ export function siteRoutes(deps: ReadDeps) {
           if (!site) {
             return notFoundOutcome(
               "No enabled newsroom on this hostname.",
-              [`host:${hostname}`],
+              siteTags.host(null, hostname),
               null,
             );
           }
-          return found(
-            site.record,
-            [`site:${site.record.site}`, `host:${hostname}`],
-            site.organizationId,
-          );
+          return found(site.record, siteTags.host(site.record.site, hostname), site.organizationId);
         });
       },
       {
