@@ -48,7 +48,10 @@ export async function joinDigest(
 /** Takes a join back (its welcome email failed): the row as it was, or none. */
 export async function undoJoinDigest(db: Queryable, join: DigestJoin): Promise<void> {
   if (join.before) {
-    await db.update(digestSubscriptions).set(join.before).where(eq(digestSubscriptions.id, join.id));
+    await db
+      .update(digestSubscriptions)
+      .set(join.before)
+      .where(eq(digestSubscriptions.id, join.id));
   } else {
     await db.delete(digestSubscriptions).where(eq(digestSubscriptions.id, join.id));
   }
