@@ -346,6 +346,44 @@ export const workspaceSessions = pgTable(
   (table) => [index("workspace_sessions_person_idx").on(table.personId)],
 );
 
+/**
+ * An organization's single sign-on (OpenID Connect): its provider, the client registered there,
+ * and the email domains whose people may sign in through it. The client secret is sealed with
+ * AES-256-GCM (base64 of iv, tag and ciphertext); only its last four characters are shown.
+ * Written and read by the workspace.
+ */
+export const organizationSso = pgTable("organization_sso", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organizations.id),
+  issuer: text("issuer").notNull(),
+  clientId: text("client_id").notNull(),
+  clientSecretCiphertext: text("client_secret_ciphertext").notNull(),
+  clientSecretHint: text("client_secret_hint").notNull(),
+  /** Lower-cased domains, e.g. ["example.com"]: the address's domain must be one of them. */
+  allowedDomains: jsonb("allowed_domains").$type<string[]>().notNull().default([]),
+  enabled: boolean("enabled").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * A single sign-on under way, from the redirect to the provider to its callback: the browser's
+ * cookie holds a token whose SHA-256 is the key. Deleted when the callback uses it (a replayed
+ * callback finds nothing) or after ten minutes. Written and read by the workspace.
+ */
+export const workspaceSsoAttempts = pgTable("workspace_sso_attempts", {
+  tokenHash: text("token_hash").primaryKey(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  state: text("state").notNull(),
+  nonce: text("nonce").notNull(),
+  codeVerifier: text("code_verifier").notNull(),
+  expiresAt: tstz("expires_at").notNull(),
+  createdAt: createdAt(),
+});
+
 export const approvalDecisions = pgTable(
   "approval_decisions",
   {
