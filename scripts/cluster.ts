@@ -56,6 +56,13 @@ export function startCluster(
   options: { output?: "inherit" | "ignore" } = {},
 ): Cluster {
   const plan = clusterPlan(ports);
+  // Every process links to the gateway, the port people reach, not to its own PORT.
+  const gateway = `http://localhost:${ports.gateway}`;
+  const links = {
+    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL || gateway,
+    NEWSROOM_HOST: env.NEWSROOM_HOST || `${gateway}/newsrooms`,
+    APP_URL: env.APP_URL || `${gateway}/app`,
+  };
   const processes = new Map<string, Subprocess>();
   const names = Object.keys(plan);
   const start = (name: string) => {
@@ -65,7 +72,7 @@ export function startCluster(
     if (ports.metrics) extra.METRICS_PORT = String(ports.metrics + names.indexOf(name));
     const child = Bun.spawn([process.execPath, entry.entry], {
       cwd: root,
-      env: { ...env, ...extra },
+      env: { ...env, ...links, ...extra },
       stdout: options.output ?? "inherit",
       stderr: options.output ?? "inherit",
     });

@@ -73,9 +73,12 @@ export const ConfigSchema = T.Object({
   SECRETS_KEY: T.Optional(T.String({ pattern: "^[A-Za-z0-9+/]{43}=$" })),
   /** The organization slug whose stories make the house newsroom. */
   HOUSE_ORG: T.String({ default: "armage", pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
-  /** Base address of hosted newsrooms: `{NEWSROOM_HOST}/{site}`. */
+  /** Base address of hosted newsrooms: `{NEWSROOM_HOST}/{site}`. Unset: http://localhost:$PORT/newsrooms. */
   NEWSROOM_HOST: T.String({ default: "http://localhost:3000/newsrooms", pattern: "^https?://" }),
-  /** The public address of the API ({base_url}): links in emails (newsletter confirmations). */
+  /**
+   * The public address of the API ({base_url}): links in emails (newsletter confirmations).
+   * Unset: http://localhost:$PORT.
+   */
   PUBLIC_BASE_URL: T.String({ default: "http://localhost:3000", pattern: "^https?://[^\\s]+$" }),
   /** Distributed mode: where the gateway sends each prefix. Unset means mounted in-process. */
   PUBLIC_READ_URL: T.Optional(Url),
@@ -180,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[key];
     if (value !== undefined && value !== "") raw[key] = value;
   }
+  const linksGiven = { base: "PUBLIC_BASE_URL" in raw, newsroom: "NEWSROOM_HOST" in raw };
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
   const first = Value.Errors(ConfigSchema, converted).First();
   if (first) {
@@ -188,6 +192,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(variable, `is invalid: ${first.message}${shown}`);
   }
   const config = converted as Config;
+  // Links point at the port actually served unless an address is given.
+  if (!linksGiven.base) config.PUBLIC_BASE_URL = `http://localhost:${config.PORT}`;
+  if (!linksGiven.newsroom) config.NEWSROOM_HOST = `http://localhost:${config.PORT}/newsrooms`;
   checkDeploymentRules(config, env);
   return config;
 }

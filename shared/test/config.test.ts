@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { appUrl, ConfigError, loadConfig } from "../src/config.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -20,6 +20,20 @@ describe("config", () => {
     expect(config.PORT).toBe(3000);
     expect(config.SERVICE_ENV).toBe("development");
     expect(config.WEBHOOK_RETRY_SCHEDULE).toBe("30,120,600,1800,3600,10800,21600");
+  });
+
+  test("links follow PORT unless their addresses are given", () => {
+    const config = loadConfig({ PORT: "3600" });
+    expect(config.PUBLIC_BASE_URL).toBe("http://localhost:3600");
+    expect(config.NEWSROOM_HOST).toBe("http://localhost:3600/newsrooms");
+    expect(appUrl(config)).toBe("http://localhost:3600/app");
+    const given = loadConfig({
+      PORT: "3600",
+      PUBLIC_BASE_URL: "https://api.example.com",
+      NEWSROOM_HOST: "https://news.example.com",
+    });
+    expect(given.PUBLIC_BASE_URL).toBe("https://api.example.com");
+    expect(given.NEWSROOM_HOST).toBe("https://news.example.com");
   });
 
   for (const [variable, value] of [
