@@ -12,7 +12,7 @@ import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";
 import { createWebhooksService } from "@newsroom/webhooks/app";
-import { seedDemo } from "@newsroom/workspace/demo/seed";
+import { type DemoPerson, seedDemo } from "@newsroom/workspace/demo/seed";
 import { startWorkspace } from "@newsroom/workspace/server";
 
 export interface Embedded {
@@ -21,6 +21,8 @@ export interface Embedded {
   runtime: Runtime;
   /** The demo's test key, on the first start only. */
   testKey?: string;
+  /** The demo's people (sign-in addresses), when the demo data was loaded. */
+  demoPeople: DemoPerson[];
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startEmbedded(
     workspaceUrl: workspace.url,
     runtime,
     testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
+    demoPeople: "people" in demo ? (demo.people ?? []) : [],
     stop: async () => {
       await server.stop();
       await workspace.stop();

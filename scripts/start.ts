@@ -40,6 +40,15 @@ console.log(`
   Bus            ${runtime.bus.kind === "jetstream" ? "NATS JetStream" : "in-process"}
   Rate limits    ${runtime.rateLimits.kind}
 `);
+if (embedded.demoPeople.length > 0) {
+  console.log(
+    `  Web app: ${url}/app/  Sign in as a demo person; the code arrives in the email inbox (${sesEndpoint}/store):`,
+  );
+  for (const person of embedded.demoPeople) {
+    console.log(`    ${person.email.padEnd(28)} ${person.role} of ${person.org}`);
+  }
+  console.log("");
+}
 if (embedded.testKey) {
   console.log(
     `  Demo data loaded. Test API key (shown once, every scope):\n    ${embedded.testKey}\n`,

@@ -4,6 +4,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import {
   assets,
   hostnames,
+  type MemberRole,
   organizations,
   people,
   relatedStories,
@@ -14,11 +15,13 @@ import {
   storyPeople,
   storyTopics,
   storyVersions,
+  workspaceMemberships,
 } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
-import { count, eq } from "drizzle-orm";
+import { count, eq, inArray } from "drizzle-orm";
 import { createApiKey } from "../keys/service.ts";
+import { addMember } from "../people/service.ts";
 import { findOrganization } from "../resolve.ts";
 import { ensureTopics } from "../stories/service.ts";
 import { type SyntheticStory, syntheticStories } from "./synthetic.ts";
@@ -110,6 +113,40 @@ async function decorate(db: Db, organizationId: string, storyIds: string[]): Pro
 export interface DemoResult {
   seeded: boolean;
   testKey?: string;
+  /** The demo's people, who sign in with codes sent to the local email inbox. */
+  people?: DemoPerson[];
+}
+
+export interface DemoPerson {
+  email: string;
+  org: string;
+  role: MemberRole;
+}
+
+/** A staff owner of the house organization, and an owner, approver and editor of the client. */
+export function demoPeople(houseOrg: string): DemoPerson[] {
+  return [
+    { email: `staff@${houseOrg}.example`, org: houseOrg, role: "owner" },
+    { email: "owner@northwind.example", org: "northwind", role: "owner" },
+    { email: "approver@northwind.example", org: "northwind", role: "approver" },
+    { email: "editor@northwind.example", org: "northwind", role: "editor" },
+  ];
+}
+
+/**
+ * Gives the demo organizations their people, when the demo client exists and nobody is a member
+ * of anything yet (a database seeded before people existed); otherwise changes nothing.
+ */
+export async function seedDemoPeople(db: Db, houseOrg: string): Promise<DemoPerson[]> {
+  const demoOrgs = await db
+    .select({ slug: organizations.slug })
+    .from(organizations)
+    .where(inArray(organizations.slug, [houseOrg, "northwind"]));
+  const [members] = await db.select({ n: count() }).from(workspaceMemberships);
+  if (demoOrgs.length < 2 || (members?.n ?? 0) > 0) return [];
+  const people = demoPeople(houseOrg);
+  for (const person of people) await addMember(db, person.org, person, "demo");
+  return people;
 }
 
 /**
@@ -124,7 +161,7 @@ export async function seedDemo(
   serviceEnv: Config["SERVICE_ENV"],
 ): Promise<DemoResult> {
   const [existing] = await db.select({ n: count() }).from(organizations);
-  if ((existing?.n ?? 0) > 0) return { seeded: false };
+  if ((existing?.n ?? 0) > 0) return { seeded: false, people: await seedDemoPeople(db, houseOrg) };
 
   const houseId = newId();
   await db.insert(organizations).values({
@@ -219,7 +256,8 @@ export async function seedDemo(
     },
     serviceEnv,
   );
-  return { seeded: true, testKey: secret };
+  const people = await seedDemoPeople(db, houseOrg);
+  return { seeded: true, testKey: secret, people };
 }
 
 /**
