@@ -135,6 +135,11 @@ export const ConfigSchema = T.Object({
   CDN_PURGE_ZONE: T.Optional(T.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" })),
   /** Webhook attempts in flight at once to one endpoint, across every replica. */
   WEBHOOK_ENDPOINT_CONCURRENCY: T.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  /**
+   * Log lines: json, or pretty (a short line for a terminal). Unset: pretty for `npm start`,
+   * json for each process of the distributed mode.
+   */
+  LOG_FORMAT: T.Optional(T.Union([T.Literal("json"), T.Literal("pretty")])),
   /** Log level: debug, info, warn, error. */
   LOG_LEVEL: T.Union(
     [T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")],

@@ -1,21 +1,43 @@
 /**
- * Structured JSON logs, one line each. Never pass a key, a token, a secret or a form body.
+ * Logs, one line each: JSON (LOG_FORMAT=json, the default) for machines, or a short line for a
+ * person at a terminal (`pretty`). Never pass a key, a token, a secret or a form body.
  */
 type Level = "debug" | "info" | "warn" | "error";
+export type LogFormat = "json" | "pretty";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 let threshold: Level = (process.env.LOG_LEVEL as Level | undefined) ?? "info";
+let format: LogFormat = process.env.LOG_FORMAT === "pretty" ? "pretty" : "json";
 let silent = process.env.NODE_ENV === "test" && process.env.LOG_IN_TESTS !== "true";
 /** Lines kept for a test that reads what was logged (see `log.capture`). */
 let captured: string[] | null = null;
 
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if ((silent && !captured) || ORDER[level] < ORDER[threshold]) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+  const time = new Date();
+  const line =
+    format === "json"
+      ? JSON.stringify({ time: time.toISOString(), level, message, ...fields })
+      : prettyLine(time, level, message, fields);
   captured?.push(line);
   if (silent) return;
   if (level === "error" || level === "warn") process.stderr.write(`${line}\n`);
   else process.stdout.write(`${line}\n`);
+}
+
+/**
+ * `12:04:05 GET /v1/public/newsroom 200 3.1 ms` for a request (the edge's `request` line),
+ * `12:04:05 warn message key=value` otherwise.
+ */
+function prettyLine(time: Date, level: Level, message: string, fields: Record<string, unknown>) {
+  const clock = time.toTimeString().slice(0, 8);
+  if (message === "request") {
+    return `${clock} ${fields.method} ${fields.path} ${fields.status} ${fields.duration_ms} ms`;
+  }
+  const details = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`);
+  return [clock, level, message, ...details].join(" ");
 }
 
 export const log = {
@@ -40,6 +62,9 @@ export const log = {
   },
   setLevel(level: Level) {
     threshold = level;
+  },
+  setFormat(value: LogFormat) {
+    format = value;
   },
   setSilent(value: boolean) {
     silent = value;

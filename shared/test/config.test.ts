@@ -42,6 +42,7 @@ describe("config", () => {
     ["DATABASE_URL", "mysql://localhost/x"],
     ["SERVICE_ENV", "prod"],
     ["REDIS_URL", "http://localhost"],
+    ["LOG_FORMAT", "xml"],
   ] as const) {
     test(`a bad ${variable} (${value}) stops start-up naming it, exit code 1`, () => {
       expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
