@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -32,6 +33,12 @@ export const organizations = pgTable("organizations", {
   newsletterEnabled: boolean("newsletter_enabled").notNull().default(false),
   /** Website origins allowed to post to the organization's newsletter subscribe route. */
   newsletterOrigins: jsonb("newsletter_origins").$type<string[]>().notNull().default([]),
+  /**
+   * Moves forward in the same transaction as every change that alters a client API answer
+   * (stories, versions, topics, approval decisions, webhook endpoints, sites, hostnames, assets,
+   * this row): database triggers, whoever writes. Cached answers are keyed by it.
+   */
+  dataVersion: bigint("data_version", { mode: "number" }).notNull().default(0),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../src/db/index.ts";
+import {
+  apiKeys,
+  approvalDecisions,
+  assets,
+  hostnames,
+  organizations,
+  sites,
+  stories,
+  storyTopics,
+  storyVersions,
+  topics,
+  webhookEndpoints,
+} from "../src/db/schema.ts";
+import { newId } from "../src/ids.ts";
+import { requireService, type TestDatabase, testDatabase } from "../src/testing/database.ts";
+
+/**
+ * `organizations.data_version` moves in the same transaction as every change that alters a
+ * client API answer, whoever writes: the triggers of migration 0004, on each backend.
+ */
+function dataVersionSuite(backend: "pglite" | "postgres") {
+  describe(`data_version on ${backend}`, () => {
+    let database: TestDatabase;
+    let db: Db;
+    let orgA: string;
+    let orgB: string;
+
+    async function versionOf(id: string): Promise<number> {
+      const [row] = await db
+        .select({ v: organizations.dataVersion })
+        .from(organizations)
+        .where(eq(organizations.id, id));
+      return row!.v;
+    }
+
+    /** What `change` did to each organization's version. */
+    async function moves(change: () => Promise<unknown>): Promise<[number, number]> {
+      const [a, b] = [await versionOf(orgA), await versionOf(orgB)];
+      await change();
+      return [(await versionOf(orgA)) - a, (await versionOf(orgB)) - b];
+    }
+
+    async function story(organizationId: string, slug: string): Promise<string> {
+      const id = newId();
+      await db.insert(stories).values({ id, organizationId, type: "insight", slug });
+      return id;
+    }
+
+    beforeAll(async () => {
+      database = await testDatabase({ backend });
+      db = database.db;
+      orgA = newId();
+      orgB = newId();
+      await db.insert(organizations).values([
+        { id: orgA, slug: `a-${orgA}`, name: "A" },
+        { id: orgB, slug: `b-${orgB}`, name: "B" },
+      ]);
+    });
+    afterAll(async () => {
+      await database.close();
+    });
+
+    test("a story, its versions, topics and decisions move only their organization's", async () => {
+      let storyId = "";
+      expect(
+        await moves(async () => {
+          storyId = await story(orgA, "one");
+        }),
+      ).toEqual([1, 0]);
+      expect(
+        await moves(() =>
+          db.insert(storyVersions).values({ id: newId(), storyId, version: 1, title: "T" }),
+        ),
+      ).toEqual([1, 0]);
+      expect(
+        await moves(() =>
+          db.update(stories).set({ currentVersion: 1 }).where(eq(stories.id, storyId)),
+        ),
+      ).toEqual([1, 0]);
+      const topicId = newId();
+      expect(
+        await moves(() =>
+          db.insert(topics).values({ id: topicId, organizationId: orgA, slug: "t", name: "T" }),
+        ),
+      ).toEqual([1, 0]);
+      expect(await moves(() => db.insert(storyTopics).values({ storyId, topicId }))).toEqual([
+        1, 0,
+      ]);
+      expect(
+        await moves(() => db.update(topics).set({ slug: "t2" }).where(eq(topics.id, topicId))),
+      ).toEqual([1, 0]);
+      expect(
+        await moves(() => db.delete(storyTopics).where(eq(storyTopics.storyId, storyId))),
+      ).toEqual([1, 0]);
+      expect(
+        await moves(() =>
+          db.insert(approvalDecisions).values({
+            id: newId(),
+            organizationId: orgA,
+            storyId,
+            version: 1,
+            decision: "approved",
+            actorType: "person",
+            actorRole: "approver",
+          }),
+        ),
+      ).toEqual([1, 0]);
+      // Its decisions go with it (a cascade: one more statement).
+      const [a, b] = await moves(() => db.delete(stories).where(eq(stories.id, storyId)));
+      expect(a).toBeGreaterThan(0);
+      expect(b).toBe(0);
+    });
+
+    test("the organization's own row, sites, hostnames and assets move it", async () => {
+      expect(
+        await moves(() =>
+          db.update(organizations).set({ name: "A2" }).where(eq(organizations.id, orgB)),
+        ),
+      ).toEqual([0, 1]);
+      expect(
+        await moves(() =>
+          db.update(organizations).set({ newsroomRunning: true }).where(eq(organizations.id, orgB)),
+        ),
+      ).toEqual([0, 1]);
+      // Writing the same values changes no answer.
+      expect(
+        await moves(() =>
+          db.update(organizations).set({ newsroomRunning: true }).where(eq(organizations.id, orgB)),
+        ),
+      ).toEqual([0, 0]);
+      const siteId = newId();
+      expect(
+        await moves(() =>
+          db.insert(sites).values({
+            id: siteId,
+            organizationId: orgB,
+            slug: `s-${siteId}`,
+            name: "S",
+            publisher: "P",
+          }),
+        ),
+      ).toEqual([0, 1]);
+      expect(
+        await moves(() =>
+          db.insert(hostnames).values({
+            id: newId(),
+            organizationId: orgB,
+            siteId,
+            hostname: `h-${siteId}.example.org`,
+          }),
+        ),
+      ).toEqual([0, 1]);
+      const assetId = newId();
+      expect(
+        await moves(() =>
+          db
+            .insert(assets)
+            .values({ id: assetId, organizationId: orgB, url: "https://cdn.example.com/a.png" }),
+        ),
+      ).toEqual([0, 1]);
+      expect(
+        await moves(() => db.update(assets).set({ cleared: true }).where(eq(assets.id, assetId))),
+      ).toEqual([0, 1]);
+    });
+
+    test("an endpoint's failure count alone does not move it; its status does", async () => {
+      const id = newId();
+      expect(
+        await moves(() =>
+          db.insert(webhookEndpoints).values({
+            id,
+            organizationId: orgB,
+            url: "https://hooks.example.com/x",
+            events: ["story.published"],
+            secretCiphertext: "sealed",
+            secretHint: "abcd",
+          }),
+        ),
+      ).toEqual([0, 1]);
+      expect(
+        await moves(() =>
+          db
+            .update(webhookEndpoints)
+            .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
+            .where(eq(webhookEndpoints.id, id)),
+        ),
+      ).toEqual([0, 0]);
+      expect(
+        await moves(() =>
+          db
+            .update(webhookEndpoints)
+            .set({ status: "disabled", disabledReason: "failing" })
+            .where(eq(webhookEndpoints.id, id)),
+        ),
+      ).toEqual([0, 1]);
+    });
+
+    test("a key's use or revocation does not move it: keys are checked on their own row", async () => {
+      const id = newId();
+      await db.insert(apiKeys).values({
+        id,
+        organizationId: orgA,
+        environment: "test",
+        keyHash: `hash-${id}`,
+        prefix: "armk_test_",
+        lastFour: "abcd",
+        scopes: ["stories:read"],
+        expiresAt: new Date(Date.now() + 86_400_000),
+      });
+      expect(
+        await moves(() =>
+          db
+            .update(apiKeys)
+            .set({ lastUsedAt: new Date(), revokedAt: new Date() })
+            .where(eq(apiKeys.id, id)),
+        ),
+      ).toEqual([0, 0]);
+    });
+
+    test("a bulk write moves each organization once per statement, not once per row", async () => {
+      const rows = Array.from({ length: 500 }, (_, i) => ({
+        id: newId(),
+        organizationId: i % 2 === 0 ? orgA : orgB,
+        type: "insight" as const,
+        slug: `bulk-${i}`,
+      }));
+      expect(await moves(() => db.insert(stories).values(rows))).toEqual([1, 1]);
+      expect(
+        await moves(() =>
+          db
+            .update(stories)
+            .set({ featured: true })
+            .where(
+              inArray(
+                stories.id,
+                rows.map((row) => row.id),
+              ),
+            ),
+        ),
+      ).toEqual([1, 1]);
+    });
+
+    test("a rolled-back change leaves it where it was", async () => {
+      const before = await versionOf(orgA);
+      await db
+        .transaction(async (tx) => {
+          await tx
+            .insert(stories)
+            .values({ id: newId(), organizationId: orgA, type: "insight", slug: "rolled-back" });
+          throw new Error("roll back");
+        })
+        .catch(() => undefined);
+      expect(await versionOf(orgA)).toBe(before);
+    });
+  });
+}
+
+dataVersionSuite("pglite");
+if (requireService("DATABASE_URL")) dataVersionSuite("postgres");
