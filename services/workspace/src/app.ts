@@ -12,6 +12,7 @@ import { keyRoutes } from "./keys/routes.ts";
 import { organizationRoutes } from "./organizations/routes.ts";
 import { memberRoutes } from "./people/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
+import { ssoRoutes } from "./sso/routes.ts";
 import { storyRoutes } from "./stories/routes.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
 
@@ -44,6 +45,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     .use(keyRoutes(deps))
     .use(storyRoutes(deps))
     .use(webhookEndpointRoutes(deps))
+    .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps.db, options.digest));
   kit.bindRoutes(app);

@@ -1,8 +1,12 @@
 import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
+import { ssoSignInForm } from "./sso.ts";
 
-export function signInPage(who: Visitor): Html {
+export function signInPage(
+  who: Visitor,
+  options: { sso?: { value: string; error: string } } = {},
+): Html {
   return layout(
     who,
     "Sign in",
@@ -11,7 +15,8 @@ six-digit code to it.</p>
 <form method="post" action="/app/sign-in" novalidate>${csrfInput(who)}
   ${field({ name: "email", label: "Email address", type: "email", autocomplete: "email", required: true })}
   <button type="submit">Email me a code</button>
-</form>`,
+</form>
+${ssoSignInForm(who, options.sso)}`,
   );
 }
 
