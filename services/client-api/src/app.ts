@@ -1,14 +1,14 @@
 import { type Config, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { httpKit } from "@newsroom/shared/http";
+import { ReadCache, type ReadCacheOptions } from "@newsroom/shared/read-cache";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { approvalsRoutes } from "./approvals/routes.ts";
 import { KeyUsage, type KeyUsageOptions } from "./auth/key-usage.ts";
-import { keyFinder } from "./auth/service.ts";
-import { dropOnChange } from "./caching/invalidation.ts";
-import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
+import { keyLookup } from "./auth/store.ts";
+import type { AnswerCache } from "./caching/answers.ts";
 import type { ClientApiDeps } from "./deps.ts";
 import { feedsRoutes } from "./feeds/routes.ts";
 import { CursorCodec } from "./pagination/cursor.ts";
@@ -22,11 +22,10 @@ export interface ClientApiOptions {
   config: Pick<Config, "SERVICE_ENV" | "SECRETS_KEY" | "NEWSROOM_HOST" | "PUBLIC_BASE_URL">;
   keyUsage?: KeyUsageOptions;
   /**
-   * Key records and answers kept in memory. Give one only when every change to the data it
-   * holds is announced on a bus whose events `dropOnChange` receives before the writer answers
-   * (the in-process bus of the embedded mode); without it every request reads the database.
+   * Answers kept in memory, keyed by the organization's data version read with the key on each
+   * request; without it every request reads its answer from the database.
    */
-  cache?: ReadCache;
+  cache?: AnswerCache;
 }
 
 /**
@@ -37,7 +36,7 @@ export function createClientApiApp(options: ClientApiOptions) {
   const keyUsage = new KeyUsage(options.db, options.keyUsage);
   const deps: ClientApiDeps = {
     db: options.db,
-    findKey: keyFinder(options.db!, options.cache),
+    findKey: options.db ? keyLookup(options.db) : async () => null,
     cache: options.cache,
     serviceEnv: options.config.SERVICE_ENV,
     cursors: new CursorCodec(secretsKey(options.config as Config)),
@@ -64,9 +63,8 @@ export function createClientApiApp(options: ClientApiOptions) {
 
 export interface ClientApiServiceOptions {
   /**
-   * Whether to cache key records and answers. Default: only on the in-process bus, where the
-   * workspace's change events are delivered before its write answers (the embedded mode). On
-   * JetStream they arrive later, and a cached key could outlive its revocation: never cached.
+   * Whether to cache answers (default: yes, in both modes). Exact on every replica: an answer is
+   * found only under the data version read with the key on the same request.
    */
   cache?: boolean | ReadCacheOptions;
 }
@@ -75,13 +73,9 @@ export interface ClientApiServiceOptions {
 export async function createClientApiService(
   runtime: Runtime,
   options: ClientApiServiceOptions = {},
-): Promise<ServiceHandle & { cache: ReadCache | undefined }> {
+): Promise<ServiceHandle & { cache: AnswerCache | undefined }> {
   const wanted = options.cache ?? true;
-  const cache =
-    wanted !== false && runtime.bus.kind === "memory"
-      ? new ReadCache(wanted === true ? {} : wanted)
-      : undefined;
-  const subscription = cache ? await dropOnChange(runtime.bus, cache) : undefined;
+  const cache = wanted === false ? undefined : new ReadCache<string>(wanted === true ? {} : wanted);
   const { app, keyUsage } = createClientApiApp({
     db: runtime.database.db,
     config: runtime.config,
@@ -93,7 +87,6 @@ export async function createClientApiService(
     cache,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
-      await subscription?.stop();
       await keyUsage.stop();
     },
   };

@@ -1,7 +1,7 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { KeyUsage } from "./auth/key-usage.ts";
 import type { FindKey } from "./auth/service.ts";
-import type { ReadCache } from "./caching/read-cache.ts";
+import type { AnswerCache } from "./caching/answers.ts";
 import type { CursorCodec } from "./pagination/cursor.ts";
 
 /** What the client API's features need: plain values, built once by `createClientApiApp`. */
@@ -12,13 +12,13 @@ export interface ClientApiDeps {
   serviceEnv: "production" | "sandbox" | "development";
   /** Signs and checks pagination cursors. */
   cursors: CursorCodec;
-  /** Reads a key record by its SHA-256 (through the cache when there is one). */
+  /** Reads a key record with its organization by the key's SHA-256: one indexed read. */
   findKey: FindKey;
   /**
-   * Key records and answers kept between requests, dropped per organization on the workspace's
-   * change events; absent where those events may arrive late (see README, Caching).
+   * Answers kept between requests, keyed by the organization's data version read with the key
+   * (see README, Caching); absent when caching is off.
    */
-  cache: ReadCache | undefined;
+  cache: AnswerCache | undefined;
   /** Records `last_used_at` in batches. */
   keyUsage: KeyUsage;
   /** Base address of hosted newsrooms (NEWSROOM_HOST), for links in the feeds. */

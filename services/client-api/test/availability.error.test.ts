@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hashKey } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { requireService } from "@newsroom/shared/testing/database";
 import postgres from "postgres";
 import { createClientApiApp } from "../src/app.ts";
-import { ReadCache } from "../src/caching/read-cache.ts";
+import { findKeyByHash } from "../src/auth/store.ts";
 import { clientApiFixture, type Fixture } from "./support/fixture.ts";
 import { CLIENT_ROUTES } from "./support/security-cases.ts";
 
@@ -80,8 +81,10 @@ describe("a database that stops answering", () => {
 describe("a database that fails after the key check", () => {
   test("a list answers 503 api_unavailable with Retry-After, not 500", async () => {
     const f = await clientApiFixture();
-    // The key record is kept in memory after the first request: the second needs only the page.
-    const api = createClientApiApp({ db: f.db, config, cache: new ReadCache() });
+    const api = createClientApiApp({ db: f.db, config });
+    // The key check answers from the row read before the database goes: only the page fails.
+    const stored = await findKeyByHash(f.db, hashKey(f.a.key));
+    api.deps.findKey = async () => stored;
     const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
     const list = (limit: number) =>
       handle(

@@ -19,8 +19,8 @@ export function approvalsRoutes(deps: ClientApiDeps) {
       async ({ request, caller }) => {
         const page = readQuery(queryOf(request.url), PageQuery);
         const limit = page.limit ?? DEFAULT_LIMIT;
-        const key = answerKey("approvals", caller.organizationId, limit, page.cursor);
-        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+        const key = answerKey("approvals", caller, limit, page.cursor);
+        const body = await cachedBody(deps.cache, key, async () =>
           JSON.stringify(
             await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
               limit,

@@ -5,29 +5,12 @@ import {
   parseKey,
   sameHash,
 } from "@newsroom/shared/api-keys";
-import type { Db } from "@newsroom/shared/db/index";
 import type { PresentedKey } from "@newsroom/shared/presented-key";
-import type { ReadCache } from "../caching/read-cache.ts";
 import type { KeyUsage } from "./key-usage.ts";
-import { findKeyByHash, type StoredKey } from "./store.ts";
+import type { StoredKey } from "./store.ts";
 
-/** Reads the key record whose SHA-256 is given: from the database, or the cache in front of it. */
+/** Reads the key record whose SHA-256 is given, with its organization, from the database. */
 export type FindKey = (keyHash: string) => Promise<StoredKey | null>;
-
-/**
- * The key lookup: straight from the database, or through the cache when there is one. A cached
- * record stays until the workspace announces a change to its organization's keys (revocation
- * among them); expiry is checked on every request from the record. Unknown keys are not cached.
- */
-export function keyFinder(db: Db, cache: ReadCache | undefined): FindKey {
-  if (!cache) return (keyHash) => findKeyByHash(db, keyHash);
-  return (keyHash) =>
-    cache.through(
-      `key:${keyHash}`,
-      () => findKeyByHash(db, keyHash),
-      (stored) => stored?.organizationId ?? null,
-    );
-}
 
 /** Who is calling: the key's organization, as read on this request. */
 export interface Caller {
@@ -36,6 +19,8 @@ export interface Caller {
   organizationName: string;
   /** Until the newsroom runs, stories, approvals and feeds are empty. */
   newsroomRunning: boolean;
+  /** The organization's data version, read with the key: cached answers are keyed by it. */
+  dataVersion: number;
   scopes: string[];
 }
 
@@ -53,8 +38,8 @@ function onlyReadsFeeds(scopes: string[]): boolean {
 
 /**
  * Checks a presented key against its record: shape, environment, SHA-256 lookup with a
- * constant-time comparison, revocation, expiry (against `now`, also for a cached record), where
- * it was given, then the scope. Outcomes are values; only a database failure throws.
+ * constant-time comparison, revocation, expiry (against `now`), where it was given, then the
+ * scope, all on the row read for this request (records are never cached). Outcomes are values; only a database failure throws.
  */
 export async function verifyApiKey(
   deps: {
@@ -84,10 +69,7 @@ export async function verifyApiKey(
   ) {
     return { ok: false, code: "invalid_api_key" };
   }
-  if (deps.keyUsage.record(stored.id, stored.lastUsedAt, now)) {
-    // A cached record then knows the use is on its way, and does not record it again.
-    stored.lastUsedAt = now;
-  }
+  deps.keyUsage.record(stored.id, stored.lastUsedAt, now);
   if (!stored.scopes.includes(scope)) return { ok: false, code: "insufficient_scope", scope };
   return {
     ok: true,
@@ -96,6 +78,7 @@ export async function verifyApiKey(
       organizationId: stored.organizationId,
       organizationName: stored.organizationName,
       newsroomRunning: stored.newsroomRunning,
+      dataVersion: stored.dataVersion,
       scopes: stored.scopes,
     },
   };

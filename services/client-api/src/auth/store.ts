@@ -1,4 +1,4 @@
-import type { Queryable } from "@newsroom/shared/db/index";
+import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { apiKeys, organizations } from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
 
@@ -14,31 +14,55 @@ export interface StoredKey {
   lastUsedAt: Date | null;
   organizationName: string;
   newsroomRunning: boolean;
+  /** The organization's `data_version`: what its cached answers are keyed by. */
+  dataVersion: number;
 }
 
+const storedKeyColumns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organizationId,
+  environment: apiKeys.environment,
+  keyHash: apiKeys.keyHash,
+  scopes: apiKeys.scopes,
+  expiresAt: apiKeys.expiresAt,
+  revokedAt: apiKeys.revokedAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  organizationName: organizations.name,
+  newsroomRunning: organizations.newsroomRunning,
+  dataVersion: organizations.dataVersion,
+};
+
 /**
- * The key whose SHA-256 is `keyHash`. The one lookup that cannot be scoped to an organization
- * first: the key is what names the organization.
+ * The key whose SHA-256 is `keyHash`, with its organization: one read by the unique index on
+ * `key_hash`. The one lookup that cannot be scoped to an organization first: the key is what
+ * names the organization.
  */
 export async function findKeyByHash(db: Queryable, keyHash: string): Promise<StoredKey | null> {
   const [row] = await db
-    .select({
-      id: apiKeys.id,
-      organizationId: apiKeys.organizationId,
-      environment: apiKeys.environment,
-      keyHash: apiKeys.keyHash,
-      scopes: apiKeys.scopes,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      organizationName: organizations.name,
-      newsroomRunning: organizations.newsroomRunning,
-    })
+    .select(storedKeyColumns)
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * `findKeyByHash` as a statement prepared once per connection and kept (it runs on every
+ * request): PostgreSQL parses and plans it once, not per request.
+ */
+export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
+  const query = db
+    .select(storedKeyColumns)
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
+    .limit(1)
+    .prepare("client_api_find_key");
+  return async (keyHash) => {
+    const [row] = await query.execute({ keyHash });
+    return row ?? null;
+  };
 }
 
 /**

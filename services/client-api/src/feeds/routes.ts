@@ -18,19 +18,14 @@ export function feedsRoutes(deps: ClientApiDeps) {
   const base = deps.publicBaseUrl.replace(/\/+$/, "");
   const feedBody = (format: "json" | "xml", caller: Parameters<typeof buildFeed>[1]) => {
     const feedUrl = `${base}/v1/feed.${format}`;
-    return cachedBody(
-      deps.cache,
-      caller.organizationId,
-      answerKey(`feed.${format}`, caller.organizationId),
-      async () => {
-        const feed = await buildFeed(
-          { db: deps.db!, newsroomHost: deps.newsroomHost },
-          caller,
-          feedUrl,
-        );
-        return format === "json" ? JSON.stringify(renderJsonFeed(feed)) : renderRss(feed);
-      },
-    );
+    return cachedBody(deps.cache, answerKey(`feed.${format}`, caller), async () => {
+      const feed = await buildFeed(
+        { db: deps.db!, newsroomHost: deps.newsroomHost },
+        caller,
+        feedUrl,
+      );
+      return format === "json" ? JSON.stringify(renderJsonFeed(feed)) : renderRss(feed);
+    });
   };
   return new Elysia({ name: "client-api:feeds" })
     .derive(async ({ request }) => ({

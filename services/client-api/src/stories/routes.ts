@@ -23,12 +23,12 @@ export function storiesRoutes(deps: ClientApiDeps) {
         const limit = query.limit ?? DEFAULT_LIMIT;
         const key = answerKey(
           "stories",
-          caller.organizationId,
+          caller,
           statuses ? [...statuses].sort().join(",") : undefined,
           limit,
           query.cursor,
         );
-        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+        const body = await cachedBody(deps.cache, key, async () =>
           JSON.stringify(
             await listStories({ db: deps.db!, cursors: deps.cursors }, caller, {
               statuses,
@@ -45,8 +45,8 @@ export function storiesRoutes(deps: ClientApiDeps) {
       "/v1/stories/:id",
       async ({ params, caller }) => {
         const id = readUuid("id", params.id);
-        const key = answerKey("story", caller.organizationId, id);
-        const body = await cachedBody(deps.cache, caller.organizationId, key, async () =>
+        const key = answerKey("story", caller, id);
+        const body = await cachedBody(deps.cache, key, async () =>
           JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
         );
         return jsonAnswer(body);

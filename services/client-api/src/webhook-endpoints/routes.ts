@@ -1,16 +1,28 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
+import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
 import { webhookEndpointsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { listWebhookEndpoints } from "./service.ts";
 
-/** GET /v1/webhook_endpoints (scope webhooks:read): one page, every endpoint, newest first. */
+/**
+ * GET /v1/webhook_endpoints (scope webhooks:read): one page, every endpoint, newest first.
+ * Cached like the stories: a change to an endpoint that shows here (the webhooks service
+ * disabling a failing one included) moves the organization's data version.
+ */
 export function webhookEndpointsRoutes(deps: ClientApiDeps) {
   return new Elysia({ name: "client-api:webhook-endpoints" })
     .derive(async ({ request }) => ({
       caller: await requireKey(deps, request, "webhooks:read"),
     }))
-    .get("/v1/webhook_endpoints", ({ caller }) => listWebhookEndpoints(deps.db!, caller), {
-      detail: webhookEndpointsOperation,
-    });
+    .get(
+      "/v1/webhook_endpoints",
+      async ({ caller }) =>
+        jsonAnswer(
+          await cachedBody(deps.cache, answerKey("webhook_endpoints", caller), async () =>
+            JSON.stringify(await listWebhookEndpoints(deps.db!, caller)),
+          ),
+        ),
+      { detail: webhookEndpointsOperation },
+    );
 }
