@@ -1,177 +1,214 @@
 /**
- * `npm run admin -- <command> [args] [--flag value]`: the workspace internal API from a shell.
- * Talks to WORKSPACE_URL (default http://127.0.0.1:$WORKSPACE_PORT) with ADMIN_TOKEN and prints
- * the JSON answer. Exit code 1 on an error answer.
+ * `npm run --silent admin -- <command> [ids] [args] [--flag value]`: the workspace internal API
+ * from a shell. Prints the JSON answer on stdout and nothing else (`--format table` for people);
+ * notes and errors go to stderr. Exit code 1 on an error answer, 2 on a usage mistake.
  */
-import { readFileSync } from "node:fs";
-import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
-import { paragraphsOf } from "@newsroom/shared/story-body";
+import { loadConfigOrExit } from "@newsroom/shared/config";
+import { COMMANDS, type Command } from "./cli/commands.ts";
+import { workspaceConnection } from "./cli/connection.ts";
+import {
+  bodyFromFlags,
+  type FlagSpec,
+  flagsOf,
+  flagUsage,
+  parseFlagValue,
+  schemaProblems,
+  UsageError,
+} from "./cli/flags.ts";
+import { asTable } from "./cli/table.ts";
 
-interface Command {
-  path: (args: string[]) => string;
-  positional: string[];
-  method?: "POST" | "PATCH" | "GET";
-  arrays?: string[];
-  help: string;
+const PROGRAM = "npm run --silent admin --";
+
+function commandUsage(name: string, command: Command): string {
+  const positional = new Set(command.positional ?? []);
+  const specs = flagsOf(command.schema);
+  const words = [
+    ...command.ids.map((id) => `<${id}>`),
+    ...specs
+      .filter((spec) => positional.has(spec.field))
+      .map((spec) => `<${spec.values ? spec.values.join("|") : spec.field}>`),
+    ...flagUsage(specs.filter((spec) => !positional.has(spec.field))),
+  ];
+  return `${name} ${words.join(" ")}`.trimEnd();
 }
 
-const COMMANDS: Record<string, Command> = {
-  "org-create": {
-    path: () => "/orgs",
-    positional: ["slug", "name"],
-    help: "<slug> <name> [--newsroom-running true] [--sandbox true]",
-  },
-  "org-get": { path: ([org]) => `/orgs/${org}`, positional: [], method: "GET", help: "<org>" },
-  "org-update": {
-    path: ([org]) => `/orgs/${org}`,
-    positional: [],
-    method: "PATCH",
-    arrays: ["newsletter_origins"],
-    help: "<org> [--newsroom-running true] [--sandbox true] [--newsletter-enabled true] [--newsletter-origins https://a,https://b]",
-  },
-  "site-create": {
-    path: ([org]) => `/orgs/${org}/sites`,
-    positional: ["site", "name", "publisher"],
-    help: "<org> <site> <name> <publisher> [--enabled true] [--live true] [--accent #112233]",
-  },
-  "hostname-add": {
-    path: ([site]) => `/sites/${site}/hostnames`,
-    positional: ["hostname"],
-    help: "<site> <hostname>",
-  },
-  "hostname-activate": {
-    path: ([site, host]) => `/sites/${site}/hostnames/${host}/activate`,
-    positional: [],
-    help: "<site> <hostname>",
-  },
-  "member-add": {
-    path: ([org]) => `/orgs/${org}/members`,
-    positional: ["email"],
-    help: "<org> <email> --role <owner|admin|approver|editor|viewer>",
-  },
-  "key-create": {
-    path: ([org]) => `/orgs/${org}/keys`,
-    positional: [],
-    arrays: ["scopes"],
-    help: "<org> --environment test --scopes stories:read,feed:read --lifetime-days 90",
-  },
-  "key-revoke": { path: ([id]) => `/keys/${id}/revoke`, positional: [], help: "<key id>" },
-  "story-create": {
-    path: ([org]) => `/orgs/${org}/stories`,
-    positional: [],
-    arrays: ["topics"],
-    help: "<org> --type insight --slug my-story --title 'Title' [--summary ..] [--topics a,b] [--body 'text' | --body-file blocks.json]",
-  },
-  "story-version": {
-    path: ([id]) => `/stories/${id}/versions`,
-    positional: [],
-    help: "<story id> --title 'New title' [--summary ..] [--body 'text' | --body-file blocks.json]",
-  },
-  "story-transition": {
-    path: ([id]) => `/stories/${id}/transitions`,
-    positional: ["action"],
-    help: "<story id> <submit|approve|reject|schedule|publish|unpublish|archive> [--note ..] [--actor-role owner]",
-  },
-  "endpoint-create": {
-    path: ([org]) => `/orgs/${org}/webhook_endpoints`,
-    positional: ["url"],
-    arrays: ["events"],
-    help: "<org> <https url> --events story.published,story.unpublished",
-  },
-  "endpoint-disable": {
-    path: ([id]) => `/webhook_endpoints/${id}/disable`,
-    positional: [],
-    help: "<endpoint id>",
-  },
-  "endpoint-enable": {
-    path: ([id]) => `/webhook_endpoints/${id}/enable`,
-    positional: [],
-    help: "<endpoint id>",
-  },
-  "endpoint-test": {
-    path: ([id]) => `/webhook_endpoints/${id}/test`,
-    positional: [],
-    help: "<endpoint id>",
-  },
-  "sandbox-seed": {
-    path: ([org]) => `/orgs/${org}/sandbox-seed`,
-    positional: [],
-    help: "<org> [--count 40]  (an organization marked sandbox; never in production)",
-  },
-  "digest send": {
-    path: () => "/digest/send",
-    positional: [],
-    help: "[--week 2026-W07]  (the current ISO week when left out)",
-  },
-};
-
-function coerce(value: string): unknown {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  if (/^-?\d+$/.test(value)) return Number(value);
-  return value;
+function overview(): string {
+  const lines = Object.entries(COMMANDS).map(
+    ([name, command]) => `  ${name.padEnd(18)} ${command.summary}`,
+  );
+  return [
+    `usage: ${PROGRAM} <command> [arguments] [--format json|table]`,
+    "",
+    ...lines,
+    "",
+    `${PROGRAM} <command> --help shows a command's arguments and flags.`,
+    "A story is named <org>/<slug> or by its id; an organization or a site by its slug or id.",
+  ].join("\n");
 }
 
-/**
- * A story body from the command line: `--body` is plain text, one paragraph per run of text
- * between blank lines; `--body-file` names a JSON file holding the list of blocks.
- */
-function bodyFlag(key: string, value: string): unknown {
-  if (key === "body") return paragraphsOf(value);
-  try {
-    return JSON.parse(readFileSync(value, "utf8"));
-  } catch (error) {
-    console.error(`--body-file ${value}: ${(error as Error).message}`);
-    process.exit(2);
-  }
-}
-
-function usage(): never {
-  console.error("usage: npm run admin -- <command> ...\n");
-  for (const [name, command] of Object.entries(COMMANDS))
-    console.error(`  ${name} ${command.help}`);
-  process.exit(2);
+function fail(message: string, usage: string, code = 2): never {
+  console.error(`error: ${message}\nusage: ${PROGRAM} ${usage}`);
+  process.exit(code);
 }
 
 // A command is one word (`org-create`) or two (`digest send`).
 const argv = process.argv.slice(2);
 const twoWords = `${argv[0]} ${argv[1]}`;
 const [name, ...rest] = COMMANDS[twoWords] ? [twoWords, ...argv.slice(2)] : argv;
-const command = name ? COMMANDS[name] : undefined;
-if (!command) usage();
+if (!name || name === "--help" || name === "help") {
+  console.log(overview());
+  process.exit(name ? 0 : 2);
+}
+const command = COMMANDS[name];
+if (!command) {
+  console.error(`error: unknown command ${name}\n\n${overview()}`);
+  process.exit(2);
+}
+const usage = commandUsage(name, command);
 
-const args: string[] = [];
-const body: Record<string, unknown> = {};
+let format = "json";
+const words: string[] = [];
+const flags: [string, string][] = [];
 for (let i = 0; i < rest.length; i++) {
   const arg = rest[i]!;
-  if (arg.startsWith("--")) {
-    const [flag, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
-    const key = flag.replace(/-/g, "_");
-    const value = inline ?? rest[++i] ?? "true";
-    if (key === "body" || key === "body_file") body.body = bodyFlag(key, value);
-    else
-      body[key] = command.arrays?.includes(key) ? value.split(",").filter(Boolean) : coerce(value);
-  } else {
-    args.push(arg);
+  if (!arg.startsWith("--")) {
+    words.push(arg);
+    continue;
   }
+  const [flag, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+  if (flag === "help") {
+    console.log(`usage: ${PROGRAM} ${usage}\n\n${command.summary}`);
+    process.exit(0);
+  }
+  const value = inline ?? rest[++i];
+  if (value === undefined) fail(`--${flag} needs a value.`, usage);
+  if (flag === "format") format = value;
+  else flags.push([flag, value]);
 }
-const pathArgCount = command.path.length === 0 ? 0 : args.length - command.positional.length;
-const pathArgs = args.slice(0, pathArgCount);
-command.positional.forEach((field, index) => {
-  const value = args[pathArgCount + index];
-  if (value !== undefined) body[field] = value;
-});
+if (format !== "json" && format !== "table") {
+  fail(`--format: "${format}" is not allowed; allowed values: json, table.`, usage);
+}
+
+const specs = flagsOf(command.schema);
+const positional = (command.positional ?? []).map(
+  (field) =>
+    specs.find((spec) => spec.field === field) ??
+    ({ field, kind: "string", required: true } as FlagSpec),
+);
+const expected = command.ids.length + positional.length;
+if (words.length < expected) {
+  const missing = [...command.ids, ...positional.map((spec) => spec.field)].slice(words.length);
+  fail(`missing ${missing.map((word) => `<${word}>`).join(" ")}.`, usage);
+}
+if (words.length > expected) fail(`unexpected argument ${words[expected]}.`, usage);
+
+let body: Record<string, unknown>;
+try {
+  const given: Record<string, unknown> = {};
+  positional.forEach((spec, index) => {
+    given[spec.field] = parseFlagValue(spec, words[command.ids.length + index]!, `<${spec.field}>`);
+  });
+  const flagSpecs = specs.filter((spec) => !command.positional?.includes(spec.field));
+  body = bodyFromFlags(flagSpecs, flags, given);
+} catch (error) {
+  if (error instanceof UsageError) fail(error.message, usage);
+  throw error;
+}
+const problems =
+  command.method === "GET" ? [] : schemaProblems(command.schema, body, command.positional);
+if (problems.length > 0) fail(problems.join("\n       "), usage);
 
 const config = loadConfigOrExit();
-const base = process.env.WORKSPACE_URL ?? `http://127.0.0.1:${config.WORKSPACE_PORT}`;
-const method = command.method ?? "POST";
-const response = await fetch(`${base}/internal/v1${command.path(pathArgs)}`, {
-  method,
-  headers: { authorization: `Bearer ${adminToken(config)}`, "content-type": "application/json" },
-  body: method === "GET" ? undefined : JSON.stringify(body),
-}).catch((error: Error) => {
-  console.error(`workspace API unreachable at ${base}: ${error.message}`);
+const { base, token } = workspaceConnection(config);
+
+async function call(
+  method: string,
+  path: string,
+  payload?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: answers are printed as they come and read loosely
+): Promise<{ ok: boolean; body: any }> {
+  const response = await fetch(`${base}/internal/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: payload === undefined ? undefined : JSON.stringify(payload),
+  }).catch((error: Error) => {
+    console.error(
+      `error: the workspace API is unreachable at ${base}: ${error.message}\n` +
+        "Is `npm start` running? Set WORKSPACE_URL (or WORKSPACE_PORT) to reach another one.",
+    );
+    process.exit(1);
+  });
+  const text = await response.text();
+  return { ok: response.ok, body: text ? JSON.parse(text) : null };
+}
+
+function print(answer: unknown): void {
+  console.log(format === "table" ? asTable(answer) : JSON.stringify(answer, null, 2));
+}
+
+function note(text: string): void {
+  console.error(`note: ${text}`);
+}
+
+/** The stories of an organization whose newsroom is not running reach no reader. */
+function noteNotRunning(org: { slug: string; newsroom_running: boolean }): void {
+  if (org.newsroom_running) return;
+  note(
+    `organization ${org.slug} has newsroom_running false: the client API and the hosted newsroom show none of its stories, published or not, until \`${PROGRAM} org-update ${org.slug} --newsroom-running true\`.`,
+  );
+}
+
+function failWith(answer: { ok: boolean; body: unknown }): never {
+  print(answer.body);
   process.exit(1);
-});
-console.log(JSON.stringify(await response.json(), null, 2));
-process.exit(response.ok ? 0 : 1);
+}
+
+// A story is named `<org>/<slug>` or by its id; either way its answer names its organization.
+const ids = [...words.slice(0, command.ids.length)];
+let storyOrganizationId: string | null = null;
+if (command.ids[0] === "story") {
+  const [org, slug] = ids[0]!.includes("/") ? ids[0]!.split("/", 2) : [null, null];
+  const found = await call(
+    "GET",
+    org
+      ? `/orgs/${encodeURIComponent(org)}/stories/${encodeURIComponent(slug!)}`
+      : `/stories/${encodeURIComponent(ids[0]!)}`,
+  );
+  if (!found.ok) failWith(found);
+  ids[0] = found.body.id;
+  storyOrganizationId = found.body.organization_id;
+  if (name === "story-get") {
+    print(found.body);
+    process.exit(0);
+  }
+}
+
+const encoded = ids.map((id) => encodeURIComponent(id));
+let path = command.path(encoded);
+let payload: unknown;
+if (command.method === "GET") {
+  const query = new URLSearchParams();
+  for (const [field, value] of Object.entries(body)) {
+    query.set(field, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  if (query.size > 0) path += `?${query}`;
+} else if (command.method !== "DELETE") {
+  payload = body;
+}
+
+const before = name === "org-update" && body.newsletter_origins ? await call("GET", path) : null;
+const answer = await call(command.method, path, payload);
+if (!answer.ok) failWith(answer);
+print(answer.body);
+
+if (name === "org-create" || name === "org-update") noteNotRunning(answer.body);
+if (before?.ok) {
+  note(
+    `--newsletter-origins replaced the list (was: ${before.body.newsletter_origins.join(", ") || "empty"}; now: ${answer.body.newsletter_origins.join(", ") || "empty"}). --add-newsletter-origins and --remove-newsletter-origins change it instead.`,
+  );
+}
+if (storyOrganizationId && name !== "story-get") {
+  const org = await call("GET", `/orgs/${storyOrganizationId}`);
+  if (org.ok) noteNotRunning(org.body);
+}
+process.exit(0);

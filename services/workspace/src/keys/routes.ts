@@ -1,11 +1,16 @@
 import { Elysia } from "elysia";
 import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
+import { listOf } from "../list.ts";
+import { listApiKeys } from "./list.ts";
 import { apiKeyOut, KeyCreateIn } from "./model.ts";
 import { createApiKey, revokeApiKey } from "./service.ts";
 
 export function keyRoutes(deps: WorkspaceDeps) {
   return new Elysia()
+    .get("/internal/v1/orgs/:org/keys", async ({ params }) =>
+      listOf((await listApiKeys(deps.db, params.org)).map(apiKeyOut)),
+    )
     .post(
       "/internal/v1/orgs/:org/keys",
       async ({ params, body, set }) => {

@@ -11,15 +11,25 @@ export const OrganizationCreateIn = t.Object({
   sandbox: t.Optional(t.Boolean()),
 });
 
+export const MAX_NEWSLETTER_ORIGINS = 20;
+
+/** Origins (scheme, host, optional port) whose pages may post the newsletter form. */
+const NewsletterOrigins = t.Array(t.String({ pattern: "^https?://[^/\\s]+$", maxLength: 300 }), {
+  maxItems: MAX_NEWSLETTER_ORIGINS,
+});
+
 export const OrganizationUpdateIn = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   newsroom_running: t.Optional(t.Boolean()),
   /** A sandbox organization may be filled with synthetic data (never in production). */
   sandbox: t.Optional(t.Boolean()),
   newsletter_enabled: t.Optional(t.Boolean()),
-  newsletter_origins: t.Optional(
-    t.Array(t.String({ pattern: "^https?://[^/\\s]+$", maxLength: 300 }), { maxItems: 20 }),
-  ),
+  /** Replaces the list. */
+  newsletter_origins: t.Optional(NewsletterOrigins),
+  /** Adds these origins to the list. */
+  add_newsletter_origins: t.Optional(NewsletterOrigins),
+  /** Removes these origins from the list. */
+  remove_newsletter_origins: t.Optional(NewsletterOrigins),
 });
 
 export function organizationOut(row: OrganizationRow) {

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { announceDataChange, announceSiteChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
+import { listOf } from "../list.ts";
 import { findOrganization } from "../resolve.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn, organizationOut } from "./model.ts";
-import { createOrganization, updateOrganization } from "./service.ts";
+import { createOrganization, listOrganizations, updateOrganization } from "./service.ts";
 
 export function organizationRoutes(deps: WorkspaceDeps) {
   return new Elysia()
@@ -14,6 +15,9 @@ export function organizationRoutes(deps: WorkspaceDeps) {
         return organizationOut(await createOrganization(deps.db, body));
       },
       { body: OrganizationCreateIn },
+    )
+    .get("/internal/v1/orgs", async () =>
+      listOf((await listOrganizations(deps.db)).map(organizationOut)),
     )
     .get("/internal/v1/orgs/:org", async ({ params }) =>
       organizationOut(await findOrganization(deps.db, params.org)),

@@ -2,8 +2,9 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { findOrganization, type OrganizationRow } from "../resolve.ts";
+import { MAX_NEWSLETTER_ORIGINS } from "./model.ts";
 
 export async function createOrganization(
   db: Queryable,
@@ -40,9 +41,12 @@ export async function updateOrganization(
     sandbox?: boolean;
     newsletter_enabled?: boolean;
     newsletter_origins?: string[];
+    add_newsletter_origins?: string[];
+    remove_newsletter_origins?: string[];
   },
 ): Promise<OrganizationRow> {
   const org = await findOrganization(db, idOrSlug);
+  const origins = newsletterOriginsAfter(org.newsletterOrigins, input);
   const [row] = await db
     .update(organizations)
     .set({
@@ -50,10 +54,63 @@ export async function updateOrganization(
       newsroomRunning: input.newsroom_running ?? org.newsroomRunning,
       sandbox: input.sandbox ?? org.sandbox,
       newsletterEnabled: input.newsletter_enabled ?? org.newsletterEnabled,
-      newsletterOrigins: input.newsletter_origins ?? org.newsletterOrigins,
+      newsletterOrigins: origins,
       updatedAt: new Date(),
     })
     .where(eq(organizations.id, org.id))
     .returning();
   return row!;
+}
+
+/**
+ * `newsletter_origins` replaces the list; `add_newsletter_origins` and
+ * `remove_newsletter_origins` change it in place (added first, then removed).
+ */
+function newsletterOriginsAfter(
+  current: string[],
+  input: {
+    newsletter_origins?: string[];
+    add_newsletter_origins?: string[];
+    remove_newsletter_origins?: string[];
+  },
+): string[] {
+  if (
+    input.newsletter_origins &&
+    (input.add_newsletter_origins || input.remove_newsletter_origins)
+  ) {
+    throw new ApiError(
+      "validation_failed",
+      "Either replace newsletter_origins or add and remove origins, not both.",
+      { fields: [{ field: "newsletter_origins", reason: "conflicting_fields" }] },
+    );
+  }
+  const next = [...(input.newsletter_origins ?? current)];
+  for (const origin of input.add_newsletter_origins ?? []) {
+    if (!next.includes(origin)) next.push(origin);
+  }
+  const removed = new Set(input.remove_newsletter_origins ?? []);
+  const result = next.filter((origin) => !removed.has(origin));
+  if (result.length > MAX_NEWSLETTER_ORIGINS) {
+    throw new ApiError(
+      "validation_failed",
+      `An organization may list at most ${MAX_NEWSLETTER_ORIGINS} newsletter origins.`,
+      { fields: [{ field: "newsletter_origins", reason: "too_many" }] },
+    );
+  }
+  return result;
+}
+
+/** Every organization, by slug: an operator's list across organizations (labelled as such). */
+export async function listOrganizations(db: Queryable): Promise<OrganizationRow[]> {
+  return db.select().from(organizations).orderBy(asc(organizations.slug)).limit(1000);
+}
+
+/**
+ * The organization's row, locked until the transaction ends: a change computed from its current
+ * settings (adding one newsletter origin) cannot undo another made at the same time.
+ */
+export async function lockOrganization(tx: Queryable, id: string): Promise<OrganizationRow> {
+  const [row] = await tx.select().from(organizations).where(eq(organizations.id, id)).for("update");
+  if (!row) throw new ApiError("not_found", "No such organization.");
+  return row;
 }

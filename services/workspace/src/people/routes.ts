@@ -1,11 +1,18 @@
 import { Elysia } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
+import { listOf } from "../list.ts";
+import { findOrganization } from "../resolve.ts";
+import { memberRecords } from "./member-records.ts";
 import { MemberIn, memberOut } from "./model.ts";
 import { addMember, removeMember } from "./service.ts";
 
 /** Members of an organization, for operators (the internal API, `npm run admin -- member-add`). */
 export function memberRoutes(deps: WorkspaceDeps) {
   return new Elysia()
+    .get("/internal/v1/orgs/:org/members", async ({ params }) => {
+      const org = await findOrganization(deps.db, params.org);
+      return listOf(await memberRecords(deps.db, org.id));
+    })
     .post(
       "/internal/v1/orgs/:org/members",
       async ({ params, body, set }) => {

@@ -1,6 +1,9 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
+import { listOf } from "../list.ts";
+import { findOrganization } from "../resolve.ts";
+import { findStoryById, findStoryInOrganization, listStoryRecords, statusesOf } from "./lookup.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "./model.ts";
 import { addStoryVersion, createStory, transitionStory } from "./service.ts";
 
@@ -8,6 +11,19 @@ export function storyRoutes(deps: WorkspaceDeps) {
   const onChange = (organizationId: string) =>
     announceDataChange(deps.bus, organizationId, "stories");
   return new Elysia()
+    .get(
+      "/internal/v1/orgs/:org/stories",
+      async ({ params, query }) => {
+        const org = await findOrganization(deps.db, params.org);
+        return listOf(await listStoryRecords(deps.db, org.id, statusesOf(query.status)));
+      },
+      { query: t.Object({ status: t.Optional(t.String({ maxLength: 300 })) }) },
+    )
+    .get("/internal/v1/orgs/:org/stories/:story", async ({ params }) => {
+      const org = await findOrganization(deps.db, params.org);
+      return findStoryInOrganization(deps.db, org.id, params.story);
+    })
+    .get("/internal/v1/stories/:id", ({ params }) => findStoryById(deps.db, params.id))
     .post(
       "/internal/v1/orgs/:org/stories",
       async ({ params, body, set }) => {

@@ -1,8 +1,14 @@
-import type { webhookEndpoints } from "@newsroom/shared/db/schema";
-import { iso, type WebhookEndpointOut, WebhookEventTypeSchema } from "@newsroom/shared/records";
+import type { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  iso,
+  type WebhookDeliveryOut,
+  type WebhookEndpointOut,
+  WebhookEventTypeSchema,
+} from "@newsroom/shared/records";
 import { t } from "elysia";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 export const EndpointCreateIn = t.Object({
   url: t.String({ minLength: 1, maxLength: 2048 }),
@@ -21,5 +27,24 @@ export function webhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut 
     secret_hint: row.secretHint,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+  };
+}
+
+/** The WebhookDelivery record, as the client API shows it. */
+export function webhookDeliveryOut(row: WebhookDeliveryRow): WebhookDeliveryOut {
+  return {
+    object: "webhook_delivery",
+    id: row.id,
+    endpoint_id: row.endpointId,
+    event_id: row.eventId,
+    event_type: row.eventType,
+    story_id: row.storyId,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    next_attempt_at: iso(row.nextAttemptAt),
+    created_at: iso(row.createdAt),
+    delivered_at: iso(row.deliveredAt),
   };
 }

@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
 import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
-import { EndpointCreateIn, webhookEndpointOut } from "./model.ts";
+import { listOf } from "../list.ts";
+import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
+import { EndpointCreateIn, webhookDeliveryOut, webhookEndpointOut } from "./model.ts";
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
@@ -11,6 +13,12 @@ import {
 
 export function webhookEndpointRoutes(deps: WorkspaceDeps) {
   return new Elysia()
+    .get("/internal/v1/orgs/:org/webhook_endpoints", async ({ params }) =>
+      listOf((await listWebhookEndpoints(deps.db, params.org)).map(webhookEndpointOut)),
+    )
+    .get("/internal/v1/webhook_endpoints/:id/deliveries", async ({ params }) =>
+      listOf((await listEndpointDeliveries(deps.db, params.id)).map(webhookDeliveryOut)),
+    )
     .post(
       "/internal/v1/orgs/:org/webhook_endpoints",
       async ({ params, body, set }) => {

@@ -1,0 +1,205 @@
+import { STORY_STATUSES } from "@newsroom/shared/db/schema";
+import { type TObject, Type } from "@sinclair/typebox";
+import { DigestSendIn } from "../digest/model.ts";
+import { KeyCreateIn } from "../keys/model.ts";
+import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
+import { MemberIn } from "../people/model.ts";
+import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
+import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
+import { EndpointCreateIn } from "../webhook-endpoints/model.ts";
+
+/**
+ * One CLI command: an internal API route. `ids` are the path identifiers, given first;
+ * `positional` are body fields given after them; every other body field is a flag, read from the
+ * route's own schema (so the CLI takes exactly what the route does).
+ */
+export interface Command {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  path: (ids: string[]) => string;
+  ids: string[];
+  positional?: string[];
+  /** The body schema (POST, PATCH) or the query schema (GET). */
+  schema?: TObject;
+  summary: string;
+}
+
+const StoryListQuery = Type.Object({
+  status: Type.Optional(Type.Array(Type.Union(STORY_STATUSES.map((s) => Type.Literal(s))))),
+});
+const SandboxSeedIn = Type.Object({
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+});
+
+export const COMMANDS: Record<string, Command> = {
+  "org-list": { method: "GET", path: () => "/orgs", ids: [], summary: "every organization" },
+  "org-create": {
+    method: "POST",
+    path: () => "/orgs",
+    ids: [],
+    positional: ["slug", "name"],
+    schema: OrganizationCreateIn,
+    summary: "a new organization",
+  },
+  "org-get": {
+    method: "GET",
+    path: ([org]) => `/orgs/${org}`,
+    ids: ["org"],
+    summary: "one organization",
+  },
+  "org-update": {
+    method: "PATCH",
+    path: ([org]) => `/orgs/${org}`,
+    ids: ["org"],
+    schema: OrganizationUpdateIn,
+    summary:
+      "change an organization; --newsletter-origins replaces the list, --add-newsletter-origins and --remove-newsletter-origins change it",
+  },
+  "site-create": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/sites`,
+    ids: ["org"],
+    positional: ["site", "name", "publisher"],
+    schema: SiteCreateIn,
+    summary: "a hosted site of the organization",
+  },
+  "hostname-add": {
+    method: "POST",
+    path: ([site]) => `/sites/${site}/hostnames`,
+    ids: ["site"],
+    positional: ["hostname"],
+    schema: HostnameIn,
+    summary: "a hostname for a site (pending)",
+  },
+  "hostname-activate": {
+    method: "POST",
+    path: ([site, host]) => `/sites/${site}/hostnames/${host}/activate`,
+    ids: ["site", "hostname"],
+    summary: "mark a hostname active",
+  },
+  "member-list": {
+    method: "GET",
+    path: ([org]) => `/orgs/${org}/members`,
+    ids: ["org"],
+    summary: "the organization's members",
+  },
+  "member-add": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/members`,
+    ids: ["org"],
+    positional: ["email"],
+    schema: MemberIn,
+    summary: "give a person a role (or change it)",
+  },
+  "member-remove": {
+    method: "DELETE",
+    path: ([org, email]) => `/orgs/${org}/members/${encodeURIComponent(email ?? "")}`,
+    ids: ["org", "email"],
+    summary: "remove a person from the organization",
+  },
+  "key-list": {
+    method: "GET",
+    path: ([org]) => `/orgs/${org}/keys`,
+    ids: ["org"],
+    summary: "the organization's API keys (never their secrets)",
+  },
+  "key-create": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/keys`,
+    ids: ["org"],
+    schema: KeyCreateIn,
+    summary: "a new API key; its secret is shown once",
+  },
+  "key-revoke": {
+    method: "POST",
+    path: ([id]) => `/keys/${id}/revoke`,
+    ids: ["key id"],
+    summary: "revoke a key at once",
+  },
+  "story-list": {
+    method: "GET",
+    path: ([org]) => `/orgs/${org}/stories`,
+    ids: ["org"],
+    schema: StoryListQuery,
+    summary: "the organization's stories, latest change first",
+  },
+  "story-get": {
+    method: "GET",
+    path: ([story]) => `/stories/${story}`,
+    ids: ["story"],
+    summary: "one story (<org>/<slug> or its id)",
+  },
+  "story-create": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/stories`,
+    ids: ["org"],
+    schema: StoryCreateIn,
+    summary: "a new story in draft",
+  },
+  "story-version": {
+    method: "POST",
+    path: ([story]) => `/stories/${story}/versions`,
+    ids: ["story"],
+    schema: StoryVersionIn,
+    summary: "a new version of a story (<org>/<slug> or its id)",
+  },
+  "story-transition": {
+    method: "POST",
+    path: ([story]) => `/stories/${story}/transitions`,
+    ids: ["story"],
+    positional: ["action"],
+    schema: TransitionIn,
+    summary: "move a story (<org>/<slug> or its id) through the state machine",
+  },
+  "endpoint-list": {
+    method: "GET",
+    path: ([org]) => `/orgs/${org}/webhook_endpoints`,
+    ids: ["org"],
+    summary: "the organization's webhook endpoints",
+  },
+  "endpoint-create": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/webhook_endpoints`,
+    ids: ["org"],
+    positional: ["url"],
+    schema: EndpointCreateIn,
+    summary: "a webhook endpoint; its secret is shown once",
+  },
+  "endpoint-disable": {
+    method: "POST",
+    path: ([id]) => `/webhook_endpoints/${id}/disable`,
+    ids: ["endpoint id"],
+    summary: "stop deliveries to an endpoint",
+  },
+  "endpoint-enable": {
+    method: "POST",
+    path: ([id]) => `/webhook_endpoints/${id}/enable`,
+    ids: ["endpoint id"],
+    summary: "resume deliveries to an endpoint",
+  },
+  "endpoint-test": {
+    method: "POST",
+    path: ([id]) => `/webhook_endpoints/${id}/test`,
+    ids: ["endpoint id"],
+    summary: "send webhook.test to an endpoint",
+  },
+  "delivery-list": {
+    method: "GET",
+    path: ([id]) => `/webhook_endpoints/${id}/deliveries`,
+    ids: ["endpoint id"],
+    summary: "an endpoint's latest deliveries",
+  },
+  "sandbox-seed": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/sandbox-seed`,
+    ids: ["org"],
+    schema: SandboxSeedIn,
+    summary: "synthetic stories for an organization marked sandbox (never in production)",
+  },
+  "digest send": {
+    method: "POST",
+    path: () => "/digest/send",
+    ids: [],
+    schema: DigestSendIn,
+    summary: "send the weekly digest (the current ISO week when --week is left out)",
+  },
+};
