@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, workspaceSessions, workspaceSsoAttempts } from "@newsroom/shared/db/schema";
 import { eq, like } from "drizzle-orm";
 import { findPersonByEmail } from "../src/people/store.ts";
-import { hashAttemptToken } from "../src/sso/service.ts";
+import { hashAttemptToken, SSO_REQUESTS_PER_CLIENT } from "../src/sso/service.ts";
 import { type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { type Answer, unique, type WebClient } from "./support/web-app.ts";
 
@@ -168,6 +168,19 @@ describe("organizations without single sign-on", () => {
     expect(
       (await visitor.post("/app/sso", { organization: "sso-guarded", _csrf: null })).status,
     ).toBe(403);
+  });
+});
+
+describe("throttle", () => {
+  test("one client address gets SSO_REQUESTS_PER_CLIENT starts and callbacks in ten minutes, then 429", async () => {
+    const visitor = s.h.visitor();
+    for (let i = 0; i < SSO_REQUESTS_PER_CLIENT; i++) {
+      expect((await visitor.get("/app/sso/sso-guarded/start")).status).toBe(303);
+    }
+    const answer = await visitor.get("/app/sso/sso-guarded/start");
+    expectRefused(answer, 429, "Too many single sign-on attempts");
+    expect(answer.headers.get("location")).toBeNull();
+    expect((await s.h.visitor().get("/app/sso/sso-guarded/start")).status).toBe(303);
   });
 });
 

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import type { Db } from "@newsroom/shared/db/index";
 import { randomToken } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
+import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { open, seal } from "@newsroom/shared/secret-box";
 import * as oidc from "openid-client";
 import { audit } from "../audit.ts";
@@ -27,6 +29,12 @@ import {
 
 /** How long a browser has between leaving for the provider and coming back. */
 export const SSO_ATTEMPT_TTL_MS = 10 * 60_000;
+/**
+ * Each start and callback calls the provider: per client address, at most this many in the
+ * window (a sign-in is two), so the app cannot be used to flood a provider.
+ */
+export const SSO_REQUESTS_PER_CLIENT = 60;
+const SSO_WINDOW_SECONDS = 600;
 /** Seconds one call to the provider (discovery, keys, token) may take. */
 const PROVIDER_TIMEOUT_S = 10;
 
@@ -79,7 +87,7 @@ export async function configureSso(
 /** A refusal of the sign-in flow: its page's status and message, and the reason for the audit. */
 export interface SsoRefusal {
   ok: false;
-  status: 400 | 403 | 404 | 502;
+  status: 400 | 403 | 404 | 429 | 502;
   reason: string;
   message: string;
 }
@@ -90,6 +98,12 @@ const refuse = (status: SsoRefusal["status"], reason: string, message: string): 
   reason,
   message,
 });
+
+const THROTTLED = refuse(
+  429,
+  "throttled",
+  "Too many single sign-on attempts from your network. Wait a few minutes, then try again.",
+);
 
 const NOT_SET_UP = refuse(
   404,
@@ -106,6 +120,7 @@ export interface SsoServiceDeps {
   secretsKey: Buffer;
   /** APP_URL without a trailing slash: the redirect URI is `{APP_URL}/sso/callback`. */
   appUrl: string;
+  rateLimits: RateLimitStore;
   now: () => Date;
 }
 
@@ -143,6 +158,12 @@ export function createSsoService(deps: SsoServiceDeps) {
     return config?.enabled ? { organization, config } : null;
   }
 
+  async function throttled(clientIp: string): Promise<boolean> {
+    const key = `sso:ip:${addressLimitKey(clientIp)}`;
+    return !(await checkLimit(deps.rateLimits, key, SSO_REQUESTS_PER_CLIENT, SSO_WINDOW_SECONDS))
+      .allowed;
+  }
+
   const unreachable = (organization: OrganizationRow, error: unknown) => {
     log.warn("sso provider unreachable", {
       organization_id: organization.id,
@@ -174,7 +195,9 @@ export function createSsoService(deps: SsoServiceDeps) {
      */
     async start(
       orgIdOrSlug: string,
+      clientIp: string,
     ): Promise<{ ok: true; location: string; token: string } | SsoRefusal> {
+      if (await throttled(clientIp)) return THROTTLED;
       const found = await enabledConfigOf(orgIdOrSlug);
       if (!found) return NOT_SET_UP;
       let provider: oidc.Configuration;
@@ -219,7 +242,9 @@ export function createSsoService(deps: SsoServiceDeps) {
     async finish(
       token: string | undefined,
       search: string,
+      clientIp: string,
     ): Promise<{ ok: true; person: PersonRow; organization: OrganizationRow } | SsoRefusal> {
+      if (await throttled(clientIp)) return THROTTLED;
       const attempt = token ? await takeSsoAttempt(deps.db, hashAttemptToken(token)) : null;
       if (!attempt || attempt.expiresAt.getTime() <= deps.now().getTime()) {
         return refuse(

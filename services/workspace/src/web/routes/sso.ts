@@ -1,4 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
+import { clientIpOf } from "@newsroom/shared/http";
 import { Elysia } from "elysia";
 import { requirePermission, staffRole } from "../../people/access.ts";
 import { endSession, startSession } from "../../sessions/service.ts";
@@ -100,7 +101,7 @@ export function ssoRoutes(deps: WebDeps, kit: WebKit) {
     )
     .get("/app/sso/:org/start", async ({ request, params }) => {
       const who = await kit.visitor(request);
-      const started = await sso.start(params.org);
+      const started = await sso.start(params.org, clientIpOf(request));
       if (!started.ok) {
         return kit.page(who, errorPage(who, started.status, started.message), started.status);
       }
@@ -110,7 +111,7 @@ export function ssoRoutes(deps: WebDeps, kit: WebKit) {
     .get("/app/sso/callback", async ({ request }) => {
       const who = await kit.visitor(request);
       const token = readCookies(request.headers.get("cookie")).get(SSO_COOKIE);
-      const finished = await sso.finish(token, new URL(request.url).search);
+      const finished = await sso.finish(token, new URL(request.url).search, clientIpOf(request));
       who.setCookies.push(ssoCookie("", 0));
       if (!finished.ok) {
         return kit.page(who, errorPage(who, finished.status, finished.message), finished.status);
