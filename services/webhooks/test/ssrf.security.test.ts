@@ -193,7 +193,7 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
     expect(lookups).toContain("localhost");
   });
 
-  test("the insecure-targets switch lets 127.0.0.1 through and nothing else", async () => {
+  test("the insecure-targets switch lets 127.0.0.1 (by address or as localhost) through and nothing else", async () => {
     const port = new URL(receiver.url("/")).port;
     const refused: [string, string][] = [
       [`http://127.0.0.2:${port}/x`, "refused: the target is a loopback address"],
@@ -209,6 +209,7 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
     const endpoints: string[] = [];
     for (const [url] of refused) endpoints.push(await dueDeliveryTo(url));
     const allowed = await dueDeliveryTo(receiver.url("/allowed"));
+    const byName = await dueDeliveryTo(`http://localhost:${port}/by-name`);
     await withService(true, async () => {
       for (const [index, [url, expected]] of refused.entries()) {
         const row = await firstAttempt(endpoints[index]!);
@@ -219,8 +220,41 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
         return rows[0]?.status === "delivered" ? rows : null;
       });
       expect(delivered!.lastError).toBeNull();
+      await waitFor("the delivery to localhost", async () => {
+        const rows = await fx.deliveriesOf(byName);
+        return rows[0]?.status === "delivered" ? rows : null;
+      });
     });
-    expect(receiver.hits.map((hit) => hit.path)).toEqual(["/allowed"]);
+    expect(receiver.hits.map((hit) => hit.path).sort()).toEqual(["/allowed", "/by-name"]);
+  });
+
+  test("with the switch, localhost means 127.0.0.1 without a lookup (never ::1)", async () => {
+    const looked: string[] = [];
+    const resolve = async (name: string) => {
+      looked.push(name);
+      return ["::1", "127.0.0.1"];
+    };
+    const result = await checkTarget("http://localhost:8123/x", {
+      allowInsecureTargets: true,
+      resolve,
+    });
+    expect(result).toEqual({
+      ok: true,
+      target: {
+        urls: ["http://127.0.0.1:8123/x"],
+        host: "localhost:8123",
+        serverName: "localhost",
+      },
+    });
+    expect(looked).toEqual([]);
+    const without = await checkTarget("http://localhost:8123/x", {
+      allowInsecureTargets: false,
+      resolve,
+    });
+    expect(without).toEqual({
+      ok: false,
+      refusal: { reason: "address", range: "loopback", resolved: true },
+    });
   });
 
   test("without the switch, plain http to a public address is refused too", async () => {

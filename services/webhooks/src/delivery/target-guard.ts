@@ -11,7 +11,10 @@ export const systemResolver: HostResolver = async (hostname) => {
 };
 
 export interface GuardOptions {
-  /** WEBHOOK_ALLOW_INSECURE_TARGETS: plain http, and the address 127.0.0.1 (tests only). */
+  /**
+   * WEBHOOK_ALLOW_INSECURE_TARGETS: plain http, and the address 127.0.0.1 (written as such or as
+   * `localhost`, which then means 127.0.0.1 without a lookup); development and tests only.
+   */
   allowInsecureTargets: boolean;
   resolve?: HostResolver;
   /** Aborts a slow lookup (the attempt's timeout). */
@@ -149,6 +152,9 @@ export async function checkTarget(rawUrl: string, options: GuardOptions): Promis
   let addresses: string[];
   if (isLiteral) {
     addresses = [literal];
+  } else if (options.allowInsecureTargets && url.hostname.toLowerCase() === "localhost") {
+    // Its lookup may also answer ::1, which the switch does not open: the one test address.
+    addresses = [INSECURE_TEST_ADDRESS];
   } else {
     const name = url.hostname.replace(/\.$/, "");
     try {

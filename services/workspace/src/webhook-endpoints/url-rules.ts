@@ -4,10 +4,17 @@ import type { FieldError } from "@newsroom/shared/errors";
 const PRIVATE_SUFFIXES = [".local", ".internal", ".localhost", ".localdomain", ".home.arpa"];
 const HOST_SHAPE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+/** The receivers WEBHOOK_ALLOW_INSECURE_TARGETS opens: this machine, by address or by name. */
+const LOCAL_TEST_HOSTS = ["127.0.0.1", "localhost"];
+
+const LOCAL_HINT =
+  "A receiver on this machine needs WEBHOOK_ALLOW_INSECURE_TARGETS=true (development and tests only, refused in production), which accepts http://127.0.0.1:<port> and http://localhost:<port>.";
+
 /**
  * The spec's endpoint rules: https, a public host name, the default port. IP literals,
- * localhost and private names are refused. With `allowInsecureTargets` (tests only)
- * `http://127.0.0.1:<port>` is accepted as well.
+ * localhost and private names are refused: deliveries leave the service for the internet, and a
+ * tenant must not make it call inside its own network. With `allowInsecureTargets` (development
+ * and tests) `http://127.0.0.1:<port>` and `http://localhost:<port>` are accepted as well.
  */
 export function checkEndpointUrl(
   raw: string,
@@ -22,17 +29,21 @@ export function checkEndpointUrl(
   if (url.username || url.password) {
     return { field: "url", reason: "credentials_in_url", message: "No credentials in the URL." };
   }
-  if (options.allowInsecureTargets && url.protocol === "http:" && url.hostname === "127.0.0.1") {
-    return null;
-  }
+  const local = LOCAL_TEST_HOSTS.includes(url.hostname.toLowerCase());
+  if (options.allowInsecureTargets && local && /^https?:$/.test(url.protocol)) return null;
+  const hint = local ? ` ${LOCAL_HINT}` : "";
   if (url.protocol !== "https:") {
-    return { field: "url", reason: "https_required", message: "The URL must use https." };
+    return {
+      field: "url",
+      reason: "https_required",
+      message: `The URL must use https: payloads are signed, not encrypted.${hint}`,
+    };
   }
   if (url.port !== "") {
     return {
       field: "url",
       reason: "port_not_allowed",
-      message: "Only the default port is allowed.",
+      message: `Only the default port (443) is allowed.${hint}`,
     };
   }
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
@@ -40,11 +51,15 @@ export function checkEndpointUrl(
     return {
       field: "url",
       reason: "ip_address_not_allowed",
-      message: "Use a host name, not an IP address.",
+      message: `Use a public host name, not an IP address.${hint}`,
     };
   }
   if (host === "localhost" || PRIVATE_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
-    return { field: "url", reason: "private_host", message: "The host name must be public." };
+    return {
+      field: "url",
+      reason: "private_host",
+      message: `The host name must be public.${hint}`,
+    };
   }
   if (!HOST_SHAPE.test(host)) {
     return { field: "url", reason: "invalid_host", message: "The host name must be public." };

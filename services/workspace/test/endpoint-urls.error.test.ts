@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Harness, workspaceHarness } from "./harness.ts";
+
+/** A refused endpoint URL says what is allowed and why; a local receiver is named as such. */
+describe("webhook endpoint URLs", () => {
+  let strict: Harness;
+  let local: Harness;
+  beforeAll(async () => {
+    strict = await workspaceHarness();
+    local = await workspaceHarness({ allowInsecureTargets: true });
+    for (const h of [strict, local]) await h.call("POST", "/orgs", { slug: "urls", name: "Urls" });
+  });
+  afterAll(async () => {
+    await strict.close();
+    await local.close();
+  });
+
+  const create = (h: Harness, url: string) =>
+    h.call("POST", "/orgs/urls/webhook_endpoints", { url, events: ["story.published"] });
+
+  test("a local http URL names WEBHOOK_ALLOW_INSECURE_TARGETS and what it accepts", async () => {
+    for (const url of ["http://127.0.0.1:8080/in", "http://localhost:8080/in"]) {
+      const refused = await create(strict, url);
+      expect(refused.status).toBe(422);
+      const [field] = refused.body.error.fields;
+      expect(field.reason).toBe("https_required");
+      expect(field.message).toContain("WEBHOOK_ALLOW_INSECURE_TARGETS=true");
+      expect(field.message).toContain("http://localhost:<port>");
+      expect(field.message).toContain("refused in production");
+    }
+    const https = await create(strict, "https://localhost/in");
+    expect(https.body.error.fields[0]).toMatchObject({ reason: "private_host" });
+    expect(https.body.error.fields[0].message).toContain("WEBHOOK_ALLOW_INSECURE_TARGETS");
+  });
+
+  test("a public URL's refusal carries no local hint", async () => {
+    const refused = await create(strict, "http://hooks.example.com/in");
+    expect(refused.body.error.fields[0].message).toBe(
+      "The URL must use https: payloads are signed, not encrypted.",
+    );
+  });
+
+  test("with the switch on, http://localhost:<port> is accepted like http://127.0.0.1:<port>", async () => {
+    for (const url of ["http://localhost:8080/in", "http://127.0.0.1:8080/in"]) {
+      expect((await create(local, url)).status).toBe(201);
+    }
+    const other = await create(local, "http://10.0.0.1:8080/in");
+    expect(other.status).toBe(422);
+    expect((await create(local, "http://[::1]:8080/in")).status).toBe(422);
+  });
+});
