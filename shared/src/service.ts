@@ -9,16 +9,19 @@ import { serveOn, startOrExit } from "./startup.ts";
 /** A readiness check: resolves when its part works, throws otherwise. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
-const READINESS_CACHE_MS = 15_000;
+const READY_CACHE_MS = 15_000;
+/** A failure is asked again soon: a process that has just come up is not held back 15 s. */
+const NOT_READY_CACHE_MS = 1_000;
 
 /**
- * Readiness, cached 15 s in this process so probes do not hammer the database.
- * Answers `{ status, checks }`; `ok` is false when any check failed or took over 3 s.
+ * Readiness, cached in this process so probes do not hammer the database: a success 15 s, a
+ * failure 1 s. Answers `{ status, checks }`; `ok` is false when any check failed or took over 3 s.
  */
-export function readiness(checks: ReadinessCheck[]) {
+export function readiness(checks: ReadinessCheck[], now: () => number = Date.now) {
   let cached: { at: number; ok: boolean; body: unknown } | null = null;
   return async (): Promise<{ ok: boolean; body: unknown }> => {
-    if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return cached;
+    const age = cached ? now() - cached.at : Number.POSITIVE_INFINITY;
+    if (cached && age < (cached.ok ? READY_CACHE_MS : NOT_READY_CACHE_MS)) return cached;
     const results: Record<string, "ok" | "failing"> = {};
     await Promise.all(
       checks.map(async ({ name, check }) => {
@@ -29,7 +32,7 @@ export function readiness(checks: ReadinessCheck[]) {
       }),
     );
     const ok = Object.values(results).every((r) => r === "ok");
-    cached = { at: Date.now(), ok, body: { status: ok ? "ready" : "not_ready", checks: results } };
+    cached = { at: now(), ok, body: { status: ok ? "ready" : "not_ready", checks: results } };
     return cached;
   };
 }
