@@ -49,5 +49,5 @@ export async function requireKey(
       },
     });
   }
-  throw new ApiError(check.code, undefined, { headers: { "www-authenticate": "Bearer" } });
+  throw new ApiError(check.code, check.message, { headers: { "www-authenticate": "Bearer" } });
 }

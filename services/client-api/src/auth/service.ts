@@ -28,8 +28,11 @@ export type KeyFailure = "missing_api_key" | "invalid_api_key" | "wrong_environm
 
 export type KeyCheck =
   | { ok: true; caller: Caller }
-  | { ok: false; code: KeyFailure }
+  | { ok: false; code: KeyFailure; message?: string }
   | { ok: false; code: "insufficient_scope"; scope: KeyScope };
+
+export const QUERY_KEY_SCOPES_MESSAGE =
+  "A key in a feed URL (?key=) must have feed:read as its only scope, and this key has others. Give feed readers a key with feed:read alone, or send this key in the Authorization header.";
 
 /** A key in a URL is allowed only when reading the feed is all it can do. */
 function onlyReadsFeeds(scopes: string[]): boolean {
@@ -64,10 +67,13 @@ export async function verifyApiKey(
     !sameHash(stored.keyHash, hash) ||
     stored.environment !== parsed.environment ||
     stored.revokedAt !== null ||
-    stored.expiresAt.getTime() <= now.getTime() ||
-    (credential.source === "query" && !onlyReadsFeeds(stored.scopes))
+    stored.expiresAt.getTime() <= now.getTime()
   ) {
     return { ok: false, code: "invalid_api_key" };
+  }
+  // Said only to the holder of a working key: the key itself is fine, its place is not.
+  if (credential.source === "query" && !onlyReadsFeeds(stored.scopes)) {
+    return { ok: false, code: "invalid_api_key", message: QUERY_KEY_SCOPES_MESSAGE };
   }
   deps.keyUsage.record(stored.id, stored.lastUsedAt, now);
   if (!stored.scopes.includes(scope)) return { ok: false, code: "insufficient_scope", scope };

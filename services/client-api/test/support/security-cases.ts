@@ -182,10 +182,11 @@ export function securityCases(routes: string[], fixture: () => Fixture): void {
           expect(await response.text()).not.toContain(f.keys.feedOnly);
         });
 
-        test("?key= with a key of more scopes: 401 invalid_api_key", async () => {
+        test("?key= with a key of more scopes: 401 invalid_api_key saying why", async () => {
           const f = fixture();
           const response = await f.get(withQueryKey(route.path(f), f.a.key));
-          await expectError(response, 401, "invalid_api_key");
+          const error = await expectError(response, 401, "invalid_api_key");
+          expect(error.message).toContain("must have feed:read as its only scope");
         });
 
         test("?key= wins over the header: a broad key in the URL is refused", async () => {
@@ -200,7 +201,9 @@ export function securityCases(routes: string[], fixture: () => Fixture): void {
           test(`?key= with a ${kind} key: 401 invalid_api_key`, async () => {
             const f = fixture();
             const response = await f.get(withQueryKey(route.path(f), f.keys[kind]));
-            await expectError(response, 401, "invalid_api_key");
+            const error = await expectError(response, 401, "invalid_api_key");
+            // Every scope, but not a working key: nothing about its scopes is said.
+            expect(error.message).toBe("The API key is malformed, unknown, expired or revoked.");
           });
         }
       } else {
