@@ -12,3 +12,8 @@ export async function audit(
 ): Promise<void> {
   await db.insert(auditEvents).values({ id: newId(), organizationId, action, subjectId, actor });
 }
+
+/** The actor of a change a person made in the web app. */
+export function personActor(personId: string): string {
+  return `person:${personId}`;
+}

@@ -41,8 +41,12 @@ export function startWorkspace(
     secretsKey: secretsKey(config),
     appUrl: appUrl(config),
     houseOrg: config.HOUSE_ORG,
+    publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
+    newsroomHost: config.NEWSROOM_HOST,
     kickRelay: relay.kick,
     now: options.now ?? (() => new Date()),
+    serviceEnv: config.SERVICE_ENV,
+    allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
   });
   const server = serveOn("WORKSPACE_PORT", {
     ...SERVER_SAFETY,

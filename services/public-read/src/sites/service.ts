@@ -1,4 +1,5 @@
 import type { Queryable } from "@newsroom/shared/db/index";
+import { canonicalUrl } from "@newsroom/shared/site-address";
 import type { SiteOut } from "../content/model.ts";
 import type { Newsroom } from "../content/service.ts";
 import { clearedAsset } from "../content/store.ts";
@@ -14,14 +15,6 @@ export interface HostedSite {
   organizationId: string;
   record: SiteOut;
   newsroom: Newsroom;
-}
-
-/**
- * The canonical address: the active client hostname once there is one, otherwise the hosted
- * address `{NEWSROOM_HOST}/{site}`.
- */
-export function canonicalUrl(newsroomHost: string, site: string, hostname: string | null) {
-  return hostname ? `https://${hostname}` : `${newsroomHost.replace(/\/+$/, "")}/${site}`;
 }
 
 async function hosted(

@@ -117,3 +117,13 @@ export async function membershipsOfPerson(db: Queryable, personId: string) {
     .where(eq(workspaceMemberships.personId, personId))
     .orderBy(asc(organizations.name));
 }
+
+/** The organization's members with their person rows, by address. */
+export async function membersOf(db: Queryable, organizationId: string) {
+  return db
+    .select({ person: workspacePeople, membership: workspaceMemberships })
+    .from(workspaceMemberships)
+    .innerJoin(workspacePeople, eq(workspacePeople.id, workspaceMemberships.personId))
+    .where(eq(workspaceMemberships.organizationId, organizationId))
+    .orderBy(asc(workspacePeople.email));
+}

@@ -1,4 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
@@ -15,7 +16,15 @@ export interface WebDeps {
   appUrl: string;
   /** HOUSE_ORG: its owners and admins are staff. */
   houseOrg: string;
+  /** PUBLIC_BASE_URL: the API's public address, for the newsletter embed snippet. */
+  publicBaseUrl: string;
+  /** NEWSROOM_HOST: hosted sites live at `{NEWSROOM_HOST}/{site}` until a hostname is active. */
+  newsroomHost: string;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
   now: () => Date;
+  /** SERVICE_ENV: the one key environment this deployment creates and accepts. */
+  serviceEnv: Config["SERVICE_ENV"];
+  /** WEBHOOK_ALLOW_INSECURE_TARGETS (tests only): endpoints on http://127.0.0.1. */
+  allowInsecureTargets: boolean;
 }

@@ -1,3 +1,5 @@
+import type { MemberRole } from "@newsroom/shared/db/schema";
+import { can, type PermissionAction } from "../people/permissions.ts";
 import { CSRF_FIELD } from "./csrf.ts";
 import { type Html, html } from "./html.ts";
 import type { Visitor } from "./kit.ts";
@@ -7,7 +9,18 @@ export interface OrgNav {
   slug: string;
   name: string;
   /** The page of the organization's navigation that is shown, for aria-current. */
-  current?: "overview" | "stories" | "approvals";
+  current?:
+    | "overview"
+    | "stories"
+    | "approvals"
+    | "newsletter"
+    | "sites"
+    | "members"
+    | "audit"
+    | "keys"
+    | "webhook-endpoints";
+  /** The person's role there: links to pages it may not open are left out. */
+  role?: MemberRole;
 }
 
 export function csrfInput(who: Visitor): Html {
@@ -18,10 +31,17 @@ function orgLinks(org: OrgNav): Html {
   const link = (key: OrgNav["current"], href: string, label: string) =>
     html`<li><a href="${href}"${org.current === key ? html` aria-current="page"` : ""}>${label}</a></li>`;
   const base = `/app/orgs/${encodeURIComponent(org.slug)}`;
+  const allowed = (action: PermissionAction) => org.role !== undefined && can(org.role, action);
   return html`<nav aria-label="${org.name}"><ul class="tabs">
     ${link("overview", base, "Overview")}
     ${link("stories", `${base}/stories`, "Stories")}
     ${link("approvals", `${base}/approvals`, "Approvals")}
+    ${allowed("newsletter.manage") ? link("newsletter", `${base}/newsletter`, "Newsletter") : ""}
+    ${allowed("sites.manage") ? link("sites", `${base}/sites`, "Sites") : ""}
+    ${allowed("members.manage") ? link("members", `${base}/members`, "Members") : ""}
+    ${allowed("audit.view") ? link("audit", `${base}/audit`, "Audit log") : ""}
+    ${allowed("key.create") ? link("keys", `${base}/keys`, "API keys") : ""}
+    ${allowed("endpoint.create") ? link("webhook-endpoints", `${base}/webhook-endpoints`, "Webhook endpoints") : ""}
   </ul></nav>`;
 }
 
@@ -110,13 +130,24 @@ export function notice(kind: "error" | "info", text: string): Html {
  */
 export function confirmPage(
   who: Visitor,
-  options: { title: string; question: string; action: string; button: string; back: string },
+  options: {
+    title: string;
+    question: string;
+    action: string;
+    button: string;
+    back: string;
+    /** Hidden fields the action needs, sent along with the confirmation. */
+    fields?: Record<string, string>;
+  },
 ): Html {
+  const hidden = Object.entries(options.fields ?? {}).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  );
   return layout(
     who,
     options.title,
     html`<p>${options.question}</p>
-<form method="post" action="${options.action}">${csrfInput(who)}
+<form method="post" action="${options.action}">${csrfInput(who)}${hidden}
   <input type="hidden" name="confirm" value="yes">
   <button type="submit" class="danger">${options.button}</button>
   <a class="button secondary" href="${options.back}">Cancel</a>

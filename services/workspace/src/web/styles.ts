@@ -46,6 +46,13 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 .compare del { background: #fde2e2; }
 .compare ins { background: #dcf3e2; }
 .marker { font-weight: 700; }
+textarea.code { font-family: ui-monospace, monospace; font-size: .875rem; max-width: 100%; }
+select { font: inherit; padding: .4rem; border: 1px solid #6b7480; border-radius: 4px; }
+.field.check label { display: inline; font-weight: 400; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+.pages a { margin-right: 1rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
 `;

@@ -18,8 +18,13 @@ export function statusBadge(status: StoryStatus): Html {
   return html`<span class="status">${statusLabel(status)}</span>`;
 }
 
-function navOf(access: OrgAccess, current: OrgNav["current"]): OrgNav {
-  return { slug: access.organization.slug, name: access.organization.name, current };
+export function navOf(access: OrgAccess, current: OrgNav["current"]): OrgNav {
+  return {
+    slug: access.organization.slug,
+    name: access.organization.name,
+    current,
+    role: access.role,
+  };
 }
 
 /** /app/: the organizations the person belongs to; staff see all and may create one. */

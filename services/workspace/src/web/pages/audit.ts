@@ -1,0 +1,75 @@
+import type { AuditLogEntry } from "../../audit-log.ts";
+import type { OrgAccess } from "../../people/access.ts";
+import { type Html, html } from "../html.ts";
+import type { Visitor } from "../kit.ts";
+import { layout } from "../layout.ts";
+import { navOf } from "./organizations.ts";
+
+/** What an action means to a reader; an action not listed shows as written. */
+const ACTIONS: Record<string, string> = {
+  "api_key.created": "API key created",
+  "api_key.revoked": "API key revoked",
+  "webhook_endpoint.created": "Webhook endpoint created",
+  "webhook_endpoint.disabled": "Webhook endpoint disabled",
+  "webhook_endpoint.enabled": "Webhook endpoint enabled",
+  "webhook_endpoint.deleted": "Webhook endpoint deleted",
+  "member.added": "Member added",
+  "member.role_changed": "Member's role changed",
+  "member.removed": "Member removed",
+  "story.approve": "Story approved",
+  "story.reject": "Story rejected",
+  "newsletter.enabled": "Newsletter turned on",
+  "newsletter.disabled": "Newsletter turned off",
+  "newsletter.origin_added": "Newsletter origin added",
+  "newsletter.origin_removed": "Newsletter origin removed",
+  "site.created": "Site added",
+  "hostname.added": "Hostname added",
+};
+
+/** `member.role_changed:viewer>admin` reads "Member's role changed (viewer → admin)". */
+export function describeAction(action: string): string {
+  const at = action.indexOf(":");
+  const name = at === -1 ? action : action.slice(0, at);
+  const detail = at === -1 ? "" : action.slice(at + 1).replace(">", " → ");
+  const label = ACTIONS[name] ?? name;
+  return detail ? `${label} (${detail})` : label;
+}
+
+function who(entry: AuditLogEntry): string {
+  if (entry.actor === "admin") return "operator";
+  return entry.actorEmail ?? entry.actor;
+}
+
+/** /app/orgs/{org}/audit: the organization's audit events, newest first, a page at a time. */
+export function auditPage(
+  visitor: Visitor,
+  access: OrgAccess,
+  data: { events: AuditLogEntry[]; nextPage: string | null; firstPage: string | null },
+): Html {
+  const org = access.organization;
+  const rows = data.events.map(
+    (entry) => html`<tr>
+<td><time datetime="${entry.createdAt.toISOString()}">${entry.createdAt.toISOString().slice(0, 19).replace("T", " ")} UTC</time></td>
+<td>${who(entry)}</td><td>${describeAction(entry.action)}</td>
+<td>${entry.subjectEmail ?? entry.subjectId ?? ""}</td></tr>`,
+  );
+  const pages = [
+    data.firstPage ? html`<a href="${data.firstPage}">Newest events</a>` : "",
+    data.nextPage ? html`<a href="${data.nextPage}">Older events</a>` : "",
+  ].filter(Boolean);
+  return layout(
+    visitor,
+    `Audit log of ${org.name}`,
+    html`<p>Changes to keys, webhook endpoints, members, settings and story decisions: who made
+each one (a person's address, or "operator" for the internal API) and when.</p>
+${
+  rows.length === 0
+    ? html`<p>No events${data.firstPage ? " further back" : " yet"}.</p>`
+    : html`<table><caption class="visually-hidden">Audit events, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Subject</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+}
+${pages.length > 0 ? html`<nav aria-label="Audit log pages"><p class="pages">${pages}</p></nav>` : ""}`,
+    { org: navOf(access, "audit") },
+  );
+}

@@ -1,0 +1,131 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia } from "elysia";
+import { announceSiteChange } from "../../announce.ts";
+import { audit, personActor } from "../../audit.ts";
+import { type OrgAccess, requirePermission } from "../../people/access.ts";
+import { findSite } from "../../resolve.ts";
+import { Hostname, SiteCreateIn, SiteSlug } from "../../sites/model.ts";
+import { addHostname, createSite } from "../../sites/service.ts";
+import { hostnamesOfOrganization, sitesOfOrganization } from "../../sites/store.ts";
+import type { WebDeps } from "../deps.ts";
+import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { type SitesPageState, sitesPage } from "../pages/sites.ts";
+
+// The internal API's own rules for these fields.
+const SITE_SLUG = new RegExp(SiteSlug.pattern!);
+const HOSTNAME = new RegExp(Hostname.pattern!);
+const ACCENT = new RegExp(SiteCreateIn.properties.accent.pattern!);
+
+/** An organization's hosted sites and their hostnames: list, add a site, add a hostname. */
+export function siteRoutes(deps: WebDeps, kit: WebKit) {
+  const context = { db: deps.db, houseOrg: deps.houseOrg };
+  const pathOf = (access: OrgAccess) =>
+    `/app/orgs/${encodeURIComponent(access.organization.slug)}/sites`;
+
+  async function gate(request: Request, org: string) {
+    const who = await kit.signedIn(request);
+    const access = await requirePermission(context, who.signedIn.person, org, "sites.manage");
+    return { who, access };
+  }
+
+  async function page(
+    who: SignedInVisitor,
+    access: OrgAccess,
+    state: SitesPageState,
+    status = 200,
+  ) {
+    const orgId = access.organization.id;
+    const [sites, hostnames] = await Promise.all([
+      sitesOfOrganization(deps.db, orgId),
+      hostnamesOfOrganization(deps.db, orgId),
+    ]);
+    const data = { sites, hostnames, newsroomHost: deps.newsroomHost };
+    return kit.page(who, sitesPage(who, access, data, state), status);
+  }
+
+  const post = { parse: "none" } as const;
+  return new Elysia()
+    .get("/app/orgs/:org/sites", async ({ request, params, query }) => {
+      const { who, access } = await gate(request, params.org);
+      return page(who, access, { done: typeof query.done === "string" ? query.done : undefined });
+    })
+    .post(
+      "/app/orgs/:org/sites",
+      async ({ request, params }) => {
+        const { who, access } = await gate(request, params.org);
+        const form = await kit.form(request, who);
+        const values = {
+          site: form.text("site", 48).toLowerCase(),
+          name: form.text("name", 200),
+          publisher: form.text("publisher", 200),
+          accent: form.text("accent", 7) || "#1a73e8",
+        };
+        const enabled = form.text("enabled") === "yes";
+        const live = form.text("live") === "yes";
+        const errors: Record<string, string> = {};
+        if (!SITE_SLUG.test(values.site)) {
+          errors.site = "Use lower-case letters, digits and hyphens (at most 48).";
+        }
+        if (!values.name) errors.name = "Enter the site's name.";
+        if (!values.publisher) errors.publisher = "Enter the publisher's name.";
+        if (!ACCENT.test(values.accent)) errors.accent = "Write a hex colour such as #1a73e8.";
+        if (Object.keys(errors).length === 0) {
+          try {
+            const row = await deps.db.transaction(async (tx) => {
+              const created = await createSite(tx, access.organization.id, {
+                ...values,
+                enabled,
+                live,
+              });
+              await audit(tx, created.organizationId, "site.created", created.id, actorOf(who));
+              return created;
+            });
+            await announceSiteChange(deps.bus, row.organizationId, row.slug);
+            return kit.redirect(`${pathOf(access)}?done=site-added`);
+          } catch (error) {
+            if (!(error instanceof ApiError && error.code === "conflict")) throw error;
+            errors.site = "This site slug is taken: choose another.";
+          }
+        }
+        const status = errors.site?.includes("taken") ? 409 : 422;
+        return page(who, access, { site: { values, enabled, live, errors } }, status);
+      },
+      post,
+    )
+    .post(
+      "/app/orgs/:org/hostnames",
+      async ({ request, params }) => {
+        const { who, access } = await gate(request, params.org);
+        const form = await kit.form(request, who);
+        const siteSlug = form.text("site", 48);
+        const hostname = form.text("hostname", 253).toLowerCase();
+        const errors: Record<string, string> = {};
+        // Another organization's site answers like a missing one.
+        const site = await findSite(deps.db, siteSlug).catch(() => null);
+        if (!site || site.organizationId !== access.organization.id) {
+          errors.site = "Choose one of this organization's sites.";
+        }
+        if (!HOSTNAME.test(hostname))
+          errors.hostname = "Write a hostname such as news.example.com.";
+        let status = 422;
+        if (site && Object.keys(errors).length === 0) {
+          try {
+            await deps.db.transaction(async (tx) => {
+              const row = await addHostname(tx, site.id, hostname);
+              const action = `hostname.added:${row.hostname}`;
+              await audit(tx, row.organizationId, action, row.id, actorOf(who));
+            });
+            return kit.redirect(`${pathOf(access)}?done=hostname-added`);
+          } catch (error) {
+            if (!(error instanceof ApiError && error.code === "conflict")) throw error;
+            errors.hostname = "This hostname is registered already.";
+            status = 409;
+          }
+        }
+        return page(who, access, { hostname: { site: siteSlug, hostname, errors } }, status);
+      },
+      post,
+    );
+}
+
+const actorOf = (who: SignedInVisitor) => personActor(who.signedIn.person.id);
