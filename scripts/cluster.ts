@@ -4,6 +4,7 @@
  * REDIS_URL, the gateway proxying to the others. Ctrl-C stops them all.
  */
 import type { Subprocess } from "bun";
+import { unreachableBackends } from "./cluster-backends.ts";
 
 export interface ClusterPorts {
   gateway: number;
@@ -106,11 +107,10 @@ export async function waitForReady(url: string, ms = 30_000): Promise<void> {
 }
 
 if (import.meta.main) {
-  for (const name of ["DATABASE_URL", "NATS_URL", "REDIS_URL"]) {
-    if (!process.env[name]) {
-      console.error(`${name} is required: the cluster runs on PostgreSQL, JetStream and Redis`);
-      process.exit(1);
-    }
+  const unreachable = await unreachableBackends(process.env);
+  if (unreachable.length > 0) {
+    for (const line of unreachable) console.error(line);
+    process.exit(1);
   }
   const base = Number(process.env.PORT ?? 3000);
   const cluster = startCluster(
