@@ -35,20 +35,49 @@ function withoutDraft4Ids(node: unknown): unknown {
 }
 const composeJsonSchema = withoutDraft4Ids(composeSchema) as object;
 
+/** The formats the Compose schema names, as Compose reads them. */
+const COMPOSE_FORMATS: Record<string, RegExp> = {
+  /** Go's spelling, such as `10s` or `1m30s` (not ISO 8601's `PT10S`). */
+  duration: /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/,
+  /** `[host_ip:][host_port[-end]:]container_port[-end][/protocol]`. */
+  ports: /^((\[[0-9A-Fa-f:]+\]|[0-9.]+):)?(\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/,
+  expose: /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/,
+  subnet_ip_address: /^[0-9A-Fa-f:.]+\/\d{1,3}$/,
+};
+
+function composeValidator(options: { allErrors?: boolean } = {}) {
+  const ajv = new Ajv({ ...options, strict: false });
+  for (const [name, pattern] of Object.entries(COMPOSE_FORMATS)) ajv.addFormat(name, pattern);
+  return ajv;
+}
+
 describe("compose.yaml", () => {
   const compose = parse(read("compose.yaml"), { merge: true });
 
   test("validates against the Compose specification's JSON schema", () => {
-    const ajv = new Ajv({ allErrors: true, strict: false });
+    const ajv = composeValidator({ allErrors: true });
     const valid = ajv.validate(composeJsonSchema, compose);
     expect(ajv.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
   });
 
   test("a broken copy fails the same validation", () => {
-    const ajv = new Ajv({ strict: false });
+    const ajv = composeValidator();
     const broken = { ...compose, services: { gateway: { ...compose.services.gateway, ports: 3 } } };
     expect(ajv.validate(composeJsonSchema, broken)).toBe(false);
+  });
+
+  test("durations are checked: a healthcheck interval that is not one fails", () => {
+    const ajv = composeValidator();
+    const gateway = compose.services.gateway;
+    const broken = {
+      ...compose,
+      services: {
+        gateway: { ...gateway, healthcheck: { ...gateway.healthcheck, interval: "soon" } },
+      },
+    };
+    expect(ajv.validate(composeJsonSchema, broken)).toBe(false);
+    expect(ajv.errors?.[0]?.params).toEqual({ format: "duration" });
   });
 
   test("the services believe X-Client-Ip only from the gateway's fixed address", () => {
