@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import {
   approvalDecisions,
   MEMBER_ROLES,
@@ -8,6 +7,7 @@ import {
 } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import { can, PERMISSION_ACTIONS, type PermissionAction } from "../src/people/permissions.ts";
+import { readmeTable } from "./support/permission-table.ts";
 import {
   orgWithMembers,
   storyInReview,
@@ -17,36 +17,7 @@ import {
   webHarness,
 } from "./support/web-app.ts";
 
-/**
- * The permission cases come from README.md's "Workspace permissions" table: the code's table must
- * say the same, and every role tries every action the web app offers, allowed or 403.
- */
-function readmeTable(): Map<PermissionAction, Record<MemberRole, boolean>> {
-  const readme = readFileSync(`${import.meta.dir}/../../../README.md`, "utf8");
-  const section = readme.split(/^## /m).find((part) => part.startsWith("Workspace permissions"));
-  if (!section) throw new Error("README.md has no '## Workspace permissions' section");
-  const rows = section
-    .split("\n")
-    .filter((line) => line.startsWith("|"))
-    .map((line) =>
-      line
-        .split("|")
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
-  const [header, , ...body] = rows;
-  const roles = header!.slice(1) as MemberRole[];
-  const table = new Map<PermissionAction, Record<MemberRole, boolean>>();
-  for (const [action, ...cells] of body) {
-    const allowed = {} as Record<MemberRole, boolean>;
-    roles.forEach((role, i) => {
-      allowed[role] = cells[i] === "yes";
-    });
-    table.set(action as PermissionAction, allowed);
-  }
-  return table;
-}
-
+/** The cases come from README.md's "Workspace permissions" table. */
 const table = readmeTable();
 
 describe("the README's table is the code's table", () => {
@@ -65,7 +36,11 @@ describe("the README's table is the code's table", () => {
   }
 });
 
-/** What each action the web app offers so far does over HTTP; the others have no page yet. */
+/**
+ * What each action the web app offers so far does over HTTP; the others have no page yet. The
+ * key.* and endpoint.* cases, from the same table, are in web-keys.security.test.ts and
+ * web-webhook-endpoints.security.test.ts.
+ */
 const WEB_ACTIONS: PermissionAction[] = ["view", "story.decide"];
 
 describe("every role, every web action, through the pages", () => {

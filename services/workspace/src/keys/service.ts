@@ -15,6 +15,8 @@ import { audit } from "../audit.ts";
 import { findOrganization } from "../resolve.ts";
 import type { ApiKeyRow } from "./model.ts";
 
+export { listApiKeys } from "./list.ts";
+
 const DAY_MS = 86_400_000;
 
 /**
@@ -28,6 +30,7 @@ export async function createApiKey(
   orgIdOrSlug: string,
   input: { environment: KeyEnvironment; scopes: KeyScope[]; lifetime_days: number },
   serviceEnv: Config["SERVICE_ENV"],
+  actor = "admin",
 ): Promise<{ row: ApiKeyRow; secret: string }> {
   const accepted = acceptedKeyEnvironment(serviceEnv);
   if (input.environment !== accepted) {
@@ -71,13 +74,13 @@ export async function createApiKey(
         expiresAt: new Date(now.getTime() + input.lifetime_days * DAY_MS),
       })
       .returning();
-    await audit(tx, org.id, "api_key.created", row!.id);
+    await audit(tx, org.id, "api_key.created", row!.id, actor);
     return { row: row!, secret: key.secret };
   });
 }
 
 /** Revokes a key at once and for good. Revoking twice keeps the first revocation time. */
-export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyRow> {
+export async function revokeApiKey(db: Db, keyId: string, actor = "admin"): Promise<ApiKeyRow> {
   if (!isUuid(keyId)) throw new ApiError("not_found", "No such key.");
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId));
@@ -88,7 +91,20 @@ export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyRow> {
       .set({ revokedAt: new Date() })
       .where(eq(apiKeys.id, keyId))
       .returning();
-    await audit(tx, current.organizationId, "api_key.revoked", keyId);
+    await audit(tx, current.organizationId, "api_key.revoked", keyId, actor);
     return row!;
   });
+}
+
+/**
+ * The organization a key belongs to, or null: the one lookup by key id alone, so that a caller
+ * can check the person's access to that organization before anything else.
+ */
+export async function organizationOfApiKey(db: Db, keyId: string): Promise<string | null> {
+  if (!isUuid(keyId)) return null;
+  const [row] = await db
+    .select({ organizationId: apiKeys.organizationId })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, keyId));
+  return row?.organizationId ?? null;
 }

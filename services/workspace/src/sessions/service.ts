@@ -71,6 +71,17 @@ export async function resolveSession(
   return row;
 }
 
+/**
+ * The person proved a sign-in again on this session (a fresh code, or single sign-on): actions
+ * that need a recent sign-in are open for the next 12 hours.
+ */
+export async function markSessionFresh(db: Queryable, sessionId: string, now: Date): Promise<void> {
+  await db
+    .update(workspaceSessions)
+    .set({ freshAt: now })
+    .where(eq(workspaceSessions.id, sessionId));
+}
+
 export async function endSession(db: Queryable, sessionId: string): Promise<void> {
   await db.delete(workspaceSessions).where(eq(workspaceSessions.id, sessionId));
 }

@@ -4,9 +4,17 @@ import { createSignInService } from "../sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
+import { auditRoutes } from "./routes/audit.ts";
+import { freshSignInRoutes } from "./routes/fresh-sign-in.ts";
+import { keyRoutes } from "./routes/keys.ts";
+import { memberRoutes } from "./routes/members.ts";
+import { newsletterRoutes } from "./routes/newsletter.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { signInRoutes } from "./routes/sign-in.ts";
+import { siteRoutes } from "./routes/sites.ts";
+import { ssoRoutes } from "./routes/sso.ts";
 import { storyRoutes } from "./routes/stories.ts";
+import { copyScriptRoutes } from "./secret-once.ts";
 import { STYLESHEET } from "./styles.ts";
 
 /**
@@ -46,7 +54,15 @@ export function createWebApp(deps: WebDeps) {
     )
     .use(signInRoutes(deps, kit, signIn))
     .use(organizationRoutes(deps, kit))
-    .use(storyRoutes(deps, kit));
+    .use(storyRoutes(deps, kit))
+    .use(newsletterRoutes(deps, kit))
+    .use(siteRoutes(deps, kit))
+    .use(memberRoutes(deps, kit))
+    .use(auditRoutes(deps, kit))
+    .use(ssoRoutes(deps, kit))
+    .use(copyScriptRoutes())
+    .use(freshSignInRoutes(deps, kit, signIn))
+    .use(keyRoutes(deps, kit));
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }
 

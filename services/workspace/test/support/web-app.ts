@@ -33,8 +33,11 @@ export interface WebHarness {
   close(): Promise<void>;
 }
 
-/** The whole service embedded (memory PGlite), with the SES emulator and a moveable clock. */
-export async function webHarness(): Promise<WebHarness> {
+/**
+ * The whole service embedded (memory PGlite), with the SES emulator and a moveable clock; `env`
+ * adds or replaces configuration (such as WEBHOOK_ALLOW_INSECURE_TARGETS).
+ */
+export async function webHarness(env: Record<string, string> = {}): Promise<WebHarness> {
   const ses = await startSesEmulator();
   const clock = testClock();
   const port = await freePort();
@@ -47,6 +50,7 @@ export async function webHarness(): Promise<WebHarness> {
     FORMS_TEAM_EMAIL: "team@example.com",
     // Each test client names its own address (X-Forwarded-For), so throttles never cross tests.
     TRUSTED_PROXIES: "127.0.0.1/32,::1/128",
+    ...env,
   });
   const embedded = await startEmbedded(config, { seed: false, now: clock.now });
   const url = `http://localhost:${port}`;

@@ -1,0 +1,59 @@
+import { clientIpOf } from "@newsroom/shared/http";
+import { Elysia } from "elysia";
+import { markSessionFresh } from "../../sessions/service.ts";
+import type { SignInService } from "../../sign-in/service.ts";
+import type { WebDeps } from "../deps.ts";
+import { FRESH_SIGN_IN_PATH, safeReturnTo } from "../fresh-sign-in.ts";
+import type { WebKit } from "../kit.ts";
+import { freshSignInPage } from "../pages/fresh-sign-in.ts";
+
+/**
+ * A new sign-in code for a signed-in person whose last one is older than 12 hours: it is sent to
+ * their own address, and the right code renews `freshAt` on the same session.
+ */
+export function freshSignInRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
+  return new Elysia()
+    .get(FRESH_SIGN_IN_PATH, async ({ request }) => {
+      const who = await kit.signedIn(request);
+      const query = new URL(request.url).searchParams;
+      const returnTo = safeReturnTo(query.get("return_to"));
+      return kit.page(who, freshSignInPage(who, { returnTo, sent: query.get("sent") === "1" }));
+    })
+    .post(
+      `${FRESH_SIGN_IN_PATH}/send`,
+      async ({ request }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const returnTo = safeReturnTo(form.text("return_to", 1000));
+        await signIn.requestCode(who.signedIn.person.email, clientIpOf(request));
+        return kit.redirect(
+          `${FRESH_SIGN_IN_PATH}?return_to=${encodeURIComponent(returnTo)}&sent=1`,
+          who.setCookies,
+        );
+      },
+      { parse: "none" },
+    )
+    .post(
+      FRESH_SIGN_IN_PATH,
+      async ({ request }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const returnTo = safeReturnTo(form.text("return_to", 1000));
+        const { person, session } = who.signedIn;
+        const result = await signIn.checkCode(
+          person.email,
+          form.text("code", 20),
+          clientIpOf(request),
+        );
+        if (!result.ok || result.person.id !== person.id) {
+          const throttled = !result.ok && result.reason === "throttled";
+          const error = throttled ? undefined : "That code is wrong or has expired.";
+          const page = freshSignInPage(who, { returnTo, error, throttled });
+          return kit.page(who, page, throttled ? 429 : 400);
+        }
+        await markSessionFresh(deps.db, session.id, deps.now());
+        return kit.redirect(returnTo, who.setCookies);
+      },
+      { parse: "none" },
+    );
+}

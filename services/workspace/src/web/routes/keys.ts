@@ -1,0 +1,147 @@
+import {
+  acceptedKeyEnvironment,
+  KEY_LIFETIMES_DAYS,
+  KEY_SCOPES,
+  type KeyScope,
+} from "@newsroom/shared/api-keys";
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia } from "elysia";
+import { announceDataChange } from "../../announce.ts";
+import { personActor } from "../../audit.ts";
+import {
+  createApiKey,
+  listApiKeys,
+  organizationOfApiKey,
+  revokeApiKey,
+} from "../../keys/service.ts";
+import { type OrgAccess, requirePermission } from "../../people/access.ts";
+import { can } from "../../people/permissions.ts";
+import type { WebDeps } from "../deps.ts";
+import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
+import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { confirmPage } from "../layout.ts";
+import { type KeyFormState, keyStatus, keysPage, newKeyPage } from "../pages/keys.ts";
+import { allowOwnScripts } from "../secret-once.ts";
+
+/**
+ * An organization's API keys: the list, creation (the key shown once) and revocation after a
+ * confirmation. Changes need a sign-in from the last 12 hours.
+ */
+export function keyRoutes(deps: WebDeps, kit: WebKit) {
+  const context = { db: deps.db, houseOrg: deps.houseOrg };
+  const environment = acceptedKeyEnvironment(deps.serviceEnv);
+  const keysPath = (access: OrgAccess) =>
+    `/app/orgs/${encodeURIComponent(access.organization.slug)}/keys`;
+
+  async function listPage(who: SignedInVisitor, access: OrgAccess, state: KeyFormState = {}) {
+    const now = deps.now();
+    return keysPage(
+      who,
+      {
+        access,
+        keys: await listApiKeys(deps.db, access.organization.id),
+        now,
+        environment,
+        mayCreate: can(access.role, "key.create"),
+        mayRevoke: can(access.role, "key.revoke"),
+        needsCode: !isFreshSignIn(who.signedIn.session, now),
+      },
+      state,
+    );
+  }
+
+  /** The key and the person's access to its organization; another organization's key is a 404. */
+  async function keyAccess(who: SignedInVisitor, keyId: string) {
+    const orgId = await organizationOfApiKey(deps.db, keyId);
+    if (!orgId) throw new ApiError("not_found", "No such key.");
+    const access = await requirePermission(context, who.signedIn.person, orgId, "key.revoke");
+    const key = (await listApiKeys(deps.db, orgId)).find((row) => row.id === keyId);
+    if (!key) throw new ApiError("not_found", "No such key.");
+    return { access, key };
+  }
+
+  return new Elysia()
+    .get("/app/orgs/:org/keys", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await requirePermission(
+        context,
+        who.signedIn.person,
+        params.org,
+        "key.create",
+      );
+      return kit.page(who, await listPage(who, access));
+    })
+    .post(
+      "/app/orgs/:org/keys",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const access = await requirePermission(
+          context,
+          who.signedIn.person,
+          params.org,
+          "key.create",
+        );
+        requireFreshSignIn(who, deps.now(), keysPath(access));
+        const scopes = [...new Set(form.all("scopes"))];
+        const lifetimeDays = Number(form.text("lifetime_days", 4));
+        const state: KeyFormState = { scopes, lifetimeDays, errors: {} };
+        if (scopes.length === 0 || scopes.some((s) => !KEY_SCOPES.includes(s as KeyScope))) {
+          state.errors!.scopes = "Choose at least one scope.";
+        }
+        if (!(KEY_LIFETIMES_DAYS as readonly number[]).includes(lifetimeDays)) {
+          state.errors!.lifetime_days = "Choose a lifetime: 30, 90, 180 or 365 days.";
+        }
+        if (form.text("environment", 10) !== environment) {
+          state.errors!.environment = `This deployment accepts ${environment} keys only.`;
+        }
+        if (Object.keys(state.errors!).length > 0) {
+          return kit.page(who, await listPage(who, access, state), 422);
+        }
+        try {
+          const { row, secret } = await createApiKey(
+            deps.db,
+            access.organization.id,
+            { environment, scopes: scopes as KeyScope[], lifetime_days: lifetimeDays },
+            deps.serviceEnv,
+            personActor(who.signedIn.person.id),
+          );
+          await announceDataChange(deps.bus, row.organizationId, "keys");
+          return allowOwnScripts(kit.page(who, newKeyPage(who, access, row, secret)));
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === "limit_reached")) throw error;
+          state.problem = `${error.message} Nothing was created.`;
+          return kit.page(who, await listPage(who, access, state), 409);
+        }
+      },
+      { parse: "none" },
+    )
+    .get("/app/keys/:id/revoke", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const { access, key } = await keyAccess(who, params.id);
+      if (keyStatus(key, deps.now()) === "revoked") return kit.redirect(keysPath(access));
+      return kit.page(
+        who,
+        confirmPage(who, {
+          title: "Revoke this key?",
+          question: `The key ${key.prefix}…${key.lastFour} (${key.scopes.join(", ")}) stops working at once, for good. Servers that still use it get 401 answers.`,
+          action: `/app/keys/${key.id}/revoke`,
+          button: "Revoke key",
+          back: keysPath(access),
+        }),
+      );
+    })
+    .post(
+      "/app/keys/:id/revoke",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        await kit.form(request, who);
+        const { access, key } = await keyAccess(who, params.id);
+        requireFreshSignIn(who, deps.now(), `/app/keys/${key.id}/revoke`);
+        await revokeApiKey(deps.db, key.id, personActor(who.signedIn.person.id));
+        await announceDataChange(deps.bus, access.organization.id, "keys");
+        return kit.redirect(keysPath(access));
+      },
+      { parse: "none" },
+    );
+}
