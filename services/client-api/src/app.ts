@@ -30,7 +30,8 @@ export interface ClientApiOptions {
 
 /**
  * The client API as an Elysia app plus what it holds (the `last_used_at` batch). Every response,
- * errors included, carries `Cache-Control: private, no-store`.
+ * errors included, carries `Cache-Control: private, no-store`, except a feed: `private, no-cache`
+ * with an `ETag` (feeds/conditional.ts).
  */
 export function createClientApiApp(options: ClientApiOptions) {
   const keyUsage = new KeyUsage(options.db, options.keyUsage);

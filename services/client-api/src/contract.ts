@@ -89,20 +89,37 @@ export const approvalsOperation = clientApi({
   extra: { 400: invalidParameters },
 });
 
+/** Feed readers poll: an `ETag` with every feed, and 304 for a matching `If-None-Match`. */
+const CONDITIONAL_FEED =
+  " Answers carry an `ETag` (`Cache-Control: private, no-cache`); a request with a matching `If-None-Match` gets 304 without a body.";
+const feedNotModified: Record<number, ResponseSpec> = {
+  304: {
+    description: "The feed has not changed since the `ETag` sent as `If-None-Match`.",
+    headers: ["ETag", "Cache-Control"],
+  },
+};
+
 export const jsonFeedOperation = clientApi({
   summary: "JSON Feed 1.1 of the 50 most recent published stories",
-  description: "The key may be given as `?key=` only if its sole scope is `feed:read`.",
+  description: `The key may be given as \`?key=\` only if its sole scope is \`feed:read\`.${CONDITIONAL_FEED}`,
   scope: "feed:read",
   queryKey: true,
-  ok: { description: "The feed.", schema: JsonFeed, contentType: JSON_FEED_TYPE },
+  ok: {
+    description: "The feed.",
+    schema: JsonFeed,
+    contentType: JSON_FEED_TYPE,
+    headers: ["ETag"],
+  },
+  extra: feedNotModified,
 });
 
 export const rssFeedOperation = clientApi({
   summary: "RSS 2.0 of the 50 most recent published stories",
-  description: "With `content:encoded` bodies. The key may be given as `?key=` (feed:read only).",
+  description: `With \`content:encoded\` bodies. The key may be given as \`?key=\` (feed:read only).${CONDITIONAL_FEED}`,
   scope: "feed:read",
   queryKey: true,
-  ok: { description: "The feed.", schema: T.String(), contentType: RSS_TYPE },
+  ok: { description: "The feed.", schema: T.String(), contentType: RSS_TYPE, headers: ["ETag"] },
+  extra: feedNotModified,
 });
 
 export const webhookEndpointsOperation = clientApi({

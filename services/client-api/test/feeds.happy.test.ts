@@ -39,7 +39,7 @@ async function jsonFeed(
   const response = await f.get(`/v1/feed.json${query}`, query ? {} : { key });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("application/feed+json");
-  expect(response.headers.get("cache-control")).toBe("private, no-store");
+  expect(response.headers.get("cache-control")).toBe("private, no-cache");
   const feed = JSON.parse(await response.text());
   expectShape(JsonFeed, feed);
   // JSON Feed 1.1 rules beyond the field types.
@@ -58,7 +58,7 @@ async function rssFeed(key: string, query = "") {
   const response = await f.get(`/v1/feed.xml${query}`, query ? {} : { key });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("application/rss+xml");
-  expect(response.headers.get("cache-control")).toBe("private, no-store");
+  expect(response.headers.get("cache-control")).toBe("private, no-cache");
   const xml = await response.text();
   const parser = new Parser({ customFields: { item: [["content:encoded", "contentEncoded"]] } });
   const feed = await parser.parseString(xml);
@@ -249,5 +249,51 @@ describe("links", () => {
       }
       expect(bodies.size).toBe(1);
     }
+  });
+});
+
+describe("conditional requests", () => {
+  for (const path of ["/v1/feed.json", "/v1/feed.xml"]) {
+    test(`${path}: a matching If-None-Match gets 304 until the feed changes`, async () => {
+      const first = await f.get(path, { key: f.a.key });
+      const etag = first.headers.get("etag")!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(first.headers.get("vary")).toBe("Authorization");
+
+      const again = await f.get(path, { key: f.a.key, headers: { "if-none-match": etag } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe("");
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(again.headers.get("cache-control")).toBe("private, no-cache");
+      const weak = await f.get(path, {
+        key: f.keys.feedOnly,
+        headers: { "if-none-match": `"other", W/${etag}` },
+      });
+      expect(weak.status).toBe(304);
+      const byQuery = await f.get(`${path}?key=${f.keys.feedOnly}`, {
+        headers: { "if-none-match": etag },
+      });
+      expect(byQuery.status).toBe(304);
+
+      const stale = await f.get(path, { key: f.a.key, headers: { "if-none-match": '"stale"' } });
+      expect(stale.status).toBe(200);
+      expect(stale.headers.get("etag")).toBe(etag);
+    });
+  }
+
+  test("a story published since gives a new tag and the whole feed", async () => {
+    const before = await f.get("/v1/feed.json", { key: f.a.key });
+    const etag = before.headers.get("etag")!;
+    const [inReview] = f.a.inReview;
+    for (const action of ["approve", "publish"] as const) {
+      await transitionStory(f.db, inReview!, { action });
+    }
+    const after = await f.get("/v1/feed.json", {
+      key: f.a.key,
+      headers: { "if-none-match": etag },
+    });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(etag);
+    expect(await after.text()).toContain(inReview!);
   });
 });

@@ -3,6 +3,7 @@ import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody } from "../caching/answers.ts";
 import { jsonFeedOperation, rssFeedOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
+import { feedResponse } from "./conditional.ts";
 import { renderJsonFeed } from "./json-feed.ts";
 import { JSON_FEED_TYPE, RSS_TYPE } from "./model.ts";
 import { renderRss } from "./rss.ts";
@@ -33,18 +34,19 @@ export function feedsRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/feed.json",
-      async ({ caller }) =>
-        new Response(await feedBody("json", caller), {
-          headers: { "content-type": JSON_FEED_TYPE },
-        }),
+      async ({ caller, request }) =>
+        feedResponse(
+          request,
+          caller.organizationId,
+          await feedBody("json", caller),
+          JSON_FEED_TYPE,
+        ),
       { detail: jsonFeedOperation },
     )
     .get(
       "/v1/feed.xml",
-      async ({ caller }) =>
-        new Response(await feedBody("xml", caller), {
-          headers: { "content-type": RSS_TYPE },
-        }),
+      async ({ caller, request }) =>
+        feedResponse(request, caller.organizationId, await feedBody("xml", caller), RSS_TYPE),
       { detail: rssFeedOperation },
     );
 }

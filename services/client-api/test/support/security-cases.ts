@@ -108,7 +108,9 @@ export function securityCases(routes: string[], fixture: () => Fixture): void {
         const f = fixture();
         const response = await f.get(route.path(f), { key: f.a.key });
         expect(response.status).toBe(200);
-        expect(response.headers.get("cache-control")).toBe("private, no-store");
+        // Feeds are revalidated (ETag, 304); every other answer is never stored.
+        const cacheControl = route.feed ? "private, no-cache" : "private, no-store";
+        expect(response.headers.get("cache-control")).toBe(cacheControl);
       });
 
       test("no key: 401 missing_api_key", async () => {
@@ -195,6 +197,45 @@ export function securityCases(routes: string[], fixture: () => Fixture): void {
             key: f.keys.feedOnly,
           });
           await expectError(response, 401, "invalid_api_key");
+        });
+
+        test("If-None-Match never answers 304 across organizations or without a working key", async () => {
+          const f = fixture();
+          const etagOf = async (key: string) => {
+            const response = await f.get(route.path(f), { key });
+            expect(response.status).toBe(200);
+            return response.headers.get("etag")!;
+          };
+          const ownTag = await etagOf(f.a.key);
+          const otherTag = await etagOf(f.b.key);
+          expect(ownTag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+          expect(otherTag).not.toBe(ownTag);
+          const across = await f.get(route.path(f), {
+            key: f.a.key,
+            headers: { "if-none-match": otherTag },
+          });
+          expect(across.status).toBe(200);
+          expect(across.headers.get("etag")).toBe(ownTag);
+          expect(await across.text()).not.toContain(f.b.published[0]!);
+          const matching = { "if-none-match": ownTag };
+          await expectError(
+            await f.get(route.path(f), { headers: matching }),
+            401,
+            "missing_api_key",
+          );
+          for (const kind of ["expired", "revoked", "unknown"] as const) {
+            const response = await f.get(route.path(f), { key: f.keys[kind], headers: matching });
+            await expectError(response, 401, "invalid_api_key");
+          }
+          const noScope = await f.get(route.path(f), {
+            key: f.keys.allBut["feed:read"],
+            headers: matching,
+          });
+          await expectError(noScope, 403, "insufficient_scope");
+          const broadInUrl = await f.get(withQueryKey(route.path(f), f.a.key), {
+            headers: matching,
+          });
+          await expectError(broadInUrl, 401, "invalid_api_key");
         });
 
         for (const kind of ["expired", "revoked", "unknown"] as const) {
