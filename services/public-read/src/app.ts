@@ -3,9 +3,9 @@ import { httpKit } from "@newsroom/shared/http";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { AnswerCache, type AnswerCacheOptions } from "./caching/answer-cache.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
 import { subscribeInvalidation } from "./caching/invalidation.ts";
-import { ReadCache, type ReadCacheOptions } from "./caching/read-cache.ts";
 import { createReader } from "./caching/reader.ts";
 import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
@@ -18,7 +18,7 @@ import { houseNewsroom } from "./newsroom/service.ts";
 import { siteRoutes } from "./sites/routes.ts";
 
 export interface PublicReadOptions {
-  cache?: ReadCacheOptions;
+  cache?: AnswerCacheOptions;
   /** Longest a content read may take before the route answers 503 (default 5 s). */
   readTimeoutMs?: number;
   /** Retries and timeout of CDN purges (CDN_PURGE_PROVIDER). */
@@ -29,11 +29,11 @@ export interface PublicReadOptions {
 export async function createPublicReadService(
   runtime: Runtime,
   options: PublicReadOptions = {},
-): Promise<ServiceHandle & { cache: ReadCache }> {
+): Promise<ServiceHandle & { cache: AnswerCache }> {
   const { db } = runtime.database;
   // Before anything starts: a provider without its token or zone stops start-up.
   const purger = cdnPurger(runtime.config, options.cdnPurge);
-  const cache = new ReadCache(options.cache);
+  const cache = new AnswerCache(options.cache);
   const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
@@ -58,7 +58,10 @@ export async function createPublicReadService(
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 
-  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);
+  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache, {
+    db,
+    houseOrg: runtime.config.HOUSE_ORG,
+  });
   const purging: Subscription | null = purger
     ? await subscribeCdnPurge(runtime.bus, { db, purger, houseOrg: runtime.config.HOUSE_ORG })
     : null;

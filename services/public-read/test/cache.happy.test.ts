@@ -4,7 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import { sites } from "@newsroom/shared/db/schema";
+import { relatedStories, sites, stories } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http";
 import { serviceEntry } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
@@ -314,6 +314,132 @@ if (natsUrl) {
 } else {
   test.skip("invalidation on the real JetStream (NATS_URL not set)", () => {});
 }
+
+describe("a publish drops only the answers it changes", () => {
+  test(
+    "another organization's answers and an unrelated item stay cached; every answer showing the story is new",
+    async () => {
+      const bus = new MemoryBus();
+      const { database, orgId } = await newsroomOn();
+      const [other] = await seedStories(database.db, orgId, [
+        { type: "insight", status: "published", slug: "other-story", topics: ["culture"] },
+      ]);
+      const [first] = await database.db
+        .select({ id: stories.id })
+        .from(stories)
+        .where(eq(stories.slug, "first-story"));
+      const clientOrg = await createOrg(database.db, "client-org", true);
+      await createSite(database.db, clientOrg, {
+        site: "client-site",
+        name: "Client",
+        publisher: "Client",
+        enabled: true,
+      });
+      const [clientStory] = await seedStories(database.db, clientOrg, [
+        { type: "insight", status: "published", slug: "client-story", topics: ["world"] },
+      ]);
+      const service = await createPublicReadService(testRuntime(database, bus));
+      const get = client(service);
+      try {
+        const storyId = await draftStory(database, orgId, "fresh-story");
+        // The first story names the new one as related: its item lists it once published.
+        await database.db
+          .insert(relatedStories)
+          .values({ storyId: first!.id, relatedStoryId: storyId, position: 0 });
+        const untouched = [
+          `/v1/public/newsroom/${other!.slug}`,
+          "/v1/public/topics/culture",
+          "/v1/public/sites/client-site",
+          "/v1/public/sites/client-site/newsroom",
+          `/v1/public/sites/client-site/newsroom/${clientStory!.slug}`,
+          "/v1/public/sites/client-site/topics/world",
+        ];
+        const changed = [
+          "/v1/public/newsroom",
+          "/v1/public/newsroom?topic=world",
+          "/v1/public/newsroom/first-story",
+          "/v1/public/newsroom/fresh-story",
+          "/v1/public/topics/world",
+          "/v1/public/search/newsroom",
+          "/v1/public/sitemap/newsroom",
+        ];
+        const before = new Map<string, string>();
+        for (const path of [...untouched, ...changed]) before.set(path, (await get(path)).text);
+        for (const path of [...untouched, ...changed]) {
+          expect(service.cache.getByTarget(path), path).toBeDefined();
+        }
+        expect((await get("/v1/public/newsroom/fresh-story")).status).toBe(404);
+
+        await transitionStory(database.db, storyId, { action: "publish" });
+        await relayOnce(database.db, bus);
+        await eventually(
+          async () => service.cache.getByTarget("/v1/public/newsroom") === undefined,
+          "the house index is dropped",
+        );
+        // Still the very entries read before the publish: never read again.
+        for (const path of untouched) {
+          expect(service.cache.getByTarget(path), path).toBeDefined();
+          expect((await get(path)).text, path).toBe(before.get(path)!);
+        }
+        for (const path of changed) {
+          expect(service.cache.getByTarget(path), path).toBeUndefined();
+          const answer = await get(path);
+          expect(answer.status, path).toBe(200);
+          expect(answer.text, path).toContain(
+            path.endsWith("first-story") ? storyId : "fresh-story",
+          );
+        }
+      } finally {
+        await service.stop();
+        await bus.close();
+        await database.close();
+      }
+    },
+    SLOW,
+  );
+
+  test(
+    "a site change drops that site's answers and its hostnames', not another site's",
+    async () => {
+      const bus = new MemoryBus();
+      const { database } = await newsroomOn();
+      const orgId = await createOrg(database.db, "sites-org", true);
+      for (const site of ["site-one", "site-two"]) {
+        await createSite(database.db, orgId, {
+          site,
+          name: site,
+          publisher: "P",
+          enabled: true,
+        });
+      }
+      const service = await createPublicReadService(testRuntime(database, bus));
+      const get = client(service);
+      try {
+        expect((await get("/v1/public/sites/site-one")).status).toBe(200);
+        expect((await get("/v1/public/sites/site-two")).status).toBe(200);
+        expect((await get("/v1/public/hosts/news.one.example")).status).toBe(404);
+        expect((await get("/v1/public/newsroom")).status).toBe(200);
+        await addHostname(database.db, "site-one", "news.one.example");
+        await activateHostname(database.db, "site-one", "news.one.example");
+        await announceSiteChange(bus, orgId, "site-one");
+        await eventually(
+          async () => (await get("/v1/public/hosts/news.one.example")).status === 200,
+          "the new hostname answers",
+        );
+        expect(service.cache.getByTarget("/v1/public/sites/site-two")).toBeDefined();
+        expect(service.cache.getByTarget("/v1/public/newsroom")).toBeDefined();
+        expect((await get("/v1/public/sites/site-one")).body.canonical_url).toBe(
+          "https://news.one.example",
+        );
+      } finally {
+        await service.stop();
+        await bus.close();
+        await database.close();
+      }
+    },
+    SLOW,
+  );
+});
 
 describe("the read cache", () => {
   test(

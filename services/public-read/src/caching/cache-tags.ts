@@ -47,6 +47,11 @@ export interface StoryPlaces {
   house: boolean;
   /** The site slugs of its organization. */
   sites: string[];
+  /**
+   * The stories that name it as related: their items list it once published, so they change
+   * even though their answers did not carry its `content:<id>` before.
+   */
+  relatedFrom?: string[];
 }
 
 /**
@@ -60,6 +65,7 @@ export function storyPurgeTags(story: StoryPlaces): string[] {
   const add = (list: string[]) => {
     for (const tag of list) tags.add(tag);
   };
+  add((story.relatedFrom ?? []).map((id) => `content:${id}`));
   if (story.house) {
     add(houseTags.item(story.storyId, []));
     add(houseTags.missingItem());

@@ -1,7 +1,11 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
-import { EVENT } from "@newsroom/shared/events";
+import type { Queryable } from "@newsroom/shared/db/index";
+import { type BusEvent, EVENT } from "@newsroom/shared/events";
+import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
-import type { ReadCache } from "./read-cache.ts";
+import { type AnswerCache, organizationTag } from "./answer-cache.ts";
+import { storyPurgeTags } from "./cache-tags.ts";
+import { storyPlaces } from "./story-places-store.ts";
 
 /** The events that change what public routes show. */
 export const INVALIDATING_EVENTS = [
@@ -11,16 +15,62 @@ export const INVALIDATING_EVENTS = [
 ] as const;
 
 /**
- * Drops cached answers of an organization when its stories are published or unpublished or its
- * sites change. A broadcast subscription: every replica sees every event.
+ * The tags an event changes, the same a CDN is told to purge: for a story published or
+ * unpublished `storyPurgeTags` (its item, the lists, topics, search and sitemap that can show
+ * it, in the house newsroom and on each site of its organization); for a site change the
+ * site's tag (every answer of the site, its hostnames' included), or the whole organization's
+ * answers when no site is named, plus the answers of no organization (an unknown site or
+ * hostname, which the change may have made known). Null when the event names nothing this
+ * service shows.
  */
-export function subscribeInvalidation(bus: EventBus, cache: ReadCache): Promise<Subscription> {
+export async function invalidationTags(
+  db: Queryable,
+  houseOrg: string,
+  event: BusEvent,
+): Promise<string[] | null> {
+  const data = event.data as { organization_id?: unknown; story_id?: unknown; site?: unknown };
+  const organizationId = data.organization_id;
+  if (typeof organizationId !== "string" || !isUuid(organizationId)) return null;
+  if (event.type === EVENT.siteChanged) {
+    // Known from the event alone: dropped before anything else runs, with no read.
+    const site = typeof data.site === "string" ? data.site : null;
+    return [
+      site === null ? organizationTag(organizationId) : `site:${site}`,
+      organizationTag(null),
+    ];
+  }
+  const storyId = data.story_id;
+  if (typeof storyId !== "string" || !isUuid(storyId)) return [organizationTag(organizationId)];
+  return storyPurgeTags(await storyPlaces(db, organizationId, storyId, houseOrg));
+}
+
+/**
+ * Drops the cached answers a story publish or unpublish or a site change touches, and only
+ * those. A broadcast subscription: every replica sees every event. When the database cannot
+ * say where a story shows, the organization's answers go (never every answer).
+ */
+export function subscribeInvalidation(
+  bus: EventBus,
+  cache: AnswerCache,
+  deps: { db: Queryable; houseOrg: string },
+): Promise<Subscription> {
   return bus.subscribe(
     async (event) => {
       if (!(INVALIDATING_EVENTS as readonly string[]).includes(event.type)) return;
-      const organizationId = (event.data as { organization_id?: unknown }).organization_id;
-      const dropped = cache.invalidate(typeof organizationId === "string" ? organizationId : null);
-      log.debug("read cache invalidated", { event: event.type, dropped });
+      let tags: string[] | null;
+      try {
+        tags = await invalidationTags(deps.db, deps.houseOrg, event);
+      } catch (error) {
+        const organizationId = (event.data as { organization_id?: unknown }).organization_id;
+        tags = typeof organizationId === "string" ? [organizationTag(organizationId)] : null;
+        log.warn("read cache: could not read what changed; dropping the organization's answers", {
+          event_id: event.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      if (!tags) return;
+      const dropped = cache.invalidate(tags);
+      log.debug("read cache invalidated", { event: event.type, tags: tags.length, dropped });
     },
     { durable: "public-read-cache", broadcast: true, types: INVALIDATING_EVENTS },
   );

@@ -1,6 +1,6 @@
 import { matchedRouteOf, requestIdOf, targetOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
-import type { ReadCache } from "./read-cache.ts";
+import type { AnswerCache } from "./answer-cache.ts";
 import { notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
 
 /** What a content read gives: a body to show, or "not found"; either with its purge keys. */
@@ -29,7 +29,7 @@ export interface Reader {
   cached(request: Request): { response: Response; route: string } | undefined;
 }
 
-export function createReader(cache: ReadCache, options: { timeoutMs?: number } = {}): Reader {
+export function createReader(cache: AnswerCache, options: { timeoutMs?: number } = {}): Reader {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
     cached(request) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
 import { errorResponse, requestIdOf } from "@newsroom/shared/http";
-import type { Answer } from "./read-cache.ts";
+import type { Answer } from "./answer-cache.ts";
 
 const encoder = new TextEncoder();
 
@@ -33,7 +33,7 @@ export function okAnswer(body: unknown, tags: string[], scope: string | null): A
     status: 200,
     headers: { ...cacheHeaders(tagList, etag), "content-type": "application/json; charset=utf-8" },
   });
-  return { status: 200, response, etag, tags: tagList, scope };
+  return { status: 200, response, etag, bytes: bytes.byteLength, tags: tagList, scope };
 }
 
 /** A 404 answer; its body is built per request (it names the request id). */

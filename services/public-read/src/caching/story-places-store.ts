@@ -1,5 +1,12 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { organizations, sites, storyTopics, topics } from "@newsroom/shared/db/schema";
+import {
+  organizations,
+  relatedStories,
+  sites,
+  stories,
+  storyTopics,
+  topics,
+} from "@newsroom/shared/db/schema";
 import { and, asc, eq } from "drizzle-orm";
 import type { StoryPlaces } from "./cache-tags.ts";
 
@@ -13,7 +20,7 @@ export async function storyPlaces(
   storyId: string,
   houseOrg: string,
 ): Promise<StoryPlaces> {
-  const [org, topicRows, siteRows] = await Promise.all([
+  const [org, topicRows, siteRows, relatedRows] = await Promise.all([
     db
       .select({ slug: organizations.slug })
       .from(organizations)
@@ -29,11 +36,19 @@ export async function storyPlaces(
       .from(sites)
       .where(eq(sites.organizationId, organizationId))
       .orderBy(asc(sites.slug)),
+    db
+      .select({ id: relatedStories.storyId })
+      .from(relatedStories)
+      .innerJoin(stories, eq(stories.id, relatedStories.storyId))
+      .where(
+        and(eq(stories.organizationId, organizationId), eq(relatedStories.relatedStoryId, storyId)),
+      ),
   ]);
   return {
     storyId,
     topics: topicRows.map((row) => row.slug),
     house: org[0]?.slug === houseOrg,
     sites: siteRows.map((row) => row.slug),
+    relatedFrom: relatedRows.map((row) => row.id),
   };
 }

@@ -1,9 +1,10 @@
+import { ReadCache } from "@newsroom/shared/read-cache";
+
 /**
- * The in-process read cache: answers keyed by the normalized request, each tied to the
- * organization it shows (its scope). Story publish/unpublish and site change events drop an
- * organization's answers (and the answers that name no organization, such as unknown sites),
- * so a publish shows at once on every replica. A time limit bounds staleness if an event is
- * ever missed.
+ * The public answers kept in process, in the shared read cache: keyed by the normalized
+ * request, tagged with their `Cache-Tag` purge keys and their organization, so that a story
+ * event or a site change drops exactly the answers it changes (`invalidate`), as a CDN purge
+ * would. A time limit bounds staleness if an event is ever missed.
  *
  * It also remembers which key each request target (path and query) read, so that a repeated
  * request is answered without routing and checking its parameters again: the same target
@@ -15,6 +16,8 @@ export type Answer = (
       /** The whole answer, headers and body built once: each request gets a clone. */
       response: Response;
       etag: string;
+      /** The body's size, for the cache's byte bound. */
+      bytes: number;
     }
   | { status: 404; message: string }
 ) & {
@@ -24,9 +27,7 @@ export type Answer = (
   scope: string | null;
 };
 
-export type CachedAnswer = Answer & { expiresAt: number };
-
-export interface ReadCacheOptions {
+export interface AnswerCacheOptions {
   maxEntries?: number;
   /** How long a 200 answer may be served without an event, in ms (default 60 s). */
   ttlMs?: number;
@@ -34,25 +35,30 @@ export interface ReadCacheOptions {
   notFoundTtlMs?: number;
 }
 
+/** The tag every answer of an organization carries (`unknown` for answers of none). */
+export function organizationTag(organizationId: string | null): string {
+  return `organization:${organizationId ?? "unknown"}`;
+}
+
 /** The longest request target remembered; the longest valid public-read target is about 600. */
 const MAX_TARGET_LENGTH = 1_024;
 
-export class ReadCache {
-  private readonly entries = new Map<string, CachedAnswer>();
+export class AnswerCache {
+  private readonly answers: ReadCache<Answer>;
   private readonly targets = new Map<string, { key: string; route: string }>();
-  private generation = 0;
   readonly maxEntries: number;
   readonly ttlMs: number;
   readonly notFoundTtlMs: number;
 
-  constructor(options: ReadCacheOptions = {}) {
+  constructor(options: AnswerCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 5_000;
     this.ttlMs = options.ttlMs ?? 60_000;
     this.notFoundTtlMs = options.notFoundTtlMs ?? 60_000;
+    this.answers = new ReadCache({ maxEntries: this.maxEntries, ttlMs: this.ttlMs });
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.answers.size;
   }
 
   /** How many request targets it remembers (at most four per entry). */
@@ -60,17 +66,8 @@ export class ReadCache {
     return this.targets.size;
   }
 
-  get(key: string): CachedAnswer | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= Date.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    // Least recently used goes first: move this one to the end.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+  get(key: string): Answer | undefined {
+    return this.answers.get(key);
   }
 
   /**
@@ -85,7 +82,7 @@ export class ReadCache {
   }
 
   /** The cached answer a request target read before, with its route template. */
-  getByTarget(target: string): { answer: CachedAnswer; route: string } | undefined {
+  getByTarget(target: string): { answer: Answer; route: string } | undefined {
     const known = this.targets.get(target);
     if (!known) return undefined;
     const answer = this.get(known.key);
@@ -94,49 +91,33 @@ export class ReadCache {
 
   /** Call before reading the database; pass the result to `set`. */
   begin(): number {
-    return this.generation;
+    return this.answers.begin();
   }
 
   /**
-   * Stores an answer unless an invalidation happened since `begin` (the answer may predate the
-   * change the event announced).
+   * Stores an answer unless one of its tags was invalidated since `begin` (the answer may
+   * predate the change the event announced).
    */
   set(key: string, answer: Answer, since: number): void {
-    if (since !== this.generation) return;
-    const ttl = answer.status === 200 ? this.ttlMs : this.notFoundTtlMs;
-    this.entries.delete(key);
-    this.entries.set(key, { ...answer, expiresAt: Date.now() + ttl });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    this.answers.set(
+      key,
+      answer,
+      {
+        tags: [...(answer.tags ? answer.tags.split(",") : []), organizationTag(answer.scope)],
+        ttlMs: answer.status === 200 ? this.ttlMs : this.notFoundTtlMs,
+        bytes: answer.status === 200 ? answer.bytes : undefined,
+      },
+      since,
+    );
   }
 
-  /**
-   * Drops the organization's answers and those of no organization (every answer when no
-   * organization is named). Returns how many.
-   */
-  invalidate(organizationId: string | null): number {
-    if (organizationId === null) {
-      const dropped = this.entries.size;
-      this.clear();
-      return dropped;
-    }
-    this.generation += 1;
-    let dropped = 0;
-    for (const [key, entry] of this.entries) {
-      if (entry.scope === null || entry.scope === organizationId) {
-        this.entries.delete(key);
-        dropped += 1;
-      }
-    }
-    return dropped;
+  /** Drops the answers carrying any of these tags. Returns how many. */
+  invalidate(tags: Iterable<string>): number {
+    return this.answers.invalidate(tags);
   }
 
   clear(): void {
-    this.generation += 1;
-    this.entries.clear();
+    this.answers.clear();
     this.targets.clear();
   }
 }
