@@ -14,6 +14,7 @@ import { signInRoutes } from "./routes/sign-in.ts";
 import { siteRoutes } from "./routes/sites.ts";
 import { ssoRoutes } from "./routes/sso.ts";
 import { storyRoutes } from "./routes/stories.ts";
+import { webhookEndpointWebRoutes } from "./routes/webhook-endpoints.ts";
 import { copyScriptRoutes } from "./secret-once.ts";
 import { STYLESHEET } from "./styles.ts";
 
@@ -62,7 +63,8 @@ export function createWebApp(deps: WebDeps) {
     .use(ssoRoutes(deps, kit))
     .use(copyScriptRoutes())
     .use(freshSignInRoutes(deps, kit, signIn))
-    .use(keyRoutes(deps, kit));
+    .use(keyRoutes(deps, kit))
+    .use(webhookEndpointWebRoutes(deps, kit));
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }
 

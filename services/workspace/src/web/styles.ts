@@ -21,7 +21,7 @@ main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 footer { color: var(--muted); padding: 1rem 1.5rem; border-top: 1px solid var(--line); }
 .field { margin: 1rem 0; }
 label { display: block; font-weight: 600; }
-input[type=text], input[type=email], input:not([type]), textarea { font: inherit; padding: .5rem;
+input[type=text], input[type=email], input[type=url], input:not([type]), textarea { font: inherit; padding: .5rem;
   width: 100%; max-width: 30rem; border: 1px solid #6b7480; border-radius: 4px; }
 textarea { min-height: 6rem; }
 .hint { margin: .25rem 0; color: var(--muted); }
@@ -53,6 +53,11 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1r
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 .pages a { margin-right: 1rem; }
+fieldset.choices { border: 1px solid var(--line); border-radius: 4px; margin: 1rem 0; max-width: 30rem; }
+fieldset.choices label { font-weight: normal; }
+.actions { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: 1rem 0; }
+.chart svg { max-width: 40rem; }
+.legend { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
 `;

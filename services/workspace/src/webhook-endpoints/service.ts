@@ -1,15 +1,21 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
-import { type WebhookEventType, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  type WebhookEventType,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { EVENT } from "@newsroom/shared/events";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
-import { count, eq, sql } from "drizzle-orm";
+import { and, count, eq, gte, sql } from "drizzle-orm";
 import { audit } from "../audit.ts";
 import { findOrganization } from "../resolve.ts";
-import type { WebhookEndpointRow } from "./model.ts";
+import type { WebhookDeliveryRow, WebhookEndpointRow } from "./model.ts";
 import { checkEndpointUrl } from "./url-rules.ts";
+
+export { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
 
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
 
@@ -25,6 +31,7 @@ export async function createWebhookEndpoint(
   deps: EndpointDeps,
   orgIdOrSlug: string,
   input: { url: string; events: WebhookEventType[] },
+  actor = "admin",
 ): Promise<{ row: WebhookEndpointRow; secret: string }> {
   const bad = checkEndpointUrl(input.url, { allowInsecureTargets: deps.allowInsecureTargets });
   if (bad) throw validationFailed([bad]);
@@ -53,7 +60,7 @@ export async function createWebhookEndpoint(
         secretHint: secret.slice(-4),
       })
       .returning();
-    await audit(tx, org.id, "webhook_endpoint.created", row!.id);
+    await audit(tx, org.id, "webhook_endpoint.created", row!.id, actor);
     return { row: row!, secret };
   });
 }
@@ -65,19 +72,27 @@ async function findEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
   return row;
 }
 
-export async function disableWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
+export async function disableWebhookEndpoint(
+  db: Db,
+  id: string,
+  actor = "admin",
+): Promise<WebhookEndpointRow> {
   const endpoint = await findEndpoint(db, id);
   const [row] = await db
     .update(webhookEndpoints)
     .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
     .where(eq(webhookEndpoints.id, endpoint.id))
     .returning();
-  await audit(db, endpoint.organizationId, "webhook_endpoint.disabled", endpoint.id);
+  await audit(db, endpoint.organizationId, "webhook_endpoint.disabled", endpoint.id, actor);
   return row!;
 }
 
 /** Re-enables an endpoint, whatever disabled it, and clears its failure count. */
-export async function enableWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow> {
+export async function enableWebhookEndpoint(
+  db: Db,
+  id: string,
+  actor = "admin",
+): Promise<WebhookEndpointRow> {
   const endpoint = await findEndpoint(db, id);
   const [row] = await db
     .update(webhookEndpoints)
@@ -89,7 +104,7 @@ export async function enableWebhookEndpoint(db: Db, id: string): Promise<Webhook
     })
     .where(eq(webhookEndpoints.id, endpoint.id))
     .returning();
-  await audit(db, endpoint.organizationId, "webhook_endpoint.enabled", endpoint.id);
+  await audit(db, endpoint.organizationId, "webhook_endpoint.enabled", endpoint.id, actor);
   return row!;
 }
 
@@ -106,4 +121,53 @@ export async function testWebhookEndpoint(
     data: { organization_id: endpoint.organizationId, endpoint_id: endpoint.id },
   });
   return endpoint;
+}
+
+/** Removes an endpoint for good, with its delivery log; its secret is gone with it. */
+export async function deleteWebhookEndpoint(
+  db: Db,
+  id: string,
+  actor = "admin",
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findEndpoint(db, id);
+  return db.transaction(async (tx) => {
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    await audit(tx, endpoint.organizationId, "webhook_endpoint.deleted", endpoint.id, actor);
+    return endpoint;
+  });
+}
+
+/**
+ * The organization an endpoint belongs to, or null: the one lookup by endpoint id alone, so that
+ * a caller can check the person's access to that organization before anything else.
+ */
+export async function organizationOfWebhookEndpoint(db: Db, id: string): Promise<string | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db
+    .select({ organizationId: webhookEndpoints.organizationId })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, id));
+  return row?.organizationId ?? null;
+}
+
+/** An endpoint's deliveries made since `since`, counted per hour (since the epoch) and status. */
+export async function deliveriesPerHour(
+  db: Db,
+  organizationId: string,
+  endpointId: string,
+  since: Date,
+): Promise<{ hour: number; status: WebhookDeliveryRow["status"]; count: number }[]> {
+  const hour = sql<string>`floor(extract(epoch from ${webhookDeliveries.createdAt}) / 3600)`;
+  const rows = await db
+    .select({ hour, status: webhookDeliveries.status, count: count() })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.organizationId, organizationId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        gte(webhookDeliveries.createdAt, since),
+      ),
+    )
+    .groupBy(hour, webhookDeliveries.status);
+  return rows.map((row) => ({ hour: Number(row.hour), status: row.status, count: row.count }));
 }

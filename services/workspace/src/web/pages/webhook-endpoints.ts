@@ -1,0 +1,204 @@
+import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/db/schema";
+import type { OrgAccess } from "../../people/access.ts";
+import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../../webhook-endpoints/service.ts";
+import { deliveryChart, type HourCount } from "../delivery-chart.ts";
+import { type Html, html } from "../html.ts";
+import type { Visitor } from "../kit.ts";
+import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
+import { copyScriptTag, secretOnce } from "../secret-once.ts";
+
+const when = (at: Date | null) =>
+  at
+    ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace("T", " ")} UTC</time>`
+    : "—";
+
+const navOf = (access: OrgAccess): OrgNav => ({
+  slug: access.organization.slug,
+  name: access.organization.name,
+  current: "webhook-endpoints",
+  role: access.role,
+});
+
+const listPath = (access: OrgAccess) =>
+  `/app/orgs/${encodeURIComponent(access.organization.slug)}/webhook-endpoints`;
+
+const FRESH_NOTE =
+  "Changing, testing or deleting an endpoint needs a sign-in code from the last 12 hours: you will be asked for a new one first.";
+
+function statusText(endpoint: WebhookEndpointRow): string {
+  if (endpoint.status === "enabled") return "enabled";
+  const why = {
+    failing: "after failed deliveries",
+    by_client: "by your organization",
+    by_armage: "by us",
+  };
+  return `disabled ${endpoint.disabledReason ? why[endpoint.disabledReason] : ""}`.trim();
+}
+
+export interface EndpointFormState {
+  url?: string;
+  events?: string[];
+  errors?: { url?: string; events?: string };
+  /** A refusal of the whole form (the endpoint limit). */
+  problem?: string;
+}
+
+export interface EndpointsPageData {
+  access: OrgAccess;
+  endpoints: WebhookEndpointRow[];
+  needsCode: boolean;
+}
+
+function createForm(who: Visitor, data: EndpointsPageData, state: EndpointFormState): Html {
+  const errors = state.errors ?? {};
+  const chosen = new Set(state.events ?? WEBHOOK_EVENT_TYPES);
+  return html`<section aria-labelledby="add-endpoint"><h2 id="add-endpoint">Add an endpoint</h2>
+${state.problem ? notice("error", state.problem) : ""}
+${data.needsCode ? notice("info", FRESH_NOTE) : ""}
+<form method="post" action="${listPath(data.access)}" novalidate>${csrfInput(who)}
+  ${field({
+    name: "url",
+    label: "URL",
+    type: "url",
+    hint: "https, a public host name and the default port; redirects are not followed.",
+    value: state.url,
+    error: errors.url,
+    required: true,
+  })}
+  <fieldset class="choices${errors.events ? " has-error" : ""}"${errors.events ? html` aria-describedby="events-error"` : ""}>
+    <legend>Events to send</legend>
+    ${WEBHOOK_EVENT_TYPES.map(
+      (type) =>
+        html`<label><input type="checkbox" name="events" value="${type}"${chosen.has(type) ? html` checked` : ""}> ${type}</label>`,
+    )}
+    ${errors.events ? html`<p class="error" id="events-error">${errors.events}</p>` : ""}
+  </fieldset>
+  <button type="submit">Add endpoint</button>
+</form></section>`;
+}
+
+/** /app/orgs/{org}/webhook-endpoints: the organization's endpoints, and a form to add one. */
+export function endpointsPage(
+  who: Visitor,
+  data: EndpointsPageData,
+  state: EndpointFormState = {},
+): Html {
+  const rows = data.endpoints.map(
+    (
+      endpoint,
+    ) => html`<tr><td><a href="/app/webhook-endpoints/${endpoint.id}">${endpoint.url}</a></td>
+<td>${endpoint.events.join(", ")}</td><td><span class="status">${statusText(endpoint)}</span></td>
+<td><code>whsec_…${endpoint.secretHint}</code></td><td>${when(endpoint.createdAt)}</td></tr>`,
+  );
+  return layout(
+    who,
+    `Webhook endpoints of ${data.access.organization.name}`,
+    html`<p>We send each story event your organization subscribes to, signed with the endpoint's
+secret, to its URL. An organization may have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} endpoints;
+it has ${data.endpoints.length}. To change a secret, add a second endpoint with the same URL, then
+delete the old one.</p>
+${
+  data.endpoints.length === 0
+    ? html`<p>No endpoints yet.</p>`
+    : html`<table><caption class="visually-hidden">Webhook endpoints</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th>
+<th scope="col">Secret</th><th scope="col">Added</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${createForm(who, data, state)}`,
+    { org: navOf(data.access) },
+  );
+}
+
+/** The answer to an addition: the signing secret, shown this once. */
+export function newEndpointPage(
+  who: Visitor,
+  access: OrgAccess,
+  endpoint: WebhookEndpointRow,
+  secret: string,
+): Html {
+  return layout(
+    who,
+    "Your new webhook endpoint",
+    html`${notice("info", "The endpoint was added. Its signing secret will not be shown again.")}
+<p>Deliveries to <strong>${endpoint.url}</strong> are signed with this secret (Standard Webhooks:
+check <code>webhook-signature</code> against it on the raw body).</p>
+${secretOnce({ id: "secret", label: "Signing secret", secret })}
+<p><a href="/app/webhook-endpoints/${endpoint.id}">Go to the endpoint</a> (send a test event
+there) or <a href="${listPath(access)}">back to the endpoints</a>.</p>
+${copyScriptTag}`,
+    { org: navOf(access) },
+  );
+}
+
+export interface EndpointPageData {
+  access: OrgAccess;
+  endpoint: WebhookEndpointRow;
+  deliveries: WebhookDeliveryRow[];
+  counts: HourCount[];
+  now: Date;
+  may: { test: boolean; disable: boolean; enable: boolean; delete: boolean };
+  needsCode: boolean;
+  /** A test event was just sent. */
+  tested: boolean;
+}
+
+function deliveryLog(deliveries: WebhookDeliveryRow[]): Html {
+  if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
+  return html`<table><caption class="visually-hidden">Latest deliveries, newest first</caption>
+<thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Story</th>
+<th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last status code</th>
+<th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
+<tbody>${deliveries.map(
+    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.eventType}</td>
+<td>${d.storyId ? html`<a href="/app/stories/${d.storyId}">Story<span class="visually-hidden"> ${d.storyId}</span></a>` : "—"}</td>
+<td><span class="status">${d.status}</span></td><td>${d.attempts}</td><td>${d.lastStatusCode ?? "—"}</td>
+<td>${d.lastError ?? "—"}</td><td>${when(d.nextAttemptAt)}</td></tr>`,
+  )}</tbody></table>`;
+}
+
+function actionForm(who: Visitor, id: string, action: string, label: string, secondary = false) {
+  return html`<form method="post" action="/app/webhook-endpoints/${id}/${action}" class="inline">${csrfInput(who)}
+  <button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
+}
+
+/** /app/webhook-endpoints/{id}: one endpoint, its actions, its deliveries and their chart. */
+export function endpointPage(who: Visitor, data: EndpointPageData): Html {
+  const { endpoint, may } = data;
+  const actions = [
+    may.test ? actionForm(who, endpoint.id, "test", "Send test event") : "",
+    endpoint.status === "enabled" && may.disable
+      ? actionForm(who, endpoint.id, "disable", "Disable", true)
+      : "",
+    endpoint.status === "disabled" && may.enable
+      ? actionForm(who, endpoint.id, "enable", "Enable", true)
+      : "",
+    may.delete
+      ? html`<a href="/app/webhook-endpoints/${endpoint.id}/delete">Delete this endpoint</a>`
+      : "",
+  ];
+  return layout(
+    who,
+    `Webhook endpoint ${endpoint.url}`,
+    html`${
+      data.tested
+        ? notice(
+            "info",
+            "A webhook.test event was sent to this endpoint, once. It is not recorded as a delivery: your receiver's log shows whether it was accepted.",
+          )
+        : ""
+    }
+${data.needsCode ? notice("info", FRESH_NOTE) : ""}
+<dl><dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
+<dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
+<dt>Secret</dt><dd><code>whsec_…${endpoint.secretHint}</code> (shown in full once, when added)</dd>
+<dt>Added</dt><dd>${when(endpoint.createdAt)}</dd></dl>
+<div class="actions">${actions}</div>
+<h2>Deliveries in the last 24 hours</h2>
+${deliveryChart(data.counts, data.now)}
+<h2>Delivery log</h2>
+${deliveryLog(data.deliveries)}
+<p><a href="${listPath(data.access)}">Back to the endpoints</a></p>`,
+    { org: navOf(data.access) },
+  );
+}

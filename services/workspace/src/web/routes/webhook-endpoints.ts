@@ -1,0 +1,213 @@
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/schema";
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia } from "elysia";
+import { announceDataChange } from "../../announce.ts";
+import { personActor } from "../../audit.ts";
+import { type OrgAccess, requirePermission } from "../../people/access.ts";
+import type { PermissionAction } from "../../people/permissions.ts";
+import { can } from "../../people/permissions.ts";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  deliveriesPerHour,
+  disableWebhookEndpoint,
+  enableWebhookEndpoint,
+  listEndpointDeliveries,
+  listWebhookEndpoints,
+  organizationOfWebhookEndpoint,
+  testWebhookEndpoint,
+} from "../../webhook-endpoints/service.ts";
+import { chartSince } from "../delivery-chart.ts";
+import type { WebDeps } from "../deps.ts";
+import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
+import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { confirmPage } from "../layout.ts";
+import {
+  type EndpointFormState,
+  endpointPage,
+  endpointsPage,
+  newEndpointPage,
+} from "../pages/webhook-endpoints.ts";
+import { allowOwnScripts } from "../secret-once.ts";
+
+const DELIVERY_LOG_LENGTH = 50;
+
+/**
+ * An organization's webhook endpoints: the list, adding one (the secret shown once), a page per
+ * endpoint with its delivery log and chart, the test event, disabling, enabling and deleting.
+ * Every change needs a sign-in from the last 12 hours.
+ */
+export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
+  const context = { db: deps.db, houseOrg: deps.houseOrg };
+  const listPath = (access: OrgAccess) =>
+    `/app/orgs/${encodeURIComponent(access.organization.slug)}/webhook-endpoints`;
+  const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
+
+  async function listPage(who: SignedInVisitor, access: OrgAccess, state?: EndpointFormState) {
+    const endpoints = await listWebhookEndpoints(deps.db, access.organization.id);
+    const needsCode = !isFreshSignIn(who.signedIn.session, deps.now());
+    return endpointsPage(who, { access, endpoints, needsCode }, state);
+  }
+
+  /** The endpoint's organization, where the person must be allowed `action`; else 404 or 403. */
+  async function endpointAccess(who: SignedInVisitor, id: string, action: PermissionAction) {
+    const orgId = await organizationOfWebhookEndpoint(deps.db, id);
+    if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
+    return requirePermission(context, who.signedIn.person, orgId, action);
+  }
+
+  /** A change to one endpoint: its permission, then a fresh sign-in, then the change. */
+  function change(
+    action: "test" | "disable" | "enable" | "delete",
+    run: (id: string, actor: string) => Promise<unknown>,
+    after: (id: string, access: OrgAccess) => string,
+    returnTo: (id: string) => string = endpointPath,
+  ) {
+    return async ({ request, params }: { request: Request; params: { id: string } }) => {
+      const who = await kit.signedIn(request);
+      await kit.form(request, who);
+      const access = await endpointAccess(who, params.id, `endpoint.${action}`);
+      requireFreshSignIn(who, deps.now(), returnTo(params.id));
+      await run(params.id, personActor(who.signedIn.person.id));
+      if (action !== "test") {
+        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
+      }
+      return kit.redirect(after(params.id, access));
+    };
+  }
+
+  return new Elysia()
+    .get("/app/orgs/:org/webhook-endpoints", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await requirePermission(
+        context,
+        who.signedIn.person,
+        params.org,
+        "endpoint.create",
+      );
+      return kit.page(who, await listPage(who, access));
+    })
+    .post(
+      "/app/orgs/:org/webhook-endpoints",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const access = await requirePermission(
+          context,
+          who.signedIn.person,
+          params.org,
+          "endpoint.create",
+        );
+        requireFreshSignIn(who, deps.now(), listPath(access));
+        const url = form.text("url", 2048);
+        const events = [...new Set(form.all("events"))];
+        const state: EndpointFormState = { url, events, errors: {} };
+        if (!url) state.errors!.url = "Enter the URL.";
+        if (
+          events.length === 0 ||
+          events.some((type) => !WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
+        ) {
+          state.errors!.events = "Choose at least one event.";
+        }
+        if (Object.keys(state.errors!).length > 0) {
+          return kit.page(who, await listPage(who, access, state), 422);
+        }
+        try {
+          const { row, secret } = await createWebhookEndpoint(
+            deps,
+            access.organization.id,
+            { url, events: events as WebhookEventType[] },
+            personActor(who.signedIn.person.id),
+          );
+          await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
+          return allowOwnScripts(kit.page(who, newEndpointPage(who, access, row, secret)));
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          if (error.code === "validation_failed") {
+            state.errors!.url = error.fields?.[0]?.message ?? error.message;
+            return kit.page(who, await listPage(who, access, state), 422);
+          }
+          if (error.code !== "limit_reached") throw error;
+          state.problem = `${error.message} Delete one first. Nothing was added.`;
+          return kit.page(who, await listPage(who, access, state), 409);
+        }
+      },
+      { parse: "none" },
+    )
+    .get("/app/webhook-endpoints/:id", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = (await listWebhookEndpoints(deps.db, access.organization.id)).find(
+        (row) => row.id === params.id,
+      );
+      if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+      const now = deps.now();
+      const [deliveries, counts] = await Promise.all([
+        listEndpointDeliveries(deps.db, endpoint.id, DELIVERY_LOG_LENGTH),
+        deliveriesPerHour(deps.db, access.organization.id, endpoint.id, chartSince(now)),
+      ]);
+      const page = endpointPage(who, {
+        access,
+        endpoint,
+        deliveries,
+        counts,
+        now,
+        may: {
+          test: can(access.role, "endpoint.test"),
+          disable: can(access.role, "endpoint.disable"),
+          enable: can(access.role, "endpoint.enable"),
+          delete: can(access.role, "endpoint.delete"),
+        },
+        needsCode: !isFreshSignIn(who.signedIn.session, now),
+        tested: new URL(request.url).searchParams.get("tested") === "1",
+      });
+      return kit.page(who, page);
+    })
+    .post(
+      "/app/webhook-endpoints/:id/test",
+      change(
+        "test",
+        (id) => testWebhookEndpoint(deps, id),
+        (id) => `${endpointPath(id)}?tested=1`,
+      ),
+      { parse: "none" },
+    )
+    .post(
+      "/app/webhook-endpoints/:id/disable",
+      change("disable", (id, actor) => disableWebhookEndpoint(deps.db, id, actor), endpointPath),
+      { parse: "none" },
+    )
+    .post(
+      "/app/webhook-endpoints/:id/enable",
+      change("enable", (id, actor) => enableWebhookEndpoint(deps.db, id, actor), endpointPath),
+      { parse: "none" },
+    )
+    .get("/app/webhook-endpoints/:id/delete", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.delete");
+      const endpoint = (await listWebhookEndpoints(deps.db, access.organization.id)).find(
+        (row) => row.id === params.id,
+      );
+      if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+      return kit.page(
+        who,
+        confirmPage(who, {
+          title: "Delete this endpoint?",
+          question: `Nothing more is sent to ${endpoint.url}, its pending deliveries are dropped and its delivery log is deleted with it. This cannot be undone.`,
+          action: `${endpointPath(endpoint.id)}/delete`,
+          button: "Delete endpoint",
+          back: endpointPath(endpoint.id),
+        }),
+      );
+    })
+    .post(
+      "/app/webhook-endpoints/:id/delete",
+      change(
+        "delete",
+        (id, actor) => deleteWebhookEndpoint(deps.db, id, actor),
+        (_id, access) => listPath(access),
+        (id) => `${endpointPath(id)}/delete`,
+      ),
+      { parse: "none" },
+    );
+}

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
+import { eventually } from "@newsroom/shared/testing/ports";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
+import { expectAccessible } from "./support/accessibility.ts";
+import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
+
+/**
+ * An owner in Chromium: creates an API key (shown once, copied with the button), reads stories
+ * with it, revokes it after the confirmation (then it is refused); registers a webhook endpoint
+ * on a receiver on 127.0.0.1, sends the test event, and the receiver verifies its signature with
+ * the secret shown once. Every page is checked with axe-core.
+ */
+describeInBrowser("API keys and webhook endpoints in Chromium", () => {
+  let h: WebHarness;
+  let receiver: Receiver;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let org: Awaited<ReturnType<typeof orgWithMembers>>;
+
+  const readStories = (key: string) =>
+    fetch(`${h.url}/v1/stories`, { headers: { authorization: `Bearer ${key}` } });
+
+  beforeAll(async () => {
+    h = await webHarness({ WEBHOOK_ALLOW_INSECURE_TARGETS: "true" });
+    receiver = startReceiver();
+    org = await orgWithMembers(h, "acme", 0);
+    browser = await launchChromium();
+    // Only so that the test can inject axe-core: the app's CSP allows no other script.
+    context = await browser.newContext({ baseURL: h.url, bypassCSP: true });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: h.url });
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    receiver?.stop();
+    await h?.close();
+  });
+
+  test("sign in as the owner", async () => {
+    await page.goto("/app/sign-in");
+    const request = page.locator('form[action="/app/sign-in"]');
+    await request.getByLabel("Email address").fill(org.members.owner);
+    await request.getByRole("button", { name: "Email me a code" }).click();
+    await page.waitForURL("**/app/sign-in/code");
+    const form = page.locator('form[action="/app/sign-in/code"]');
+    await form.getByLabel("Email address").fill(org.members.owner);
+    await form.getByLabel("Six-digit code").fill(await h.codeFor(org.members.owner));
+    await form.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/app\/$/);
+  });
+
+  test("create a key, use it, revoke it after the confirmation: then it is refused", async () => {
+    await page.goto("/app/orgs/acme");
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL("**/app/orgs/acme/keys");
+    await expectAccessible(page);
+    await page.getByLabel("approvals:read").check();
+    await page.getByLabel("30 days").check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForSelector("text=Your new API key");
+    await expectAccessible(page);
+
+    const field = page.getByLabel("API key", { exact: true });
+    expect(await field.getAttribute("readonly")).not.toBeNull();
+    const key = await field.inputValue();
+    expect(key).toMatch(/^armk_test_[A-Za-z0-9_-]{43}$/);
+    expect(await page.textContent("main")).toContain("will not be shown again");
+    await page.getByRole("button", { name: "Copy" }).click();
+    await eventually(
+      async () => ((await page.textContent("#secret-copied")) === "Copied." ? true : undefined),
+      5_000,
+      "the copy confirmation",
+    );
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+    expect((await readStories(key)).status).toBe(200);
+
+    await page.goto("/app/orgs/acme/keys");
+    expect(await page.textContent("main")).not.toContain(key);
+    await page.getByRole("link", { name: `Revoke armk_test_…${key.slice(-4)}` }).click();
+    await page.waitForURL("**/revoke");
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Revoke key" }).click();
+    await page.waitForURL("**/app/orgs/acme/keys");
+    await expectAccessible(page);
+    expect(await page.locator("tbody .status").first().textContent()).toBe("revoked");
+    expect((await readStories(key)).status).toBe(401);
+  });
+
+  test("register an endpoint, send the test event: its signature verifies with the secret shown once", async () => {
+    await page.getByRole("link", { name: "Webhook endpoints" }).click();
+    await page.waitForURL("**/app/orgs/acme/webhook-endpoints");
+    await expectAccessible(page);
+    await page.getByLabel("URL").fill(receiver.url("/hooks"));
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.waitForSelector("text=Your new webhook endpoint");
+    await expectAccessible(page);
+    const secret = await page.getByLabel("Signing secret").inputValue();
+    expect(secret).toStartWith("whsec_");
+
+    await page.getByRole("link", { name: "Go to the endpoint" }).click();
+    await page.waitForURL(/\/app\/webhook-endpoints\/[0-9a-f-]+$/);
+    await expectAccessible(page);
+    expect(await page.textContent("main")).not.toContain(secret);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.waitForURL("**?tested=1");
+    expect(await page.textContent("[role=status]")).toContain("webhook.test event was sent");
+    await expectAccessible(page);
+
+    const [hit] = await eventually(
+      async () => (receiver.at("/hooks").length > 0 ? receiver.at("/hooks") : undefined),
+      10_000,
+      "the test event at the receiver",
+    );
+    const headers = Object.fromEntries(
+      ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [
+        name,
+        hit!.headers.get(name) ?? "",
+      ]),
+    );
+    const payload = new Webhook(secret).verify(hit!.body, headers) as { type: string };
+    expect(payload.type).toBe("webhook.test");
+  });
+
+  test("disable, enable, and delete after the confirmation", async () => {
+    await page.getByRole("button", { name: "Disable" }).click();
+    await page.waitForSelector("text=disabled by your organization");
+    await page.getByRole("button", { name: "Enable" }).click();
+    await page.waitForSelector("button:has-text('Disable')");
+    await page.getByRole("link", { name: "Delete this endpoint" }).click();
+    await page.waitForURL("**/delete");
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Delete endpoint" }).click();
+    await page.waitForURL("**/app/orgs/acme/webhook-endpoints");
+    expect(await page.textContent("main")).toContain("No endpoints yet.");
+  });
+
+  test("the page that asks for a new code is accessible too", async () => {
+    await page.goto("/app/sign-in/fresh?return_to=%2Fapp%2Forgs%2Facme%2Fkeys");
+    await expectAccessible(page);
+    await page.getByRole("button", { name: /Email a code/ }).click();
+    await page.waitForURL("**sent=1");
+    await expectAccessible(page);
+  });
+});

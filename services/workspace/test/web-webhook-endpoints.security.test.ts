@@ -1,0 +1,275 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import {
+  auditEvents,
+  MEMBER_ROLES,
+  type MemberRole,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
+import { eventually } from "@newsroom/shared/testing/ports";
+import { eq } from "drizzle-orm";
+import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
+import type { PermissionAction } from "../src/people/permissions.ts";
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
+import { readmeTable } from "./support/permission-table.ts";
+import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
+
+/**
+ * Webhook endpoints in the web app: who may add, test, disable, enable and delete one (cases
+ * from README.md's "Workspace permissions" table), another organization's endpoints (404, nothing
+ * changed), the URL rules and the limit through the existing service, the delivery log and its
+ * chart, and the 12-hour rule on every change.
+ */
+const table = readmeTable();
+const HOUR = 3_600_000;
+
+describe("webhook endpoints in the web app", () => {
+  let h: WebHarness;
+  let receiver: Receiver;
+  let org: Awaited<ReturnType<typeof orgWithMembers>>;
+  const clients = {} as Record<MemberRole, WebClient>;
+
+  beforeAll(async () => {
+    h = await webHarness({ WEBHOOK_ALLOW_INSECURE_TARGETS: "true" });
+    receiver = startReceiver();
+    org = await orgWithMembers(h, "hooks-org", 0);
+    for (const role of MEMBER_ROLES) clients[role] = await h.signedIn(org.members[role]);
+  }, 120_000);
+  afterAll(async () => {
+    receiver?.stop();
+    await h?.close();
+  });
+  // At most 10 endpoints per organization: each test starts with none.
+  afterEach(async () => {
+    await db().delete(webhookEndpoints);
+  });
+
+  const db = () => h.embedded.runtime.database.db;
+  const endpointRow = async (id: string) =>
+    (await db().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0];
+  const endpointCount = async () => (await db().select().from(webhookEndpoints)).length;
+  const adminEndpoint = async (slug = "hooks-org", path = "/hook") => {
+    const made = await h.admin("POST", `/orgs/${slug}/webhook_endpoints`, {
+      url: receiver.url(path),
+      events: ["story.published"],
+    });
+    return made.body.id as string;
+  };
+
+  for (const role of MEMBER_ROLES) {
+    const allowed = table.get("endpoint.create")![role];
+    test(`${role}: endpoint.create is ${allowed ? "allowed" : "403"}`, async () => {
+      const client = clients[role];
+      expect((await client.get("/app/orgs/hooks-org/webhook-endpoints")).status).toBe(
+        allowed ? 200 : 403,
+      );
+      const before = await endpointCount();
+      const answer = await client.post("/app/orgs/hooks-org/webhook-endpoints", {
+        url: receiver.url(`/count/${role}`),
+        events: "story.published",
+      });
+      expect(answer.status).toBe(allowed ? 200 : 403);
+      if (allowed) {
+        expect(answer.text).toMatch(/value="whsec_[A-Za-z0-9+/=]+"/);
+        expect(answer.text).toContain("will not be shown again");
+      }
+      expect(await endpointCount()).toBe(before + (allowed ? 1 : 0));
+    });
+  }
+
+  const CHANGES: {
+    action: PermissionAction;
+    path: string;
+    expected: (id: string, hook: string) => unknown;
+  }[] = [
+    {
+      action: "endpoint.test",
+      path: "test",
+      expected: (_id, hook) =>
+        eventually(async () => receiver.at(hook).length > 0 || undefined, 10_000, "the test event"),
+    },
+    {
+      action: "endpoint.disable",
+      path: "disable",
+      expected: async (id) => expect((await endpointRow(id))!.status).toBe("disabled"),
+    },
+    {
+      action: "endpoint.enable",
+      path: "enable",
+      expected: async (id) => expect((await endpointRow(id))!.status).toBe("enabled"),
+    },
+    {
+      action: "endpoint.delete",
+      path: "delete",
+      expected: async (id) => expect(await endpointRow(id)).toBeUndefined(),
+    },
+  ];
+
+  for (const change of CHANGES) {
+    for (const role of MEMBER_ROLES) {
+      const allowed = table.get(change.action)![role];
+      test(`${role}: ${change.action} is ${allowed ? "allowed" : "403"}`, async () => {
+        // A path of its own, where its test event is looked for.
+        const hook = `/changes/${newId()}`;
+        const id = await adminEndpoint("hooks-org", hook);
+        if (change.action === "endpoint.enable") {
+          await h.admin("POST", `/webhook_endpoints/${id}/disable`);
+        }
+        const client = clients[role];
+        await client.get("/app/");
+        const answer = await client.post(`/app/webhook-endpoints/${id}/${change.path}`);
+        if (allowed) {
+          expect(answer.status).toBe(303);
+          await change.expected(id, hook);
+        } else {
+          expect(answer.status).toBe(403);
+          const after = await endpointRow(id);
+          expect(after?.status).toBe(change.action === "endpoint.enable" ? "disabled" : "enabled");
+          expect(receiver.at(hook)).toEqual([]);
+        }
+      });
+    }
+  }
+
+  test("another organization's owner: 404 for its endpoints, nothing changes", async () => {
+    const other = await orgWithMembers(h, "hooks-other", 0);
+    const stranger = await h.signedIn(other.members.owner);
+    const id = await adminEndpoint("hooks-org", "/not-yours");
+    for (const path of [
+      "/app/orgs/hooks-org/webhook-endpoints",
+      `/app/webhook-endpoints/${id}`,
+      `/app/webhook-endpoints/${id}/delete`,
+    ]) {
+      expect((await stranger.get(path)).status).toBe(404);
+    }
+    await stranger.get("/app/orgs/hooks-other/webhook-endpoints");
+    const before = (await db().select().from(webhookEndpoints)).length;
+    const added = await stranger.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/stranger"),
+      events: "story.published",
+    });
+    expect(added.status).toBe(404);
+    for (const action of ["test", "disable", "enable", "delete"]) {
+      expect((await stranger.post(`/app/webhook-endpoints/${id}/${action}`)).status).toBe(404);
+    }
+    expect((await db().select().from(webhookEndpoints)).length).toBe(before);
+    expect((await endpointRow(id))!.status).toBe("enabled");
+    await Bun.sleep(200);
+    expect(receiver.at("/not-yours")).toEqual([]);
+  });
+
+  test("the service's URL rules and limit answer beside the form", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    const local = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: "https://receiver.internal/hook",
+      events: "story.published",
+    });
+    expect(local.status).toBe(422);
+    expect(local.text).toContain("The host name must be public.");
+    const noEvents = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/no-events"),
+    });
+    expect(noEvents.status).toBe(422);
+    expect(noEvents.text).toContain("Choose at least one event.");
+
+    const full = await orgWithMembers(h, "hooks-full", 0);
+    const fullOwner = await h.signedIn(full.members.owner);
+    for (let i = 0; i < MAX_ENDPOINTS_PER_ORGANIZATION; i++) await adminEndpoint("hooks-full");
+    await fullOwner.get("/app/orgs/hooks-full/webhook-endpoints");
+    const refused = await fullOwner.post("/app/orgs/hooks-full/webhook-endpoints", {
+      url: receiver.url("/eleventh"),
+      events: "story.published",
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain("at most 10 webhook endpoints. Delete one first.");
+  });
+
+  test("an endpoint's page: its delivery log and the last 24 hours by outcome", async () => {
+    const id = await adminEndpoint("hooks-org", "/logged");
+    const organizationId = (await endpointRow(id))!.organizationId;
+    const now = Date.now();
+    const delivery = (status: "delivered" | "pending" | "failed", hoursAgo: number) => ({
+      id: newId(),
+      organizationId,
+      endpointId: id,
+      eventId: newId(),
+      eventType: "story.published" as const,
+      storyId: newId(),
+      eventCreatedAt: new Date(now - hoursAgo * HOUR),
+      status,
+      attempts: status === "pending" ? 1 : 3,
+      lastStatusCode: status === "delivered" ? 200 : 500,
+      lastError: status === "delivered" ? null : "http_500",
+      nextAttemptAt: status === "pending" ? new Date(now + HOUR) : null,
+      createdAt: new Date(now - hoursAgo * HOUR),
+    });
+    await db()
+      .insert(webhookDeliveries)
+      .values([
+        delivery("delivered", 0),
+        delivery("delivered", 0),
+        delivery("failed", 0),
+        delivery("pending", 3),
+        delivery("delivered", 30),
+      ]);
+    const page = await clients.admin.get(`/app/webhook-endpoints/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("In the last 24 hours: 2 delivered, 1 pending, 1 failed.");
+    expect(page.text).toContain('role="img"');
+    expect(page.text).toContain("http_500");
+    const rows = [...page.text.matchAll(/<tr><th scope="row">.*?<\/tr>/gs)].map((m) =>
+      [...m[0].matchAll(/<td>(\d+)<\/td>/g)].map((c) => Number(c[1])),
+    );
+    expect(rows).toHaveLength(24);
+    expect(rows.at(-1)).toEqual([2, 0, 1]);
+    expect(rows.at(-4)).toEqual([0, 1, 0]);
+  });
+
+  test("delete asks first, then the endpoint and its log are gone, audited with the person", async () => {
+    const id = await adminEndpoint("hooks-org", "/deleted");
+    const admin = clients.admin;
+    const confirm = await admin.get(`/app/webhook-endpoints/${id}/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain("This cannot be undone.");
+    const deleted = await admin.post(`/app/webhook-endpoints/${id}/delete`, { confirm: "yes" });
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("location")).toBe("/app/orgs/hooks-org/webhook-endpoints");
+    expect(await endpointRow(id)).toBeUndefined();
+    const events = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, id));
+    const deletion = events.find((event) => event.action === "webhook_endpoint.deleted");
+    expect(deletion?.actor).toStartWith("person:");
+  });
+
+  test("at 13 hours every change waits for a new code and comes back to its page", async () => {
+    const id = await adminEndpoint("hooks-org", "/late");
+    const owner = await h.signedIn(org.members.owner);
+    for (let hours = 0; hours < 13; hours += 6.5) {
+      h.clock.advance(6.5 * HOUR);
+      for (const client of Object.values(clients)) await client.get("/app/");
+      await owner.get("/app/");
+    }
+    await owner.get(`/app/webhook-endpoints/${id}`);
+    const back = encodeURIComponent(`/app/webhook-endpoints/${id}`);
+    for (const action of ["test", "disable", "enable"]) {
+      const answer = await owner.post(`/app/webhook-endpoints/${id}/${action}`);
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("location")).toBe(`/app/sign-in/fresh?return_to=${back}`);
+    }
+    const deleting = await owner.post(`/app/webhook-endpoints/${id}/delete`);
+    expect(deleting.headers.get("location")).toBe(
+      `/app/sign-in/fresh?return_to=${encodeURIComponent(`/app/webhook-endpoints/${id}/delete`)}`,
+    );
+    const adding = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/late-added"),
+      events: "story.published",
+    });
+    expect(adding.headers.get("location")).toBe(
+      `/app/sign-in/fresh?return_to=${encodeURIComponent("/app/orgs/hooks-org/webhook-endpoints")}`,
+    );
+    expect((await endpointRow(id))!.status).toBe("enabled");
+    await Bun.sleep(200);
+    expect(receiver.at("/late")).toEqual([]);
+  });
+});
