@@ -87,7 +87,10 @@ describe("settings", () => {
     await s.h.admin("POST", "/orgs", { slug: "sso-settings", name: "Settings Org" });
     const staff = await s.h.signedIn(staffEmail);
 
+    const overview = await staff.get("/app/orgs/sso-settings");
+    expect(overview.text).toContain('<a href="/app/orgs/sso-settings/sso">Single sign-on</a>');
     const empty = await staff.get("/app/orgs/sso-settings/sso");
+    expect(empty.text).toContain('href="/app/orgs/sso-settings/sso" aria-current="page"');
     expect(empty.status).toBe(200);
     expect(empty.text).toContain("not set up");
 

@@ -189,6 +189,9 @@ describe("settings", () => {
     const owner = unique("owner");
     await s.h.admin("POST", "/orgs/sso-guarded/members", { email: owner, role: "owner" });
     const ownerClient = await s.h.signedIn(owner);
+    expect((await ownerClient.get("/app/orgs/sso-guarded")).text).not.toContain(
+      '/sso-guarded/sso"',
+    );
     expect((await ownerClient.get("/app/orgs/sso-guarded/sso")).status).toBe(403);
     expect(
       (await ownerClient.post("/app/orgs/sso-guarded/sso", { issuer: "https://x.example" })).status,

@@ -18,9 +18,12 @@ export interface OrgNav {
     | "members"
     | "audit"
     | "keys"
-    | "webhook-endpoints";
+    | "webhook-endpoints"
+    | "sso";
   /** The person's role there: links to pages it may not open are left out. */
   role?: MemberRole;
+  /** Acting as staff: the single sign-on settings are theirs alone. */
+  staff?: boolean;
 }
 
 export function csrfInput(who: Visitor): Html {
@@ -42,6 +45,7 @@ function orgLinks(org: OrgNav): Html {
     ${allowed("audit.view") ? link("audit", `${base}/audit`, "Audit log") : ""}
     ${allowed("key.create") ? link("keys", `${base}/keys`, "API keys") : ""}
     ${allowed("endpoint.create") ? link("webhook-endpoints", `${base}/webhook-endpoints`, "Webhook endpoints") : ""}
+    ${org.staff ? link("sso", `${base}/sso`, "Single sign-on") : ""}
   </ul></nav>`;
 }
 

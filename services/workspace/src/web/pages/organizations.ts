@@ -24,6 +24,7 @@ export function navOf(access: OrgAccess, current: OrgNav["current"]): OrgNav {
     name: access.organization.name,
     current,
     role: access.role,
+    staff: access.staff,
   };
 }
 

@@ -2,7 +2,7 @@ import type { SsoField } from "../../sso/model.ts";
 import type { SsoConfigRow } from "../../sso/store.ts";
 import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
-import { csrfInput, field, layout, notice } from "../layout.ts";
+import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 
 /** The sign-in page's second way in: the organization's own provider. */
 export function ssoSignInForm(
@@ -53,7 +53,7 @@ export interface SsoSettingsForm {
 /** /app/orgs/{org}/sso: the staff's settings of an organization's single sign-on. */
 export function ssoSettingsPage(
   who: Visitor,
-  org: { slug: string; name: string },
+  org: OrgNav,
   options: { stored: SsoConfigRow | null; form: SsoSettingsForm; saved?: boolean },
 ): Html {
   const { stored, form } = options;
@@ -94,6 +94,6 @@ ${status}
     Enabled</label></div>
   <button type="submit">Save</button>
 </form>`,
-    { org: { slug: org.slug, name: org.name } },
+    { org },
   );
 }

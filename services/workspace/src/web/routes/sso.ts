@@ -9,7 +9,9 @@ import { findSsoConfig, type SsoConfigRow } from "../../sso/store.ts";
 import { appCookie, readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
+import type { OrgNav } from "../layout.ts";
 import { errorPage } from "../pages/error.ts";
+import { navOf } from "../pages/organizations.ts";
 import { signInPage } from "../pages/sign-in.ts";
 import { type SsoSettingsForm, ssoContinuePage, ssoSettingsPage } from "../pages/sso.ts";
 
@@ -37,26 +39,25 @@ export function ssoRoutes(deps: WebDeps, kit: WebKit) {
     if (!(await staffRole(context, who.signedIn.person))) {
       throw new ApiError("forbidden", "Only staff set up single sign-on.");
     }
-    return access.organization;
+    // Also for an owner of the organization who is staff (their access then reads as owner).
+    const nav: OrgNav = { ...navOf(access, "sso"), staff: true };
+    return { organization: access.organization, nav };
   }
 
   return new Elysia()
     .get("/app/orgs/:org/sso", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const organization = await staffOnly(who, params.org);
+      const { organization, nav } = await staffOnly(who, params.org);
       const stored = await findSsoConfig(deps.db, organization.id);
       const saved = new URL(request.url).searchParams.get("saved") === "1";
-      return kit.page(
-        who,
-        ssoSettingsPage(who, organization, { stored, form: formOf(stored), saved }),
-      );
+      return kit.page(who, ssoSettingsPage(who, nav, { stored, form: formOf(stored), saved }));
     })
     .post(
       "/app/orgs/:org/sso",
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
-        const organization = await staffOnly(who, params.org);
+        const { organization, nav } = await staffOnly(who, params.org);
         const input = {
           issuer: form.text("issuer", 500),
           clientId: form.text("client_id", 255),
@@ -73,7 +74,7 @@ export function ssoRoutes(deps: WebDeps, kit: WebKit) {
           return kit.redirect(`/app/orgs/${encodeURIComponent(organization.slug)}/sso?saved=1`);
         }
         const stored = await findSsoConfig(deps.db, organization.id);
-        const page = ssoSettingsPage(who, organization, {
+        const page = ssoSettingsPage(who, nav, {
           stored,
           form: {
             ...input,
