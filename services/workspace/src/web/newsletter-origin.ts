@@ -1,6 +1,3 @@
-/** At most this many website origins per organization (the internal API's limit too). */
-export const MAX_NEWSLETTER_ORIGINS = 20;
-
 /**
  * A website origin as people type it, checked and normalized: `https://host[:port]`, lower-case,
  * without the default port. Anything else (another scheme, a path, a query, credentials) is an

@@ -98,8 +98,8 @@ function hostnameForm(
   sites: SiteRow[],
   state: NonNullable<SitesPageState["hostname"]>,
 ): Html {
-  if (sites.length === 0) return html``;
   const errors = state.errors ?? {};
+  if (sites.length === 0 && Object.keys(errors).length === 0) return html``;
   const siteError = errors.site;
   return html`<section aria-labelledby="add-hostname"><h2 id="add-hostname">Add a hostname</h2>
 <p>A hostname is added as pending. An operator activates it once its certificate is confirmed;

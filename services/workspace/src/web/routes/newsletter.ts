@@ -2,12 +2,13 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceDataChange, announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
+import { MAX_NEWSLETTER_ORIGINS } from "../../organizations/model.ts";
 import { lockOrganization, updateOrganization } from "../../organizations/service.ts";
 import { type OrgAccess, requirePermission } from "../../people/access.ts";
 import type { WebDeps } from "../deps.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
-import { MAX_NEWSLETTER_ORIGINS, parseWebsiteOrigin } from "../newsletter-origin.ts";
+import { parseWebsiteOrigin } from "../newsletter-origin.ts";
 import { newsletterPage } from "../pages/newsletter.ts";
 
 /** The organization newsletter's settings: on or off, and the website origins allowed to post. */
