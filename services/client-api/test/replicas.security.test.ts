@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { loadConfig } from "@newsroom/shared/config";
+import type { Db } from "@newsroom/shared/db/index";
+import { schema } from "@newsroom/shared/db/index";
+import { edge } from "@newsroom/shared/http";
+import { ReadCache } from "@newsroom/shared/read-cache";
+import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { freePort } from "@newsroom/shared/testing/ports";
+import type { Subprocess } from "bun";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { waitForReady } from "../../../scripts/cluster.ts";
+import { createClientApiApp } from "../src/app.ts";
+import { clientApiFixture } from "./support/fixture.ts";
+
+/**
+ * Distributed mode as in production: two client-api processes behind one gateway, on the real
+ * PostgreSQL, JetStream and Redis, each caching answers. A change made through the workspace,
+ * and a revocation, hold on the very next request through either replica.
+ */
+const databaseUrl = requireService("DATABASE_URL");
+const natsUrl = requireService("NATS_URL");
+const redisUrl = requireService("REDIS_URL");
+const ready = Boolean(databaseUrl && natsUrl && redisUrl);
+
+const root = new URL("../../../", import.meta.url).pathname;
+const ADMIN_TOKEN = "replicas-test-admin-token";
+const suffix = Math.random().toString(36).slice(2, 8);
+const stream = `T_REPLICAS_${suffix.toUpperCase()}`;
+
+describe.skipIf(!ready)("two client-api replicas behind one gateway", () => {
+  let database: Awaited<ReturnType<typeof testDatabase>>;
+  const children: Subprocess[] = [];
+  let balancer: ReturnType<typeof Bun.serve>;
+  /** Which replica the balancer sends the next request to; each request it serves is noted. */
+  let next = 0;
+  const served: number[] = [];
+  let gateway = "";
+  let workspace = "";
+
+  beforeAll(async () => {
+    database = await testDatabase({ backend: "postgres" });
+    const env = {
+      PATH: process.env.PATH,
+      DATABASE_URL: database.url,
+      NATS_URL: natsUrl,
+      NATS_STREAM: stream,
+      NATS_SUBJECT_PREFIX: `rep${suffix}.`,
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_PREFIX: `rl-${suffix}:`,
+      ADMIN_TOKEN,
+      LOG_LEVEL: "error",
+    };
+    const spawn = (entry: string, extra: Record<string, string>) => {
+      const child = Bun.spawn([process.execPath, entry], {
+        cwd: root,
+        env: { ...env, ...extra },
+        stdout: "inherit",
+        stderr: "inherit",
+      });
+      children.push(child);
+    };
+    const [workspacePort, replicaA, replicaB, gatewayPort] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    const replicas = [replicaA, replicaB];
+    // A Kubernetes Service in miniature: every request to one of the two replicas, in turn.
+    balancer = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        const url = new URL(request.url);
+        const replica = url.pathname.startsWith("/health") ? 0 : next;
+        if (!url.pathname.startsWith("/health")) {
+          served.push(replica);
+          next = 1 - next;
+        }
+        return fetch(`http://127.0.0.1:${replicas[replica]}${url.pathname}${url.search}`, {
+          headers: request.headers,
+        });
+      },
+    });
+    spawn("services/workspace/src/main.ts", {
+      WORKSPACE_PORT: String(workspacePort),
+      PORT: String(gatewayPort),
+    });
+    for (const port of replicas) spawn("services/client-api/src/main.ts", { PORT: String(port) });
+    spawn("gateway/src/main.ts", {
+      PORT: String(gatewayPort),
+      CLIENT_API_URL: `http://127.0.0.1:${balancer.port}`,
+    });
+    gateway = `http://127.0.0.1:${gatewayPort}`;
+    workspace = `http://127.0.0.1:${workspacePort}/internal/v1`;
+    for (const port of [workspacePort, ...replicas]) {
+      await waitForReady(`http://127.0.0.1:${port}/health/ready`, 60_000);
+    }
+    await waitForReady(`${gateway}/health/ready`, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => child.exited));
+    balancer?.stop(true);
+    await database?.close();
+    if (natsUrl) {
+      const nc = await connect({ servers: natsUrl });
+      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => false);
+      await nc.close();
+    }
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read loosely and asserted on
+  const admin = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(workspace + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+    return json;
+  };
+
+  /** One GET through the gateway, and which replica answered it. */
+  const get = async (path: string, key: string) => {
+    const response = await fetch(gateway + path, { headers: { authorization: `Bearer ${key}` } });
+    // biome-ignore lint/suspicious/noExplicitAny: answers are read loosely and asserted on
+    const body = (await response.json()) as any;
+    return { status: response.status, body, replica: served[served.length - 1] };
+  };
+
+  /** The same GET through each replica in turn: [through A, through B]. */
+  const throughEach = async (path: string, key: string) => {
+    const answers = [await get(path, key), await get(path, key)];
+    expect(answers.map((answer) => answer.replica).sort()).toEqual([0, 1]);
+    return answers;
+  };
+
+  test("a change through the workspace shows on the next request through either replica; a revoked key is refused by both", async () => {
+    const slug = `org-${suffix}`;
+    await admin("POST", "/orgs", { slug, name: "Replicated", newsroom_running: true });
+    const key = await admin("POST", `/orgs/${slug}/keys`, {
+      environment: "test",
+      scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
+      lifetime_days: 30,
+    });
+    const story = await admin("POST", `/orgs/${slug}/stories`, {
+      type: "press_release",
+      slug: "replicated",
+      title: "Before",
+      body: [{ type: "paragraph", text: "Text." }],
+    });
+    // Both replicas read and cache the answers.
+    for (let i = 0; i < 2; i++) {
+      for (const answer of await throughEach("/v1/stories", key.secret)) {
+        expect(answer.status).toBe(200);
+        expect(answer.body.data.map((s: { status: string }) => s.status)).toEqual(["draft"]);
+      }
+      for (const answer of await throughEach(`/v1/stories/${story.id}`, key.secret)) {
+        expect(answer.body.title).toBe("Before");
+      }
+      for (const answer of await throughEach("/v1/approvals", key.secret)) {
+        expect(answer.body.data).toEqual([]);
+      }
+    }
+
+    await admin("POST", `/stories/${story.id}/versions`, { title: "After", body: [] });
+    for (const answer of await throughEach(`/v1/stories/${story.id}`, key.secret)) {
+      expect(answer.body.title).toBe("After");
+    }
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "submit" });
+    for (const answer of await throughEach("/v1/stories", key.secret)) {
+      expect(answer.body.data[0].status).toBe("review_required");
+    }
+    for (const answer of await throughEach("/v1/approvals", key.secret)) {
+      expect(answer.body.data.map((s: { id: string }) => s.id)).toEqual([story.id]);
+    }
+
+    await admin("PATCH", `/orgs/${slug}`, { newsroom_running: false });
+    for (const answer of await throughEach("/v1/stories", key.secret)) {
+      expect(answer.body.data).toEqual([]);
+    }
+
+    await admin("POST", `/keys/${key.id}/revoke`);
+    for (const answer of await throughEach("/v1/stories", key.secret)) {
+      expect(answer.status).toBe(401);
+      expect(answer.body.error.code).toBe("invalid_api_key");
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
+  test("costs exactly one query: the key with its organization's version", async () => {
+    const f = await clientApiFixture();
+    const seen: string[] = [];
+    const client = postgres(f.database.url!, {
+      max: 2,
+      onnotice: () => {},
+      debug: (_connection, query) => {
+        seen.push(query);
+      },
+    });
+    const db = drizzle(client, { schema }) as unknown as Db;
+    const api = createClientApiApp({
+      db,
+      config: loadConfig({ SERVICE_ENV: "development" }),
+      cache: new ReadCache<string>(),
+    });
+    const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
+    const get = (path: string) =>
+      handle(
+        new Request(`http://localhost${path}`, {
+          headers: { authorization: `Bearer ${f.a.key}` },
+        }),
+      );
+    try {
+      for (const path of [
+        "/v1/stories",
+        `/v1/stories/${f.a.decided}`,
+        "/v1/approvals",
+        "/v1/feed.json",
+        "/v1/webhook_endpoints",
+      ]) {
+        const first = await get(path);
+        expect(first.status, path).toBe(200);
+        const body = await first.text();
+        seen.length = 0;
+        const again = await get(path);
+        expect(await again.text(), path).toBe(body);
+        expect(seen.length, path).toBe(1);
+        expect(seen[0], path).toContain('"api_keys"."key_hash" = $1');
+        expect(seen[0], path).toContain('"organizations"."data_version"');
+      }
+    } finally {
+      await api.keyUsage.stop();
+      await client.end();
+      await f.close();
+    }
+  });
+});
