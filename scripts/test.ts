@@ -1,27 +1,62 @@
 /**
  * The test command: type-check the whole repo, lint and format-check it, then run every test.
- * Extra arguments go to `bun test` (a file name or `-t pattern`).
+ * Extra arguments go to `bun test` (a file name or `-t pattern`). Passing tests are not listed;
+ * failures are, in full, and the run ends with a summary (see test-summary.ts).
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseJunit, summary, thisMachine } from "./test-summary.ts";
+
 const extra = process.argv.slice(2);
 
-function run(label: string, command: string[]): void {
-  console.log(`\n> ${label}`);
-  const result = Bun.spawnSync(command, { stdout: "inherit", stderr: "inherit" });
-  if (result.exitCode !== 0) {
-    console.error(`\n${label} failed (exit ${result.exitCode})`);
-    process.exit(result.exitCode ?? 1);
+/** A step whose output matters only when it fails. */
+function check(label: string, command: string[]): void {
+  const result = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode === 0) {
+    console.log(`ok  ${label}`);
+    return;
   }
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  console.error(`\n${label} failed (exit ${result.exitCode})`);
+  process.exit(result.exitCode ?? 1);
 }
 
 if (extra.length === 0) {
-  run("type-check (tsc --noEmit)", ["node_modules/.bin/tsc", "--noEmit"]);
-  run("lint and format (biome check)", ["node_modules/.bin/biome", "check", "."]);
-  run("typed client from the OpenAPI document (openapi-typescript)", [
+  check("type-check (tsc --noEmit)", ["node_modules/.bin/tsc", "--noEmit"]);
+  check("lint and format (biome check)", ["node_modules/.bin/biome", "check", "."]);
+  check("typed client from the OpenAPI document (openapi-typescript)", [
     "node_modules/.bin/openapi-typescript",
     "gateway/openapi.json",
     "-o",
     "clients/typescript/api.d.ts",
   ]);
-  run("the typed client type-checks", ["node_modules/.bin/tsc", "-p", "clients/typescript"]);
+  check("the typed client type-checks", ["node_modules/.bin/tsc", "-p", "clients/typescript"]);
 }
-run("tests (bun test)", [process.execPath, "test", "--timeout", "60000", ...extra]);
+
+console.log("\n> tests (bun test): only failures are shown");
+const reports = mkdtempSync(join(tmpdir(), "newsroom-test-"));
+const report = join(reports, "junit.xml");
+const run = Bun.spawnSync(
+  [
+    process.execPath,
+    "test",
+    "--timeout",
+    "60000",
+    "--only-failures",
+    "--reporter=junit",
+    `--reporter-outfile=${report}`,
+    ...extra,
+  ],
+  { stdout: "inherit", stderr: "inherit" },
+);
+let xml = "";
+try {
+  xml = readFileSync(report, "utf8");
+} catch {
+  // No report: bun stopped before writing one; its exit code says so below.
+}
+rmSync(reports, { recursive: true, force: true });
+console.log(summary(parseJunit(xml), process.env, thisMachine(), run.exitCode ?? 1));
+process.exit(run.exitCode ?? 1);
