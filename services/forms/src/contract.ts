@@ -104,7 +104,7 @@ export const organizationSubscribeOperation = operation({
     org: t.String({ maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
   },
   description:
-    "Origin (or Referer) must be an allowed website of the organization or its hosted newsroom. Double opt-in; single opt-in only behind a verified human-check token. A form post without `Accept: application/json` is answered 303 back with `?newsletter=pending|invalid|subscribed|closed`.",
+    "Origin (or Referer) must be an allowed website of the organization or its hosted newsroom. Double opt-in; single opt-in only behind a verified human-check token. A form post without `Accept: application/json` is answered 303 to its `redirect` when that is on an allowed origin (else to the posting page) with `?newsletter=pending|invalid|subscribed|closed`, and for `invalid` `&newsletter_fields=` naming the fields at fault (`email`, `consent`, `human_check_token`, `redirect`, ...).",
   tags: ["Newsletters"],
   status: "Live",
   requestBody: {

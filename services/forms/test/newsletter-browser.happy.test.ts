@@ -130,8 +130,39 @@ describeInBrowser("newsletter pages in Chromium", () => {
       await page.getByRole("button", { name: "Subscribe" }).click();
       await page.waitForSelector('form[data-newsletter-state="invalid"]', { timeout: 10_000 });
       expect(await page.locator("[data-newsletter-status]").textContent()).toBe(
-        "Please check your email address and tick the consent box.",
+        "Please check your email address. Please tick the consent box.",
       );
+    } finally {
+      pageVariant = "";
+      await context.close();
+    }
+  }, 30_000);
+
+  test("without JavaScript a refusal returns to the form's redirect, naming what was wrong", async () => {
+    pageVariant = "novalidate";
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${site}/newsletter`);
+      await page.getByLabel("Email").fill("not an address");
+      await page.getByLabel("Send me the newsletter").check();
+      const back = `${site}/newsletter?newsletter=invalid&newsletter_fields=email`;
+      await Promise.all([
+        page.waitForURL(back, { timeout: 10_000 }),
+        page.getByRole("button", { name: "Subscribe" }).click(),
+      ]);
+      // The same address with the script: the outcome shown, naming the field.
+      const withScript = await browser.newContext();
+      try {
+        const shown = await withScript.newPage();
+        await shown.goto(back);
+        await shown.waitForSelector('form[data-newsletter-state="invalid"]', { timeout: 10_000 });
+        expect(await shown.locator("[data-newsletter-status]").textContent()).toBe(
+          "Please check your email address.",
+        );
+      } finally {
+        await withScript.close();
+      }
     } finally {
       pageVariant = "";
       await context.close();

@@ -85,7 +85,47 @@ describe("organization subscribe errors", () => {
       { as: "form", headers: { referer: `${org.origin}/signup` } },
     );
     expect(form.status).toBe(303);
-    expect(form.headers.get("location")).toBe(`${org.origin}/signup?newsletter=invalid`);
+    // Back to `redirect` (on an allowed origin), naming the fields at fault.
+    expect(form.headers.get("location")).toBe(
+      `${org.origin}/thanks?newsletter=invalid&newsletter_fields=email`,
+    );
+    const withoutRedirect = await subscribe(
+      org,
+      { email: "nope" },
+      { as: "form", headers: { referer: `${org.origin}/signup` } },
+    );
+    expect(withoutRedirect.headers.get("location")).toBe(
+      `${org.origin}/signup?newsletter=invalid&newsletter_fields=email`,
+    );
+  });
+
+  test("a form post returns to its redirect for every outcome, the Referer cut to the origin", async () => {
+    const redirect = `${org.origin}/static/newsletter.html?from=footer`;
+    const referer = `${org.origin}/`;
+    const invalid = await subscribe(
+      org,
+      { email: address(), consent: false, redirect },
+      { as: "form", headers: { referer } },
+    );
+    expect(invalid.headers.get("location")).toBe(
+      `${redirect}&newsletter=invalid&newsletter_fields=consent`,
+    );
+    const closed = await newsletterOrg(forms.database.db, { enabled: false });
+    const closedRedirect = `${closed.origin}/static/newsletter.html`;
+    const shut = await subscribe(
+      closed,
+      { email: address(), redirect: closedRedirect },
+      { as: "form", headers: { referer: `${closed.origin}/` } },
+    );
+    expect(shut.headers.get("location")).toBe(`${closedRedirect}?newsletter=closed`);
+    const human = await subscribe(
+      org,
+      { email: address(), human_check_token: "wrong", redirect },
+      { as: "form", headers: { referer } },
+    );
+    expect(human.headers.get("location")).toBe(
+      `${redirect}&newsletter=invalid&newsletter_fields=human_check_token`,
+    );
   });
 
   test("a failed human check is 422 naming human_check_token", async () => {
@@ -100,7 +140,9 @@ describe("organization subscribe errors", () => {
       expect.objectContaining({ field: "human_check_token", reason: "human_check_failed" }),
     ]);
     const form = await subscribe(org, { email, human_check_token: "wrong" }, { as: "form" });
-    expect(form.headers.get("location")).toBe(`${org.origin}/?newsletter=invalid`);
+    expect(form.headers.get("location")).toBe(
+      `${org.origin}/?newsletter=invalid&newsletter_fields=human_check_token`,
+    );
     expect(await ses.to(email)).toHaveLength(0);
   });
 

@@ -117,7 +117,9 @@ describe("redirects", () => {
 
       const form = await post({ email, redirect }, { as: "form", headers: { origin: org.origin } });
       expect(form.status).toBe(303);
-      expect(form.headers.get("location")).toBe(`${org.origin}/?newsletter=invalid`);
+      expect(form.headers.get("location")).toBe(
+        `${org.origin}/?newsletter=invalid&newsletter_fields=redirect`,
+      );
       expect(await ses.to(email)).toHaveLength(0);
     });
   }

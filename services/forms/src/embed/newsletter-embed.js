@@ -1,7 +1,9 @@
 /*
  * Newsletter sign-up forms, enhanced: a form carrying `data-newsletter` posts with fetch and
  * shows the outcome in place; without JavaScript the same form posts normally and comes back
- * with `?newsletter=pending|invalid|subscribed|closed`. No dependencies, no cookies.
+ * (to its `redirect` field when that is on an allowed origin) with
+ * `?newsletter=pending|invalid|subscribed|closed`, and `&newsletter_fields=email,consent` naming
+ * what was wrong. No dependencies, no cookies.
  */
 (() => {
   const MESSAGES = {
@@ -12,6 +14,13 @@
     closed: "This newsletter is not taking sign-ups at the moment.",
     busy: "Too many attempts. Please wait a minute and try again.",
     error: "Something went wrong. Please try again.",
+  };
+  /** What to fix, per field named by `newsletter_fields` or a 422's `error.fields`. */
+  const FIELD_MESSAGES = {
+    email: "Please check your email address.",
+    consent: "Please tick the consent box.",
+    human_check_token: "The check that you are a person did not pass. Please try again.",
+    redirect: "This form's return address is not allowed; the site's owner can fix it.",
   };
 
   function uuid() {
@@ -46,8 +55,11 @@
     return element;
   }
 
-  function show(form, key) {
-    statusOf(form).textContent = form.getAttribute(`data-newsletter-${key}`) || MESSAGES[key];
+  function show(form, key, fields) {
+    const own = form.getAttribute(`data-newsletter-${key}`);
+    const specific = (fields || []).map((field) => FIELD_MESSAGES[field]).filter(Boolean);
+    statusOf(form).textContent =
+      own || (key === "invalid" && specific.length > 0 ? specific.join(" ") : MESSAGES[key]);
     form.setAttribute("data-newsletter-state", key);
   }
 
@@ -69,8 +81,10 @@
     form.setAttribute("data-newsletter-ready", "");
     if (!hidden(form, "submission_id").value) hidden(form, "submission_id").value = uuid();
     if (!hidden(form, "started_at").value) hidden(form, "started_at").value = String(Date.now());
-    const outcome = new URLSearchParams(window.location.search).get("newsletter");
-    if (outcome && MESSAGES[outcome]) show(form, outcome);
+    const query = new URLSearchParams(window.location.search);
+    const outcome = query.get("newsletter");
+    const named = (query.get("newsletter_fields") || "").split(",");
+    if (outcome && MESSAGES[outcome]) show(form, outcome, named);
 
     form.addEventListener("submit", async (event) => {
       if (!window.fetch || !window.URLSearchParams) return;
@@ -79,6 +93,7 @@
       if (button) button.disabled = true;
       form.setAttribute("aria-busy", "true");
       let key = "error";
+      let fields = [];
       try {
         const response = await fetch(form.action, {
           method: "POST",
@@ -88,12 +103,13 @@
           mode: "cors",
           cache: "no-store",
         });
-        const body = response.status === 202 ? await response.json() : null;
+        const body = [202, 422].includes(response.status) ? await response.json() : null;
         key = keyOf(response.status, body);
+        if (key === "invalid") fields = (body?.error?.fields || []).map((f) => f.field);
       } catch (_error) {
         key = "error";
       }
-      show(form, key);
+      show(form, key, fields);
       if (key === "pending" || key === "subscribed") fresh(form);
       form.removeAttribute("aria-busy");
       if (button) button.disabled = false;

@@ -46,9 +46,14 @@ export function allowedOrigins(
   return allowed;
 }
 
-/** `url` with `?newsletter=<outcome>` set (replacing any earlier value). */
-export function withOutcome(url: string, outcome: string): string {
+/**
+ * `url` with `?newsletter=<outcome>` set, and `newsletter_fields=<a,b>` when fields are named
+ * (both replacing any earlier value).
+ */
+export function withOutcome(url: string, outcome: string, fields: string[] = []): string {
   const target = new URL(url);
   target.searchParams.set("newsletter", outcome);
+  if (fields.length > 0) target.searchParams.set("newsletter_fields", fields.join(","));
+  else target.searchParams.delete("newsletter_fields");
   return target.toString();
 }

@@ -85,18 +85,33 @@ function preflight(deps: FormsDeps, request: Request, slug: string): Promise<Res
   });
 }
 
-function seeOther(url: string, outcome: FormOutcome): Response {
+/** `fields`: for `invalid`, the fields at fault, so a page without JavaScript can say which. */
+function seeOther(url: string, outcome: FormOutcome, fields: string[] = []): Response {
   return new Response(null, {
     status: 303,
-    headers: { location: withOutcome(url, outcome), ...NO_STORE },
+    headers: { location: withOutcome(url, outcome, fields), ...NO_STORE },
   });
+}
+
+/** The top-level fields named by field errors (`body.0.text` is `body`), each once. */
+function faultyFields(errors: FieldError[]): string[] {
+  return [...new Set(errors.map((error) => error.field.split(/[.[]/)[0]!))];
+}
+
+/** The `redirect` field as posted (the last one when repeated), before any validation. */
+function postedRedirect(fields: ParsedBody["fields"]): string | undefined {
+  const raw = Object.hasOwn(fields, "redirect") ? fields.redirect : undefined;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === "string" && value !== "" ? value : undefined;
 }
 
 /**
  * POST /v1/public/newsletter/{org}/subscribe. Order: configured, rate limit per client, known
  * organization, allowed origin, newsletter open, body, validation, bot screening, human check,
  * then one idempotent confirmation (or, single opt-in, welcome) email keyed by submission_id.
- * Form posts without `Accept: application/json` are answered 303 to an allowed origin.
+ * Form posts without `Accept: application/json` are answered 303 to `redirect` when it is on an
+ * allowed origin, else to the posting page, with `?newsletter=<outcome>` and, when invalid,
+ * `&newsletter_fields=<the fields at fault>`.
  */
 function subscribe(deps: FormsDeps, request: Request, slug: string): Promise<Response> {
   const headers: Record<string, string> = { ...NO_STORE, vary: "Origin" };
@@ -113,15 +128,18 @@ function subscribe(deps: FormsDeps, request: Request, slug: string): Promise<Res
     const referer = request.headers.get("referer");
     const postingPage = referer && originOf(referer) === origin ? referer : `${origin}/`;
 
-    if (!organization.newsletterEnabled) {
-      if (formPost) return seeOther(postingPage, "closed");
-      throw notFound("No newsletter here.");
-    }
+    if (!organization.newsletterEnabled && !formPost) throw notFound("No newsletter here.");
     const body = await readBody(request);
+    // A form post returns to `redirect` whatever the outcome, when it is on an allowed origin:
+    // the Referer is often cut to the origin, and the posting page is what the person knows.
+    const posted = postedRedirect(body.fields);
+    const redirectAllowed = posted !== undefined && allowed.has(originOf(posted) ?? "");
+    const target = redirectAllowed ? posted : postingPage;
+    if (!organization.newsletterEnabled) return seeOther(target, "closed");
     const result = checkSubmission(OrganizationSubscribeIn, body.fields, body.kind);
     const errors: FieldError[] = "errors" in result ? [...result.errors] : [];
     const redirect = "value" in result ? result.value.redirect : undefined;
-    if (redirect !== undefined && !allowed.has(originOf(redirect) ?? "")) {
+    if (posted !== undefined && !redirectAllowed && !errors.some((e) => e.field === "redirect")) {
       errors.push({
         field: "redirect",
         reason: "not_allowed",
@@ -129,11 +147,10 @@ function subscribe(deps: FormsDeps, request: Request, slug: string): Promise<Res
       });
     }
     if (errors.length > 0 || !("value" in result)) {
-      if (formPost) return seeOther(postingPage, "invalid");
+      if (formPost) return seeOther(target, "invalid", faultyFields(errors));
       throw validationFailed(errors);
     }
     const input = result.value;
-    const target = redirect ?? postingPage;
     const answer = (status: "pending" | "subscribed") =>
       formPost ? seeOther(target, status) : json({ status }, 202);
     if (looksAutomated(input, deps.now())) return answer("pending");
@@ -142,7 +159,7 @@ function subscribe(deps: FormsDeps, request: Request, slug: string): Promise<Res
     if (input.human_check_token) {
       const check = await deps.humanCheck.verify(input.human_check_token, clientIpOf(request));
       if (check === "failed") {
-        if (formPost) return seeOther(postingPage, "invalid");
+        if (formPost) return seeOther(target, "invalid", ["human_check_token"]);
         throw validationFailed([
           { field: "human_check_token", reason: "human_check_failed", message: "did not pass" },
         ]);
