@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, organizationSso, workspaceSessions } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
 import { findPersonByEmail } from "../src/people/store.ts";
+import { startOidcProvider } from "./support/oidc-provider.ts";
 import { type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { unique } from "./support/web-app.ts";
 
@@ -76,6 +77,31 @@ describe("signing in", () => {
     const answer = await s.callback(visitor, await s.provider.authorize(authorization, email));
     expect(answer.status).toBe(303);
     expect((await visitor.get("/app/")).text).toContain("Org sso-happy");
+  });
+
+  test("a provider that gives the email only at its UserInfo endpoint signs the member in too", async () => {
+    const conforming = await startOidcProvider(`${s.h.url}/app/sso/callback`, {
+      emailInIdToken: false,
+    });
+    try {
+      await s.h.admin("POST", "/orgs", { slug: "sso-userinfo", name: "Org sso-userinfo" });
+      await s.h.admin("PUT", "/orgs/sso-userinfo/sso", {
+        issuer: conforming.issuer,
+        client_id: conforming.clientId,
+        client_secret: conforming.clientSecret,
+        allowed_domains: [DOMAIN],
+        enabled: true,
+      });
+      const email = member();
+      await s.h.admin("POST", "/orgs/sso-userinfo/members", { email, role: "viewer" });
+      const visitor = s.h.visitor();
+      const authorization = await s.start(visitor, "sso-userinfo");
+      const answer = await s.callback(visitor, await conforming.authorize(authorization, email));
+      expect(answer.status).toBe(303);
+      expect((await visitor.get("/app/")).text).toContain("Org sso-userinfo");
+    } finally {
+      await conforming.close();
+    }
   });
 });
 

@@ -274,7 +274,7 @@ export function createSsoService(deps: SsoServiceDeps) {
       const config = await findSsoConfig(deps.db, organization.id);
       if (!config?.enabled) return refused(NOT_SET_UP);
 
-      let claims: oidc.IDToken | undefined;
+      let claims: Record<string, unknown> | undefined;
       try {
         const provider = await providerOf(config);
         const tokens = await oidc.authorizationCodeGrant(provider, callback, {
@@ -283,7 +283,13 @@ export function createSsoService(deps: SsoServiceDeps) {
           expectedNonce: attempt.nonce,
           idTokenExpected: true,
         });
-        claims = tokens.claims();
+        const idToken = tokens.claims()!;
+        claims = idToken;
+        // A provider may keep the email scope's claims for its UserInfo endpoint (OpenID
+        // Connect Core 5.4); its answer must then be about the ID token's subject.
+        if (idToken.email === undefined) {
+          claims = await oidc.fetchUserInfo(provider, tokens.access_token, idToken.sub);
+        }
       } catch (error) {
         return refused(refusalOf(error, organization));
       }

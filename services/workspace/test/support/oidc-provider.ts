@@ -11,7 +11,10 @@ export interface ProviderAccount {
  * required and its development login and consent pages. The login name is the account id; its
  * `email` claim is the login name unless `accounts` says otherwise.
  */
-export async function startOidcProvider(redirectUri: string) {
+export async function startOidcProvider(
+  redirectUri: string,
+  options: { emailInIdToken?: boolean } = {},
+) {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = "workspace-test-client";
@@ -30,8 +33,9 @@ export async function startOidcProvider(redirectUri: string) {
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
     claims: { openid: ["sub"], email: ["email", "email_verified"] },
-    // As most providers do: the ID token from the token endpoint carries the scope's claims.
-    conformIdTokenClaims: false,
+    // By default as most providers do: the ID token from the token endpoint carries the email
+    // scope's claims. Without, they are only at the UserInfo endpoint (oidc-provider's default).
+    conformIdTokenClaims: options.emailInIdToken === false,
     cookies: { keys: [crypto.randomUUID()] },
     async findAccount(_context, sub) {
       const account = accounts.get(sub) ?? {};
