@@ -229,6 +229,26 @@ describe("the settings pages, every role", () => {
     expect(await roleOf("perm-lone", lone.members.owner)).toBe("owner");
   });
 
+  test("a person who gives up managing members lands where they still may look", async () => {
+    const team = await orgWithMembers(h, "perm-self", 0);
+    const second = unique("second-owner");
+    await h.admin("POST", "/orgs/perm-self/members", { email: second, role: "owner" });
+    const owner = await h.signedIn(second);
+    await owner.get("/app/orgs/perm-self/members");
+    const demoted = await owner.post(`/app/orgs/perm-self/members/${await personId(second)}/role`, {
+      role: "viewer",
+    });
+    expect(demoted.status).toBe(303);
+    expect(demoted.headers.get("location")).toBe("/app/orgs/perm-self");
+    const admin = await h.signedIn(team.members.admin);
+    await admin.get("/app/orgs/perm-self/members");
+    const id = await personId(team.members.admin);
+    const left = await admin.post(`/app/orgs/perm-self/members/${id}/remove`, { confirm: "yes" });
+    expect(left.status).toBe(303);
+    expect(left.headers.get("location")).toBe("/app/");
+    expect(await roleOf("perm-self", team.members.admin)).toBeNull();
+  });
+
   test("the audit log pages by cursor: 50 events a page, newest first, none twice", async () => {
     await h.admin("POST", "/orgs", { slug: "perm-audit", name: "Audit org" });
     const owner = unique("audit-owner");

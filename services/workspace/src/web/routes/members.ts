@@ -7,6 +7,7 @@ import { personActor } from "../../audit.ts";
 import { type OrgAccess, requirePermission } from "../../people/access.ts";
 import { addedToOrganizationEmail } from "../../people/added-email.ts";
 import { EmailAddress } from "../../people/model.ts";
+import { can } from "../../people/permissions.ts";
 import { addMember, removeMember } from "../../people/service.ts";
 import {
   findMembership,
@@ -152,6 +153,11 @@ export function memberRoutes(deps: WebDeps, kit: WebKit) {
             return page(who, access, { memberError }, 409);
           }
         }
+        // Having given up the right to manage members, the person lands on the overview.
+        const self = person.id === who.signedIn.person.id && !access.staff;
+        if (self && !can(role, "members.manage")) {
+          return kit.redirect(`/app/orgs/${encodeURIComponent(access.organization.slug)}`);
+        }
         return kit.redirect(`${pathOf(access)}?done=role-changed`);
       },
       post,
@@ -185,6 +191,7 @@ export function memberRoutes(deps: WebDeps, kit: WebKit) {
           if (!isLastOwner(error)) throw error;
           return refuse();
         }
+        if (person.id === who.signedIn.person.id && !access.staff) return kit.redirect("/app/");
         return kit.redirect(`${pathOf(access)}?done=removed`);
       },
       post,
