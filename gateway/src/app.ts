@@ -1,6 +1,6 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
-import { httpKit, pathOf } from "@newsroom/shared/http";
+import { httpKit, pathOf, withHeader } from "@newsroom/shared/http";
 import { operation } from "@newsroom/shared/openapi/operation";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
@@ -142,8 +142,7 @@ async function forward(
     throw error;
   }
   if (service === "client-api" && response.status < 300) {
-    response = new Response(response.body, response);
-    response.headers.set("ratelimit-policy", RATE_LIMIT_POLICY);
+    return withHeader(response, "ratelimit-policy", RATE_LIMIT_POLICY);
   }
   return response;
 }

@@ -4,8 +4,16 @@ import { log } from "@newsroom/shared/log";
 /** Something that answers requests for a service: its app in-process, or its URL. */
 export type Upstream = (request: Request) => Promise<Response>;
 
-/** Distributed mode: forwards the request to the service's base URL, redirects untouched. */
-export function httpUpstream(baseUrl: string, name: string): Upstream {
+/** How the gateway sends a request on: `fetch` (a test may record what it gives). */
+export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * Distributed mode: forwards the request to the service's base URL, redirects untouched. The
+ * answer is the service's, handed on as fetch gives it: its body streams through, and Bun's fetch
+ * answers have mutable headers, so the edge and the gateway add theirs in place. fetch keeps
+ * connections to the service alive and reuses them.
+ */
+export function httpUpstream(baseUrl: string, name: string, send: Fetcher = fetch): Upstream {
   const base = baseUrl.replace(/\/$/, "");
   return async (request) => {
     const headers = new Headers(request.headers);
@@ -20,14 +28,13 @@ export function httpUpstream(baseUrl: string, name: string): Upstream {
     headers.delete("host");
     headers.delete("connection");
     try {
-      const response = await fetch(base + targetOf(request.url), {
+      return await send(base + targetOf(request.url), {
         method: request.method,
         headers,
         body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
         redirect: "manual",
         signal: AbortSignal.timeout(30_000),
       });
-      return new Response(response.body, response);
     } catch (error) {
       // The client left and its body with it: not the service's fault (the edge counts it).
       if (request.signal.aborted) throw error;
