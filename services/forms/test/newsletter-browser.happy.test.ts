@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import type { Browser } from "playwright-core";
@@ -271,6 +272,59 @@ describeInBrowser("newsletter pages in Chromium", () => {
       await withScript.close();
     }
   }, 30_000);
+
+  test("every page of the flows passes axe-core, light and dark, default accent and own", async () => {
+    const plain = await newsletterOrg(forms.database.db, { site: {} });
+    await updateOrganization(forms.database.db, plain.slug, { newsletter_origins: [site] });
+    const tokenFor = async (slug: string) => {
+      const email = address("axe");
+      await forms.post(
+        `/v1/public/newsletter/${slug}/subscribe`,
+        { email, consent: true, ...envelope() },
+        { headers: { origin: site, accept: "application/json" } },
+      );
+      return tokenIn((await ses.to(email))[0]);
+    };
+    const digestEmail = address("axe-digest");
+    await forms.post("/v1/public/newsletter/subscribe", {
+      email: digestEmail,
+      consent: true,
+      ...envelope(),
+    });
+    const digestToken = tokenIn((await ses.to(digestEmail))[0]);
+    for (const colorScheme of ["light", "dark"] as const) {
+      // bypassCSP: only so that the test can inject axe-core into script-free pages.
+      const context = await browser.newContext({ colorScheme, bypassCSP: true });
+      try {
+        const page = await context.newPage();
+        for (const slug of [plain.slug, org.slug]) {
+          await page.goto(`${base}/v1/public/newsletter/confirm?t=${await tokenFor(slug)}`);
+          await expectAccessible(page);
+          await Promise.all([
+            page.waitForSelector("text=You are subscribed"),
+            page.getByRole("button", { name: "Confirm subscription" }).click(),
+          ]);
+          await expectAccessible(page);
+        }
+        await page.goto(`${base}/v1/public/newsletter/confirm?t=not-a-token`);
+        await expectAccessible(page);
+        await page.goto(`${base}/v1/public/newsletter/confirm?t=${digestToken}`);
+        await expectAccessible(page);
+        if (colorScheme === "light") {
+          await page.getByRole("button").click();
+          await page.waitForLoadState("load");
+          await expectAccessible(page);
+        }
+        const welcome = (await ses.to(digestEmail)).find((m) => m.subject.startsWith("Welcome"));
+        if (welcome) {
+          await page.goto(`${base}${unsubscribeLinkIn(welcome)}`);
+          await expectAccessible(page);
+        }
+      } finally {
+        await context.close();
+      }
+    }
+  }, 60_000);
 
   test("the digest's unsubscribe page: one button that unsubscribes", async () => {
     const email = address("digest");
