@@ -13,6 +13,7 @@ import type { PermissionAction } from "../src/people/permissions.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import {
   orgWithMembers,
+  storyInReview,
   unique,
   type WebClient,
   type WebHarness,
@@ -247,6 +248,16 @@ describe("the settings pages, every role", () => {
     expect(left.status).toBe(303);
     expect(left.headers.get("location")).toBe("/app/");
     expect(await roleOf("perm-self", team.members.admin)).toBeNull();
+  });
+
+  test("the audit log names the person behind a decision and links to the story", async () => {
+    const id = await storyInReview(h, "perm-settings", "audited-decision");
+    await clients.approver.get(`/app/stories/${id}`);
+    expect((await clients.approver.post(`/app/stories/${id}/approve`)).status).toBe(303);
+    const log = await clients.admin.get(`${base}/audit`);
+    const row = log.text.split("<tr>").find((part) => part.includes(`/app/stories/${id}`));
+    expect(row).toContain(org.members.approver);
+    expect(row).toContain("Story approved");
   });
 
   test("the audit log pages by cursor: 50 events a page, newest first, none twice", async () => {

@@ -40,6 +40,16 @@ function who(entry: AuditLogEntry): string {
   return entry.actorEmail ?? entry.actor;
 }
 
+/** A member's address, a link to a story, or the id of what changed. */
+function subject(entry: AuditLogEntry): Html | string {
+  if (entry.subjectEmail) return entry.subjectEmail;
+  if (!entry.subjectId) return "";
+  if (entry.action.startsWith("story.")) {
+    return html`<a href="/app/stories/${entry.subjectId}">Story ${entry.subjectId.slice(0, 8)}</a>`;
+  }
+  return entry.subjectId;
+}
+
 /** /app/orgs/{org}/audit: the organization's audit events, newest first, a page at a time. */
 export function auditPage(
   visitor: Visitor,
@@ -51,7 +61,7 @@ export function auditPage(
     (entry) => html`<tr>
 <td><time datetime="${entry.createdAt.toISOString()}">${entry.createdAt.toISOString().slice(0, 19).replace("T", " ")} UTC</time></td>
 <td>${who(entry)}</td><td>${describeAction(entry.action)}</td>
-<td>${entry.subjectEmail ?? entry.subjectId ?? ""}</td></tr>`,
+<td>${subject(entry)}</td></tr>`,
   );
   const pages = [
     data.firstPage ? html`<a href="${data.firstPage}">Newest events</a>` : "",
