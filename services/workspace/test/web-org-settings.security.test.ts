@@ -9,6 +9,7 @@ import {
   workspacePeople,
 } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
+import { audit } from "../src/audit.ts";
 import type { PermissionAction } from "../src/people/permissions.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import {
@@ -258,6 +259,25 @@ describe("the settings pages, every role", () => {
     const row = log.text.split("<tr>").find((part) => part.includes(`/app/stories/${id}`));
     expect(row).toContain(org.members.approver);
     expect(row).toContain("Story approved");
+  });
+
+  test("the audit log shows single sign-on events and who they came from", async () => {
+    const orgId = (await h.admin("GET", "/orgs/perm-settings")).body.id as string;
+    await audit(
+      db(),
+      orgId,
+      "sso.sign_in_refused:domain_not_allowed",
+      null,
+      "sso:ann@elsewhere.example",
+    );
+    await audit(db(), orgId, "sso.enabled", null, "admin");
+    const log = await clients.owner.get(`${base}/audit`);
+    const rows = log.text.split("<tr>");
+    const refused = rows.find((row) => row.includes("Single sign-on refused"));
+    expect(refused).toContain("Single sign-on refused (domain_not_allowed)");
+    expect(refused).toContain("ann@elsewhere.example (single sign-on)");
+    const enabled = rows.find((row) => row.includes("Single sign-on turned on"));
+    expect(enabled).toContain("<td>operator</td>");
   });
 
   test("the audit log pages by cursor: 50 events a page, newest first, none twice", async () => {

@@ -24,6 +24,13 @@ const ACTIONS: Record<string, string> = {
   "newsletter.origin_removed": "Newsletter origin removed",
   "site.created": "Site added",
   "hostname.added": "Hostname added",
+  "sso.configured": "Single sign-on set up",
+  "sso.updated": "Single sign-on changed",
+  "sso.client_secret_replaced": "Single sign-on client secret replaced",
+  "sso.enabled": "Single sign-on turned on",
+  "sso.disabled": "Single sign-on turned off",
+  "sso.signed_in": "Signed in with single sign-on",
+  "sso.sign_in_refused": "Single sign-on refused",
 };
 
 /** `member.role_changed:viewer>admin` reads "Member's role changed (viewer → admin)". */
@@ -35,9 +42,13 @@ export function describeAction(action: string): string {
   return detail ? `${label} (${detail})` : label;
 }
 
+/** The operator (the internal API), a person by address, or who single sign-on presented. */
 function who(entry: AuditLogEntry): string {
   if (entry.actor === "admin") return "operator";
-  return entry.actorEmail ?? entry.actor;
+  if (entry.actorEmail) return entry.actorEmail;
+  if (entry.actor === "sso") return "single sign-on";
+  if (entry.actor.startsWith("sso:")) return `${entry.actor.slice(4)} (single sign-on)`;
+  return entry.actor;
 }
 
 /** A member's address, a link to a story, or the id of what changed. */
