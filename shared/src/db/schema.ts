@@ -162,6 +162,13 @@ export const stories = pgTable(
   (table) => [
     uniqueIndex("stories_org_slug_idx").on(table.organizationId, table.slug),
     index("stories_org_updated_idx").on(table.organizationId, table.updatedAt, table.id),
+    // A list of one status newest change first (the approval queue) without scanning the rest.
+    index("stories_org_status_updated_idx").on(
+      table.organizationId,
+      table.status,
+      table.updatedAt,
+      table.id,
+    ),
     index("stories_org_status_published_idx").on(
       table.organizationId,
       table.status,

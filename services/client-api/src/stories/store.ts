@@ -1,4 +1,4 @@
-import type { Queryable } from "@newsroom/shared/db/index";
+import type { Db, Queryable } from "@newsroom/shared/db/index";
 import {
   approvalDecisions,
   type StoryStatus,
@@ -27,28 +27,21 @@ export interface PagedStoryRow {
 
 const updatedMicros = sql<string>`(extract(epoch from ${stories.updatedAt}) * 1000000)::bigint::text`;
 
-/**
- * One page of the organization's stories, newest change first, keyset on (updated_at, id), with
- * the current version and topics joined in: one query per page. Reads `limit + 1` rows so the
- * caller knows whether another page exists.
- */
-export async function listStoryRows(
-  db: Queryable,
-  organizationId: string,
-  options: { statuses?: StoryStatus[]; after?: Position | null; limit: number },
-): Promise<PagedStoryRow[]> {
-  const conditions: SQL[] = [eq(stories.organizationId, organizationId)];
-  if (options.statuses && options.statuses.length > 0) {
-    conditions.push(
-      options.statuses.length === 1
-        ? eq(stories.status, options.statuses[0]!)
-        : inArray(stories.status, options.statuses),
-    );
+/** The shapes a page query takes: by how many statuses it filters, and whether it has a cursor. */
+type PageShape = `${"all" | "one" | "many"}:${"first" | "after"}`;
+
+function pageQuery(db: Db, shape: PageShape) {
+  const [filter, position] = shape.split(":");
+  const conditions: SQL[] = [eq(stories.organizationId, sql.placeholder("organizationId"))];
+  // One status compares with `=`, so the (organization, status, updated_at, id) index both
+  // filters and orders; several compare with `any`, one array parameter whatever their number.
+  if (filter === "one") conditions.push(eq(stories.status, sql.placeholder("status")));
+  if (filter === "many") {
+    conditions.push(sql`${stories.status} = any(${sql.placeholder("statuses")}::text[])`);
   }
-  if (options.after) {
-    const at = microsToTimestamp(options.after.micros);
+  if (position === "after") {
     conditions.push(
-      sql`(${stories.updatedAt}, ${stories.id}) < (${at}::timestamptz, ${options.after.id}::uuid)`,
+      sql`(${stories.updatedAt}, ${stories.id}) < (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
     );
   }
   return db
@@ -57,7 +50,50 @@ export async function listStoryRows(
     .leftJoin(storyVersions, currentVersionOf)
     .where(and(...conditions))
     .orderBy(desc(stories.updatedAt), desc(stories.id))
-    .limit(options.limit + 1);
+    .limit(sql.placeholder("limit"))
+    .prepare(`client_api_story_page_${shape.replace(":", "_")}`);
+}
+
+type PageQuery = ReturnType<typeof pageQuery>;
+/** Per database, its six page statements, each prepared once and kept with its connection. */
+const pageQueries = new WeakMap<Db, Map<PageShape, PageQuery>>();
+
+function preparedPage(db: Db, shape: PageShape): PageQuery {
+  let queries = pageQueries.get(db);
+  if (!queries) {
+    queries = new Map();
+    pageQueries.set(db, queries);
+  }
+  let query = queries.get(shape);
+  if (!query) {
+    query = pageQuery(db, shape);
+    queries.set(shape, query);
+  }
+  return query;
+}
+
+/**
+ * One page of the organization's stories, newest change first, keyset on (updated_at, id), with
+ * the current version and topics joined in: one query per page, from a statement prepared once
+ * per shape (the text never depends on the values). Reads `limit + 1` rows so the caller knows
+ * whether another page exists.
+ */
+export async function listStoryRows(
+  db: Db,
+  organizationId: string,
+  options: { statuses?: StoryStatus[]; after?: Position | null; limit: number },
+): Promise<PagedStoryRow[]> {
+  const statuses = options.statuses ?? [];
+  const filter = statuses.length === 0 ? "all" : statuses.length === 1 ? "one" : "many";
+  const query = preparedPage(db, `${filter}:${options.after ? "after" : "first"}`);
+  return query.execute({
+    organizationId,
+    status: statuses[0],
+    statuses,
+    afterAt: options.after ? microsToTimestamp(options.after.micros) : undefined,
+    afterId: options.after?.id,
+    limit: options.limit + 1,
+  });
 }
 
 export async function findStoryRow(

@@ -1,0 +1,1 @@
+CREATE INDEX "stories_org_status_updated_idx" ON "stories" USING btree ("organization_id","status","updated_at","id");
