@@ -158,6 +158,18 @@ describe("the settings pages, every role", () => {
     }
   }
 
+  test("every organization page links to the settings the person may open, and no others", async () => {
+    const id = await storyInReview(h, "perm-settings", "nav-links");
+    for (const path of [base, `/app/stories/${id}`]) {
+      const owner = await clients.owner.get(path);
+      const viewer = await clients.viewer.get(path);
+      for (const page of ["newsletter", "sites", "members", "audit"]) {
+        expect(owner.text).toContain(`href="${base}/${page}"`);
+        expect(viewer.text).not.toContain(`href="${base}/${page}"`);
+      }
+    }
+  });
+
   test("an admin's page offers no owner role", async () => {
     const page = await clients.admin.get(`${base}/members`);
     expect(page.text).not.toContain('<option value="owner"');

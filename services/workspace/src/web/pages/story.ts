@@ -6,7 +6,7 @@ import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { versionLines } from "../version-text.ts";
-import { statusBadge } from "./organizations.ts";
+import { navOf, statusBadge } from "./organizations.ts";
 
 export interface StoryPageData {
   access: OrgAccess;
@@ -122,6 +122,6 @@ ${
     ? html`<p>No events yet.</p>`
     : html`<ul>${data.events.map((e) => html`<li>${e.type}, ${when(e.createdAt)}</li>`)}</ul>`
 }</section>`,
-    { org: { slug: access.organization.slug, name: access.organization.name } },
+    { org: navOf(access, undefined) },
   );
 }
