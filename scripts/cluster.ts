@@ -1,10 +1,17 @@
 /**
  * `npm run start:cluster`: the distributed mode on this machine: six processes (gateway,
  * public-read, forms, client-api, webhooks, workspace) against DATABASE_URL, NATS_URL and
- * REDIS_URL, the gateway proxying to the others. Ctrl-C stops them all.
+ * REDIS_URL, the gateway proxying to the others. Ctrl-C stops them all. With `--demo`, also the
+ * local SES emulator for email and the demo data (and its test key) that `npm start` has.
  */
+import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
+import { openDatabase } from "@newsroom/shared/db/index";
+import { startOrExit } from "@newsroom/shared/startup";
+import { seedDemo } from "@newsroom/workspace/demo/seed";
 import type { Subprocess } from "bun";
 import { unreachableBackends } from "./cluster-backends.ts";
+import { demoLines, linkLines } from "./demo-banner.ts";
+import { LOCAL_EMAIL, type LocalSes, startLocalSes } from "./local-ses.ts";
 
 export interface ClusterPorts {
   gateway: number;
@@ -51,19 +58,23 @@ export function clusterPlan(ports: ClusterPorts) {
   } as const;
 }
 
+/** Every process links to the gateway, the port people reach, not to its own PORT. */
+function clusterLinks(gatewayPort: number, env: Record<string, string | undefined>) {
+  const gateway = `http://localhost:${gatewayPort}`;
+  return {
+    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL || gateway,
+    NEWSROOM_HOST: env.NEWSROOM_HOST || `${gateway}/newsrooms`,
+    APP_URL: env.APP_URL || `${gateway}/app`,
+  };
+}
+
 export function startCluster(
   ports: ClusterPorts,
   env: Record<string, string | undefined>,
   options: { output?: "inherit" | "ignore" } = {},
 ): Cluster {
   const plan = clusterPlan(ports);
-  // Every process links to the gateway, the port people reach, not to its own PORT.
-  const gateway = `http://localhost:${ports.gateway}`;
-  const links = {
-    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL || gateway,
-    NEWSROOM_HOST: env.NEWSROOM_HOST || `${gateway}/newsrooms`,
-    APP_URL: env.APP_URL || `${gateway}/app`,
-  };
+  const links = clusterLinks(ports.gateway, env);
   const processes = new Map<string, Subprocess>();
   const names = Object.keys(plan);
   const start = (name: string) => {
@@ -106,13 +117,35 @@ export async function waitForReady(url: string, ms = 30_000): Promise<void> {
   throw new Error(`${url} not ready after ${ms} ms`);
 }
 
+function emailLine(env: Record<string, string | undefined>, ses: LocalSes | null): string {
+  const where = ses
+    ? `the local emulator, inbox page ${ses.endpoint}/`
+    : env.SES_ENDPOINT
+      ? `SES_ENDPOINT ${env.SES_ENDPOINT}`
+      : "Amazon SES";
+  return env.FORMS_FROM_EMAIL ? where : `${where}; FORMS_FROM_EMAIL unset: forms answer 503`;
+}
+
 if (import.meta.main) {
+  const config = loadConfigOrExit();
   const unreachable = await unreachableBackends(process.env);
   if (unreachable.length > 0) {
     for (const line of unreachable) console.error(line);
     process.exit(1);
   }
-  const base = Number(process.env.PORT ?? 3000);
+  // --demo: what `npm start` has and a bare cluster lacks: email to the local emulator, demo data.
+  const demo = process.argv.includes("--demo");
+  const env: Record<string, string | undefined> = { ...process.env };
+  let ses: LocalSes | null = null;
+  if (demo && !config.SES_ENDPOINT) {
+    ses = await startOrExit(() => startLocalSes(config.SES_LOCAL_PORT));
+    env.SES_ENDPOINT = ses.endpoint;
+  }
+  if (demo) {
+    env.FORMS_FROM_EMAIL ||= LOCAL_EMAIL.FORMS_FROM_EMAIL;
+    env.FORMS_TEAM_EMAIL ||= LOCAL_EMAIL.FORMS_TEAM_EMAIL;
+  }
+  const base = config.PORT;
   const cluster = startCluster(
     {
       gateway: base,
@@ -120,24 +153,45 @@ if (import.meta.main) {
       forms: base + 102,
       clientApi: base + 103,
       webhooks: base + 104,
-      workspace: Number(process.env.WORKSPACE_PORT ?? 4001),
+      workspace: config.WORKSPACE_PORT,
       metrics: base + 201,
     },
-    process.env,
-  );
-  await waitForReady(`http://127.0.0.1:${base}/health/ready`, 60_000).catch((error) => {
-    console.error(String(error));
-  });
-  console.log(
-    `cluster up: gateway http://localhost:${base}, workspace http://127.0.0.1:${cluster.ports.workspace}, metrics on ports ${base + 201}-${base + 206}`,
+    env,
   );
   let stopping = false;
-  const stop = async () => {
+  const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await cluster.stop();
-    process.exit(0);
+    ses?.close();
+    process.exit(code);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", () => stop(0));
+  process.on("SIGTERM", () => stop(0));
+  try {
+    await waitForReady(`http://127.0.0.1:${base}/health/ready`, 60_000);
+  } catch {
+    console.error(
+      `Cannot start: the gateway's /health/ready on PORT ${base} did not answer 200 within 60 s (see the processes' logs above)`,
+    );
+    await stop(1);
+  }
+  console.log(`
+  cluster up
+  Gateway        http://localhost:${base}
+  Workspace API  http://127.0.0.1:${config.WORKSPACE_PORT}/internal/v1  (Authorization: Bearer ${config.ADMIN_TOKEN ? "$ADMIN_TOKEN" : adminToken(config)})
+  Metrics        ports ${base + 201}-${base + 206}
+  Email          ${emailLine(env, ses)}
+${linkLines(config).join("\n")}`);
+  if (demo) {
+    const database = await openDatabase({ url: config.DATABASE_URL, max: 1 });
+    try {
+      const seeded = await seedDemo(database.db, config.HOUSE_ORG, config.SERVICE_ENV);
+      console.log(`${(await demoLines(database.db, config, seeded)).join("\n")}\n`);
+    } finally {
+      await database.close();
+    }
+  } else {
+    console.log("  No demo data or local email: npm run start:cluster -- --demo\n");
+  }
 }

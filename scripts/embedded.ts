@@ -19,8 +19,9 @@ export interface Embedded {
   url: string;
   workspaceUrl: string;
   runtime: Runtime;
-  /** The demo's test key, on the first start only. */
+  /** The demo's test key, on the first start only, and the slug of its organization. */
   testKey?: string;
+  testKeyOrg?: string;
   /** The demo's people (sign-in addresses), when the demo data was loaded. */
   demoPeople: DemoPerson[];
   stop(): Promise<void>;
@@ -73,6 +74,7 @@ export async function startEmbedded(
     workspaceUrl: workspace.url,
     runtime,
     testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
+    testKeyOrg: "testKeyOrg" in demo ? demo.testKeyOrg : undefined,
     demoPeople: "people" in demo ? (demo.people ?? []) : [],
     stop: async () => {
       await server.stop();

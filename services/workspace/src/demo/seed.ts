@@ -113,6 +113,8 @@ async function decorate(db: Db, organizationId: string, storyIds: string[]): Pro
 export interface DemoResult {
   seeded: boolean;
   testKey?: string;
+  /** The slug of the organization the test key belongs to. */
+  testKeyOrg?: string;
   /** The demo's people, who sign in with codes sent to the local email inbox. */
   people?: DemoPerson[];
 }
@@ -257,7 +259,7 @@ export async function seedDemo(
     serviceEnv,
   );
   const people = await seedDemoPeople(db, houseOrg);
-  return { seeded: true, testKey: secret, people };
+  return { seeded: true, testKey: secret, testKeyOrg: "northwind", people };
 }
 
 /**
