@@ -203,6 +203,31 @@ describe("settings", () => {
     );
   });
 
+  test("saving the settings needs a sign-in from the last 12 hours, as keys do", async () => {
+    await s.h.admin("POST", "/orgs", { slug: "armage", name: "House" });
+    const staffEmail = unique("staff");
+    await s.h.admin("POST", "/orgs/armage/members", { email: staffEmail, role: "owner" });
+    const staff = await s.h.signedIn(staffEmail);
+    await staff.get("/app/orgs/sso-none/sso");
+    const person = (await findPersonByEmail(db(), staffEmail))!;
+    await db()
+      .update(workspaceSessions)
+      .set({ freshAt: new Date(Date.now() - 13 * 3_600_000) })
+      .where(eq(workspaceSessions.personId, person.id));
+    const answer = await staff.post("/app/orgs/sso-none/sso", {
+      issuer: s.provider.issuer,
+      client_id: "stale-client",
+      client_secret: "stale-secret",
+      allowed_domains: "stale.example",
+      enabled: "yes",
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("location")).toBe(
+      `/app/sign-in/fresh?return_to=${encodeURIComponent("/app/orgs/sso-none/sso")}`,
+    );
+    expect((await s.h.admin("GET", "/orgs/sso-none/sso")).status).toBe(404);
+  });
+
   test("an issuer over plain http off this machine, or a wrong domain, is refused (422)", async () => {
     const answer = await s.h.admin("PUT", "/orgs/sso-none/sso", {
       issuer: "http://login.example.com",

@@ -8,6 +8,7 @@ import { configureSso, createSsoService, SSO_ATTEMPT_TTL_MS } from "../../sso/se
 import { findSsoConfig, type SsoConfigRow } from "../../sso/store.ts";
 import { appCookie, readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
+import { requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import type { OrgNav } from "../layout.ts";
 import { errorPage } from "../pages/error.ts";
@@ -58,6 +59,12 @@ export function ssoRoutes(deps: WebDeps, kit: WebKit) {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
         const { organization, nav } = await staffOnly(who, params.org);
+        // Who may sign in is as sensitive as a key: the same recent sign-in is needed.
+        requireFreshSignIn(
+          who,
+          deps.now(),
+          `/app/orgs/${encodeURIComponent(organization.slug)}/sso`,
+        );
         const input = {
           issuer: form.text("issuer", 500),
           clientId: form.text("client_id", 255),
