@@ -11,6 +11,7 @@ import {
 import { and, eq } from "drizzle-orm";
 import { audit } from "../src/audit.ts";
 import type { PermissionAction } from "../src/people/permissions.ts";
+import { INVITATIONS_PER_HOUR } from "../src/web/routes/members.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import {
   orgWithMembers,
@@ -226,6 +227,29 @@ describe("the settings pages, every role", () => {
     });
     expect(notMine.status).toBe(404);
     expect(await roleOf("perm-settings", org.members.viewer)).toBe("viewer");
+  });
+
+  test("at most 50 invitations an hour per organization, then 429 beside the address", async () => {
+    const team = await orgWithMembers(h, "perm-invites", 0);
+    const owner = await h.signedIn(team.members.owner);
+    await owner.get("/app/orgs/perm-invites/members");
+    for (let i = 0; i < INVITATIONS_PER_HOUR; i++) {
+      const invited = await owner.post("/app/orgs/perm-invites/members", {
+        email: unique(`invite-${i}`),
+        role: "viewer",
+      });
+      expect(invited.status).toBe(303);
+    }
+    const over = unique("one-too-many");
+    const refused = await owner.post("/app/orgs/perm-invites/members", {
+      email: over,
+      role: "viewer",
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('id="field-email-error"');
+    expect(refused.text).toContain("invitations an hour");
+    expect(await roleOf("perm-invites", over)).toBeNull();
+    expect(await h.ses.to(over)).toEqual([]);
   });
 
   test("the last owner can be neither demoted nor removed (409), whoever asks", async () => {

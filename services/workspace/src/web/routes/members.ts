@@ -2,6 +2,7 @@ import { MEMBER_ROLES, type MemberRole } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
+import { checkLimit } from "@newsroom/shared/rate-limit";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
 import { type OrgAccess, requirePermission } from "../../people/access.ts";
@@ -27,6 +28,8 @@ const isLastOwner = (error: unknown) =>
   error.code === "conflict" &&
   error.fields?.some((field) => field.reason === "last_owner");
 const LAST_OWNER = "This is the last owner: make someone else an owner first.";
+/** Invitations send email to any address: at most this many an hour per organization. */
+export const INVITATIONS_PER_HOUR = 50;
 
 /** The members of an organization: invite by email, change a role, remove. Every change is audited. */
 export function memberRoutes(deps: WebDeps, kit: WebKit) {
@@ -123,6 +126,16 @@ export function memberRoutes(deps: WebDeps, kit: WebKit) {
         }
         if (Object.keys(errors).length > 0 || !isRole(role)) {
           return page(who, access, { invite: { email, role, errors } }, status);
+        }
+        const limit = await checkLimit(
+          deps.rateLimits,
+          `workspace:invitations:${access.organization.id}`,
+          INVITATIONS_PER_HOUR,
+          3600,
+        );
+        if (!limit.allowed) {
+          errors.email = `At most ${INVITATIONS_PER_HOUR} invitations an hour: try again later.`;
+          return page(who, access, { invite: { email, role, errors } }, 429);
         }
         const actor = personActor(who.signedIn.person.id);
         await addMember(deps.db, access.organization.id, { email, role }, actor);
