@@ -12,6 +12,7 @@ export const EVENT = {
   storyPublished: "story.published",
   storyUnpublished: "story.unpublished",
   webhookTest: "webhook.test",
+  webhookTestResult: "webhook.test_result",
   siteChanged: "site.changed",
   dataChanged: "data.changed",
 } as const;
@@ -35,6 +36,27 @@ export const WebhookTestEvent = T.Object({
   data: T.Object({ organization_id: T.String(), endpoint_id: T.String() }),
 });
 export type WebhookTestEvent = Static<typeof WebhookTestEvent>;
+
+/**
+ * How one `webhook.test` went (the webhooks service tells whoever asked, the workspace): whether
+ * the receiver accepted it (2xx), its status, how long it took and, if not, why (never an
+ * address). Not recorded anywhere.
+ */
+export const WebhookTestResultEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.webhookTestResult),
+  created_at: DateTime,
+  data: T.Object({
+    organization_id: T.String(),
+    endpoint_id: T.String(),
+    test_event_id: T.String(),
+    accepted: T.Boolean(),
+    status_code: T.Union([T.Integer(), T.Null()]),
+    duration_ms: T.Integer(),
+    error: T.Union([T.String(), T.Null()]),
+  }),
+});
+export type WebhookTestResultEvent = Static<typeof WebhookTestResultEvent>;
 
 /** A site, its hostnames or its organization changed: public read caches drop the site. */
 export const SiteChangedEvent = T.Object({
@@ -65,5 +87,11 @@ export const DataChangedEvent = T.Object({
 });
 export type DataChangedEvent = Static<typeof DataChangedEvent>;
 
-export const BusEvent = T.Union([StoryEvent, WebhookTestEvent, SiteChangedEvent, DataChangedEvent]);
+export const BusEvent = T.Union([
+  StoryEvent,
+  WebhookTestEvent,
+  WebhookTestResultEvent,
+  SiteChangedEvent,
+  DataChangedEvent,
+]);
 export type BusEvent = Static<typeof BusEvent>;

@@ -6,6 +6,7 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { countPendingDeliveries, stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
+import { testResultEvent } from "./delivery/test-event.ts";
 import { DeliveryWorker } from "./delivery/worker.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
@@ -51,7 +52,11 @@ export async function createWebhooksService(
     runtime.bus,
     {
       onDeliveries: () => worker.kick(),
-      onTestEvent: (event) => worker.sendTestEvent(event),
+      // The workspace waits for how it went (`npm run admin -- endpoint-test`).
+      onTestEvent: (event) =>
+        worker.sendTestEvent(event, async (result) => {
+          await runtime.bus.publish(testResultEvent(event, result));
+        }),
     },
     options.consumerName ?? FAN_OUT_CONSUMER,
   );

@@ -291,6 +291,7 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
       ok: false,
       statusCode: null,
       error: "refused: the target resolves to a link-local address",
+      durationMs: expect.any(Number),
     });
     expect(receiver.at("/test-event")).toHaveLength(0);
   });

@@ -207,6 +207,15 @@ if (before?.ok) {
     `--newsletter-origins replaced the list (was: ${before.body.newsletter_origins.join(", ") || "empty"}; now: ${answer.body.newsletter_origins.join(", ") || "empty"}). --add-newsletter-origins and --remove-newsletter-origins change it instead.`,
   );
 }
+if (name === "endpoint-test") {
+  const test = answer.body.test;
+  if (test.status === "pending") note(test.message);
+  else {
+    const how = test.status_code === null ? test.error : `HTTP ${test.status_code}`;
+    note(`test event ${test.status}: ${how} in ${test.duration_ms} ms.`);
+    if (test.status !== "accepted") process.exit(1);
+  }
+}
 if (storyOrganizationId && name !== "story-get") {
   const org = await call("GET", `/orgs/${storyOrganizationId}`);
   if (org.ok) noteNotRunning(org.body);

@@ -1,5 +1,5 @@
 import type { Db } from "@newsroom/shared/db/index";
-import type { WebhookTestEvent } from "@newsroom/shared/events";
+import { EVENT, type WebhookTestEvent, type WebhookTestResultEvent } from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import { open } from "@newsroom/shared/secret-box";
@@ -7,6 +7,9 @@ import { testEventBody } from "./payload.ts";
 import { type AttemptResult, sendWebhook } from "./send.ts";
 import { findEndpoint } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
+
+/** How a test went: the attempt's result and how long it took. */
+export type TestEventResult = AttemptResult & { durationMs: number };
 
 /** Whether a bus message is a `webhook.test` event naming an endpoint. */
 export function isWellFormedTestEvent(event: unknown): event is WebhookTestEvent {
@@ -38,9 +41,10 @@ export async function sendTestEvent(
     resolve?: HostResolver;
   },
   event: WebhookTestEvent,
-): Promise<AttemptResult | null> {
+): Promise<TestEventResult | null> {
   const endpoint = await findEndpoint(deps.db, event.data.organization_id, event.data.endpoint_id);
   if (!endpoint) return null;
+  const started = performance.now();
   const result = await sendWebhook({
     url: endpoint.url,
     secret: open(endpoint.secretCiphertext, deps.secretsKey),
@@ -50,11 +54,34 @@ export async function sendTestEvent(
     allowInsecureTargets: deps.allowInsecureTargets,
     resolve: deps.resolve,
   });
+  const durationMs = Math.round(performance.now() - started);
   log.info("webhook test event sent", {
     endpoint_id: endpoint.id,
     ok: result.ok,
     status_code: result.statusCode,
     error: result.error,
+    duration_ms: durationMs,
   });
-  return result;
+  return { ...result, durationMs };
+}
+
+/** The `webhook.test_result` event telling the workspace how the test went. */
+export function testResultEvent(
+  event: WebhookTestEvent,
+  result: TestEventResult,
+): WebhookTestResultEvent {
+  return {
+    id: crypto.randomUUID(),
+    type: EVENT.webhookTestResult,
+    created_at: new Date().toISOString(),
+    data: {
+      organization_id: event.data.organization_id,
+      endpoint_id: event.data.endpoint_id,
+      test_event_id: event.id,
+      accepted: result.ok,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      error: result.error,
+    },
+  };
 }

@@ -19,7 +19,7 @@ import {
   stopClaimedDelivery,
 } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
-import { sendTestEvent } from "./test-event.ts";
+import { sendTestEvent, type TestEventResult } from "./test-event.ts";
 
 /** Failed deliveries in a row that disable an endpoint. */
 export const DISABLE_AFTER_FAILED_DELIVERIES = 3;
@@ -94,8 +94,14 @@ export class DeliveryWorker {
     this.wake?.();
   }
 
-  /** Sends a `webhook.test` event in the background; a stop waits for it. */
-  sendTestEvent(event: WebhookTestEvent): void {
+  /**
+   * Sends a `webhook.test` event in the background; a stop waits for it. `report` hears how it
+   * went (not called when the endpoint is gone).
+   */
+  sendTestEvent(
+    event: WebhookTestEvent,
+    report?: (result: TestEventResult) => Promise<void>,
+  ): void {
     this.track(
       sendTestEvent(
         {
@@ -106,7 +112,9 @@ export class DeliveryWorker {
           resolve: this.options.resolve,
         },
         event,
-      ).then(() => undefined),
+      ).then(async (result) => {
+        if (result) await report?.(result);
+      }),
       "webhook test event failed",
     );
   }

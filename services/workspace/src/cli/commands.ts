@@ -178,9 +178,10 @@ export const COMMANDS: Record<string, Command> = {
   },
   "endpoint-test": {
     method: "POST",
-    path: ([id]) => `/webhook_endpoints/${id}/test`,
+    path: ([id]) => `/webhook_endpoints/${id}/test?wait=true`,
     ids: ["endpoint id"],
-    summary: "send webhook.test to an endpoint",
+    summary:
+      "send webhook.test to an endpoint and say whether it was accepted (status, duration); exit code 1 when not",
   },
   "delivery-list": {
     method: "GET",

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
@@ -10,6 +10,7 @@ import {
   enableWebhookEndpoint,
   testWebhookEndpoint,
 } from "./service.ts";
+import { testAndWait } from "./test-results.ts";
 
 export function webhookEndpointRoutes(deps: WorkspaceDeps) {
   return new Elysia()
@@ -40,7 +41,15 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
       await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
       return webhookEndpointOut(row);
     })
-    .post("/internal/v1/webhook_endpoints/:id/test", async ({ params }) =>
-      webhookEndpointOut(await testWebhookEndpoint(deps, params.id)),
+    .post(
+      "/internal/v1/webhook_endpoints/:id/test",
+      async ({ params, query }) => {
+        if (query.wait !== "true") {
+          return webhookEndpointOut(await testWebhookEndpoint(deps, params.id));
+        }
+        const { endpoint, test } = await testAndWait(deps, params.id);
+        return { ...webhookEndpointOut(endpoint), test };
+      },
+      { query: t.Object({ wait: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) }) },
     );
 }

@@ -108,14 +108,18 @@ export async function enableWebhookEndpoint(
   return row!;
 }
 
-/** Sends `webhook.test` once to this endpoint only; never recorded as a delivery. */
+/**
+ * Sends `webhook.test` once to this endpoint only; never recorded as a delivery. `eventId` lets
+ * a caller wait for the `webhook.test_result` of this very test.
+ */
 export async function testWebhookEndpoint(
   deps: Pick<EndpointDeps, "db" | "bus">,
   id: string,
+  eventId = newId(),
 ): Promise<WebhookEndpointRow> {
   const endpoint = await findEndpoint(deps.db, id);
   await deps.bus.publish({
-    id: newId(),
+    id: eventId,
     type: EVENT.webhookTest,
     created_at: new Date().toISOString(),
     data: { organization_id: endpoint.organizationId, endpoint_id: endpoint.id },
