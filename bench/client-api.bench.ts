@@ -1,141 +1,94 @@
 /**
- * GET /v1/stories?limit=25 with a valid key through the embedded gateway, against a bare
- * Bun.serve answering the same bytes from memory, in the same run: requests per second and
- * p50/p99 latency at 50 concurrent connections. Run:
- * `bun bench/client-api.bench.ts [seconds] [--layers]`. Prints a Markdown table for
- * bench/RESULTS.md.
+ * The distributed client API: `GET /v1/stories?limit=25` with a valid key through the gateway
+ * (six processes on PostgreSQL, JetStream and Redis), and straight to the client-api process,
+ * against a bare Bun.serve in its own process answering the same bytes and headers, wrk in
+ * turns. Run: `DATABASE_URL=... NATS_URL=... REDIS_URL=... bun bench/client-api.bench.ts`.
  *
- * The embedded client API caches the key record and the page (dropped on the workspace's change
- * events). A third run, with the cache off, measures the path every request takes in distributed
- * mode (two queries: the key and the page), here on PGlite.
- *
- * `--layers` adds the layers one at a time, each answering the same bytes: the edge alone, the
- * edge and the gateway with an upstream answering from memory, and the edge with the client API
- * but no gateway. They show what each layer costs and so what bounds the full path.
- *
- * One key from one address would hit the limits (300 per key, 600 per address a minute) within a
- * second, and the bench would measure 429s. The gateway here counts every request in a real
- * memory store, as in production, but never refuses: the cost of the limit is measured, not its
- * effect.
+ * One key from one address would meet the gateway's limits (300 a minute per key, 600 per
+ * address) within a second and the bench would measure 429s. So wrk spreads its requests over
+ * BENCH_KEYS keys (default 400, 20 in each of as many organizations) and over client addresses given in X-Forwarded-For, which the
+ * gateway believes from 127.0.0.1 here (TRUSTED_PROXIES): every request is still counted in
+ * Redis, as in production; the cost of the limits is measured, not their effect. 429s would show
+ * in the non-2xx column.
  */
-import os from "node:os";
-import { createClientApiService } from "@newsroom/client-api/app";
-import { createGateway } from "@newsroom/gateway/app";
-import { loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
-import { log } from "@newsroom/shared/log";
-import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
-import { openRuntime } from "@newsroom/shared/runtime";
-import { seedDemo } from "@newsroom/workspace/demo/seed";
-import { getter, type LoadResult, runLoad } from "./support/load.ts";
+import {
+  captureAnswer,
+  cleanup,
+  compareMany,
+  ensureWrk,
+  loadLine,
+  methodLine,
+  startBare,
+  wrkScript,
+} from "./support/external.ts";
+import { startDistributed } from "./support/servers.ts";
+import { seedOrganization, workspaceCall } from "./support/workspace.ts";
 
-const SECONDS = Number(process.argv.slice(2).find((arg) => /^[0-9]+$/.test(arg)) ?? 10);
-const LAYERS = process.argv.includes("--layers");
-const CONCURRENCY = 50;
 const PATH = "/v1/stories?limit=25";
+const KEYS = Number(process.env.BENCH_KEYS ?? 400);
+const KEYS_PER_ORG = 20;
 
-type Result = LoadResult;
-
-function load(url: string, headers: Record<string, string>): Promise<Result> {
-  return runLoad(getter(url, headers), { seconds: SECONDS, concurrency: CONCURRENCY });
-}
-
-/** Counts like the memory store, never over the limit. */
-class CountingOnly implements RateLimitStore {
-  readonly kind = "memory";
-  private readonly inner = new MemoryRateLimitStore();
-  async hit(key: string, windowSeconds: number): Promise<number> {
-    await this.inner.hit(key, windowSeconds);
-    return 1;
+await ensureWrk();
+try {
+  const cluster = await startDistributed({ TRUSTED_PROXIES: "127.0.0.1" });
+  const api = cluster.workspaceApi;
+  // An organization holds at most 20 live keys: the keys are spread over organizations alike
+  // (25 stories each, so every answer is a full page of about the same size).
+  const keys: string[] = [];
+  const orgs = Array.from({ length: Math.ceil(KEYS / KEYS_PER_ORG) }, (_, i) => `bench-org-${i}`);
+  for (let i = 0; i < orgs.length; i += 4) {
+    await Promise.all(
+      orgs.slice(i, i + 4).map(async (org) => {
+        await seedOrganization(api, org, 25);
+        for (let k = 0; k < KEYS_PER_ORG; k++) {
+          const key = await workspaceCall(api, "POST", `/orgs/${org}/keys`, {
+            environment: "test",
+            scopes: ["stories:read"],
+            lifetime_days: 30,
+          });
+          keys.push(key.secret);
+        }
+      }),
+    );
   }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
-
-log.setSilent(true);
-const config = loadConfig({ PGLITE_DIR: "memory" });
-const runtime = await openRuntime(config);
-const demo = await seedDemo(runtime.database.db, config.HOUSE_ORG, config.SERVICE_ENV);
-type Handler = (request: Request) => Promise<Response>;
-
-function gatewayTo(upstream: Handler) {
-  return createGateway({
-    config,
-    mode: "embedded",
-    rateLimits: new CountingOnly(),
-    upstreams: { "client-api": upstream },
-    readinessChecks: [],
+  const script = wrkScript(`local keys = { ${keys.map((k) => `"${k}"`).join(", ")} }
+local n = 0
+request = function()
+  n = n + 1
+  local address = "10." .. (math.floor(n / 65536) % 256) .. "." .. (math.floor(n / 256) % 256) .. "." .. (n % 256)
+  return wrk.format("GET", nil, {
+    ["Authorization"] = "Bearer " .. keys[(n % #keys) + 1],
+    ["X-Forwarded-For"] = address,
+  })
+end`);
+  const answer = await captureAnswer(cluster.gateway + PATH, {
+    authorization: `Bearer ${keys[0]}`,
   });
-}
-
-/** Serves `handle` through the edge, as the embedded server does, on a port of its own. */
-function serve(handle: Handler) {
-  const server = Bun.serve({ port: 0, fetch: edge(handle, { trustedProxies: "" }) });
-  return { url: `http://localhost:${server.port}${PATH}`, stop: () => server.stop(true) };
-}
-
-const cachedApi = await createClientApiService(runtime);
-const uncachedApi = await createClientApiService(runtime, { cache: false });
-if (!cachedApi.cache || uncachedApi.cache) throw new Error("the cache is not as expected");
-const cachedGateway = gatewayTo(async (request) => cachedApi.app.handle(request));
-const uncachedGateway = gatewayTo(async (request) => uncachedApi.app.handle(request));
-const cached = serve((request) => cachedGateway.handle(request));
-const uncached = serve((request) => uncachedGateway.handle(request));
-
-const headers = { authorization: `Bearer ${demo.testKey!}` };
-const sample = await fetch(cached.url, { headers });
-const body = await sample.text();
-if (sample.status !== 200) throw new Error(`sample answered ${sample.status}: ${body}`);
-if ((await (await fetch(uncached.url, { headers })).text()) !== body) {
-  throw new Error("the cached and uncached answers differ");
-}
-const sampleHeaders = new Headers(sample.headers);
-const fromMemory = () => new Response(body, { headers: sampleHeaders });
-const bare = Bun.serve({ port: 0, fetch: fromMemory });
-
-const apiResult = await load(cached.url, headers);
-const bareResult = await load(`http://localhost:${bare.port}${PATH}`, headers);
-const uncachedResult = await load(uncached.url, headers);
-const layerResults: [string, Result][] = [];
-if (LAYERS) {
-  const memoryGateway = gatewayTo(async () => fromMemory());
-  const layers: [string, Handler][] = [
-    ["layer: edge alone, answering from memory", async () => fromMemory()],
+  if (answer.status !== 200) throw new Error(`${PATH} answered ${answer.status}`);
+  const bare = await startBare(answer);
+  const result = await compareMany(
     [
-      "layer: edge + gateway, upstream answering from memory",
-      async (request) => memoryGateway.handle(request),
+      ["bare Bun.serve, same bytes and headers", bare.url + PATH],
+      ["client API through the gateway", cluster.gateway + PATH],
+      ["client-api process directly (no gateway)", cluster.clientApi + PATH],
     ],
-    ["layer: edge + client API (cache on), no gateway", async (r) => cachedApi.app.handle(r)],
-  ];
-  for (const [name, handle] of layers) {
-    const server = serve(handle);
-    layerResults.push([name, await load(server.url, headers)]);
-    await server.stop();
-  }
-}
-await bare.stop(true);
-await cached.stop();
-await uncached.stop();
-await cachedApi.stop();
-await uncachedApi.stop();
-await runtime.close();
+    { script, label: "client API" },
+  );
+  console.log(`### Distributed, GET ${PATH} (${answer.bytes} bytes, ${keys.length} keys in ${orgs.length} organizations)
 
-const row = (name: string, r: Result) =>
-  `| ${name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors} |`;
-const percent = (r: Result) => `${((r.rps / bareResult.rps) * 100).toFixed(1)}%`;
-console.log(
-  `${new Date().toISOString().slice(0, 10)}, GET ${PATH}, ${CONCURRENCY} connections, ${SECONDS} s, ` +
-    `${Buffer.byteLength(body)} bytes per answer, load average ${os.loadavg()[0]!.toFixed(1)}, ` +
-    `${os.cpus().length} cores\n`,
-);
-console.log("| server | requests/s | p50 ms | p99 ms | non-200 |");
-console.log("|---|---|---|---|---|");
-console.log(row("bare Bun.serve (same bytes)", bareResult));
-console.log(row("client API via embedded gateway (cache on, as embedded)", apiResult));
-console.log(row("client API via embedded gateway, cache off (distributed path)", uncachedResult));
-for (const [name, result] of layerResults) console.log(row(name, result));
-console.log(
-  `\nratio: ${percent(apiResult)} of the bare server (cache off: ${percent(uncachedResult)})`,
-);
+| server | requests/s (median) | p50 ms | p99 ms | non-2xx or errors | ratio to bare |
+|---|---|---|---|---|---|
+${result.rows
+  .map(
+    ([name, s, ratio]) =>
+      `| ${name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.non2xx} | ${ratio.toFixed(3)} |`,
+  )
+  .join("\n")}
+
+Ratios are the median of the per-round ratios; load average ${loadLine(result.loadBefore)} before, ${loadLine(result.loadAfter)} after.
+
+${methodLine()}`);
+} finally {
+  await cleanup();
+}
 process.exit(0);

@@ -1,0 +1,111 @@
+/**
+ * The distributed public reads (six processes on PostgreSQL, JetStream and Redis):
+ * 1. `GET /v1/public/newsroom` of the house organization through the gateway, cache warm,
+ *    against a bare Bun.serve in its own process answering the same bytes and headers.
+ * 2. The same reads while another organization publishes about 13 stories a second (a publisher
+ *    in its own process, through the workspace internal API), against the same reads with the
+ *    publisher paused (SIGSTOP), in alternating rounds.
+ * Run: `DATABASE_URL=... NATS_URL=... REDIS_URL=... bun bench/newsroom-distributed.bench.ts`.
+ */
+import { loadavg } from "node:os";
+import {
+  BENCH_ROUNDS,
+  BENCH_SECONDS,
+  captureAnswer,
+  cleanup,
+  compare,
+  ensureWrk,
+  loadLine,
+  median,
+  methodLine,
+  ROOT,
+  report,
+  spawnProcess,
+  startBare,
+  type WrkResult,
+  wrk,
+  wrkScript,
+} from "./support/external.ts";
+import { startDistributed } from "./support/servers.ts";
+import { ADMIN_TOKEN, seedOrganization } from "./support/workspace.ts";
+
+const PATH = "/v1/public/newsroom";
+const HOUSE = "bench-house";
+const OTHER = "bench-other";
+const RATE = Number(process.env.BENCH_PUBLISH_RATE ?? 13);
+
+await ensureWrk();
+try {
+  const cluster = await startDistributed();
+  await seedOrganization(cluster.workspaceApi, HOUSE, 30);
+  await seedOrganization(cluster.workspaceApi, OTHER, 1);
+  const answer = await captureAnswer(cluster.gateway + PATH);
+  if (answer.status !== 200) throw new Error(`${PATH} answered ${answer.status}`);
+  const bare = await startBare(answer);
+  const warm = await compare(bare.url + PATH, cluster.gateway + PATH, { label: "warm" });
+  const sections = [
+    report(
+      `Distributed, GET ${PATH} through the gateway, warm (${answer.bytes} bytes)`,
+      [
+        ["bare Bun.serve, same bytes and headers", warm.bare],
+        ["gateway, public-read, PostgreSQL", warm.subject],
+      ],
+      warm,
+    ),
+  ];
+
+  const publisher = spawnProcess(
+    [process.execPath, `${ROOT}bench/support/publisher.ts`],
+    {
+      PATH: process.env.PATH,
+      WORKSPACE_API: cluster.workspaceApi,
+      ADMIN_TOKEN,
+      PUBLISH_ORG: OTHER,
+      PUBLISH_RATE: String(RATE),
+    },
+    "pipe",
+  );
+  publisher.kill("SIGSTOP");
+  const script = wrkScript();
+  const loadBefore = loadavg();
+  const runs: { quiet: WrkResult[]; publishing: WrkResult[] } = { quiet: [], publishing: [] };
+  let publishingSeconds = 0;
+  for (let round = 0; round < BENCH_ROUNDS; round++) {
+    const order =
+      round % 2 === 0 ? (["quiet", "publishing"] as const) : (["publishing", "quiet"] as const);
+    for (const phase of order) {
+      if (phase === "publishing") publisher.kill("SIGCONT");
+      // A second for the publishing (and its cache drops) to be under way before the reads.
+      if (phase === "publishing") await Bun.sleep(1_000);
+      runs[phase].push(await wrk(cluster.gateway + PATH, { seconds: BENCH_SECONDS, script }));
+      if (phase === "publishing") {
+        publisher.kill("SIGSTOP");
+        publishingSeconds += BENCH_SECONDS + 1;
+      }
+    }
+    console.error(
+      `  publishing ${round + 1}/${BENCH_ROUNDS}: quiet ${runs.quiet.at(-1)!.rps.toFixed(0)} req/s, publishing ${runs.publishing.at(-1)!.rps.toFixed(0)} req/s, load ${loadavg()[0]!.toFixed(1)}`,
+    );
+  }
+  publisher.kill("SIGCONT");
+  publisher.kill("SIGTERM");
+  const told = JSON.parse(
+    (await new Response(publisher.stdout as ReadableStream).text()).trim() || "{}",
+  ) as { published?: number; failed?: number };
+  const published = told.published ?? 0;
+  const ratios = runs.publishing.map((run, i) => run.rps / runs.quiet[i]!.rps);
+  const side = (r: WrkResult[]) =>
+    `${median(r.map((x) => x.rps)).toFixed(0)} | ${median(r.map((x) => x.p50)).toFixed(2)} | ${median(r.map((x) => x.p99)).toFixed(2)} | ${r.reduce((n, x) => n + x.non2xx + x.socketErrors, 0)}`;
+  sections.push(`### Distributed, house newsroom reads while another organization publishes
+
+| reads through the gateway | requests/s (median) | p50 ms | p99 ms | non-2xx or errors |
+|---|---|---|---|---|
+| publisher paused | ${side(runs.quiet)} |
+| another organization publishing | ${side(runs.publishing)} |
+
+Publishing: ${published} stories (${told.failed ?? 0} failed) in about ${publishingSeconds} s of publishing rounds, **${(published / publishingSeconds).toFixed(1)} stories/s** (asked ${RATE}). Reads while publishing: **${median(ratios).toFixed(3)}** of the quiet rounds (median of ${ratios.length}; rounds ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}), a loss of ${((1 - median(ratios)) * 100).toFixed(0)}%. Load average ${loadLine(loadBefore)} before, ${loadLine()} after.`);
+  console.log(`${sections.join("\n\n")}\n\n${methodLine()}`);
+} finally {
+  await cleanup();
+}
+process.exit(0);
