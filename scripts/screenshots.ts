@@ -40,6 +40,15 @@ async function admin(method: string, path: string, body?: unknown) {
   return response.json();
 }
 
+/** Chromium shows a JSON answer on one line: indent it, as its "Pretty-print" box would. */
+async function prettyJson(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const pre = document.querySelector("pre");
+    if (pre) pre.textContent = JSON.stringify(JSON.parse(pre.textContent ?? "null"), null, 2);
+    document.querySelector(".json-formatter-container")?.remove();
+  });
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${OUT}${name}.png` });
   console.log(`docs/screenshots/${name}.png`);
@@ -70,6 +79,7 @@ try {
   );
   const inbox = await context.newPage();
   await inbox.goto(`${ses.url}/store`);
+  await prettyJson(inbox);
   await shot(inbox, "02-inbox");
   await inbox.close();
   const codeForm = page.locator('form[action="/app/sign-in/code"]');
@@ -91,6 +101,7 @@ try {
   // 3. Approval does not publish: publishing is an operator's transition.
   const published = await admin("POST", `/stories/${storyId}/transitions`, { action: "publish" });
   await page.goto(`/v1/public/sites/${ORG}/newsroom/${published.slug}`);
+  await prettyJson(page);
   await shot(page, "05-published");
 
   // 4. A key made in the browser, shown once; then the client API with it.
@@ -105,6 +116,7 @@ try {
   });
   const stories = await api.newPage();
   await stories.goto("/v1/stories?limit=3");
+  await prettyJson(stories);
   await shot(stories, "07-client-api");
   await api.close();
 
