@@ -11,7 +11,7 @@ import {
   ensureWrk,
   loadLine,
   methodLine,
-  ROOT,
+  SERVER_ROOT,
   spawnProcess,
   startBare,
   startBareProxy,
@@ -41,7 +41,7 @@ try {
   });
   const proxy = await startBareProxy(upstream.url);
   const gatewayPort = await freePort();
-  spawnProcess([process.execPath, `${ROOT}gateway/src/main.ts`], {
+  spawnProcess([process.execPath, `${SERVER_ROOT}gateway/src/main.ts`], {
     PATH: process.env.PATH,
     PORT: String(gatewayPort),
     PUBLIC_READ_URL: upstream.url,

@@ -13,6 +13,14 @@ import type { Subprocess } from "bun";
 import type { CapturedAnswer } from "./bare-server.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
+/**
+ * The checkout whose servers are measured: this one, or BENCH_SERVER_ROOT (another checkout of
+ * the project, say a `git worktree` of an older commit, to measure the code before a change with
+ * the same bench).
+ */
+export const SERVER_ROOT = process.env.BENCH_SERVER_ROOT
+  ? `${process.env.BENCH_SERVER_ROOT.replace(/\/$/, "")}/`
+  : ROOT;
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const BENCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 export const CONNECTIONS = 50;
@@ -60,13 +68,13 @@ export async function ensureWrk(): Promise<void> {
   }
 }
 
-/** Starts `argv` in its own process, stopped at cleanup. */
+/** Starts `argv` in its own process (in the measured checkout), stopped at cleanup. */
 export function spawnProcess(
   argv: string[],
   env: Record<string, string | undefined>,
   output: "pipe" | "ignore" = "ignore",
 ): Subprocess<"ignore", "pipe" | "ignore", "inherit"> {
-  const child = Bun.spawn(argv, { cwd: ROOT, env, stdout: output, stderr: "inherit" });
+  const child = Bun.spawn(argv, { cwd: SERVER_ROOT, env, stdout: output, stderr: "inherit" });
   onCleanup(async () => {
     child.kill("SIGTERM");
     const ended = await Promise.race([child.exited, Bun.sleep(10_000).then(() => null)]);

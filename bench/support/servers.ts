@@ -6,8 +6,8 @@
  */
 import { testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
-import { startCluster } from "../../scripts/cluster.ts";
-import { onCleanup, ROOT, scratchPath, spawnProcess, waitFor200 } from "./external.ts";
+import type { startCluster as StartCluster } from "../../scripts/cluster.ts";
+import { onCleanup, SERVER_ROOT, scratchPath, spawnProcess, waitFor200 } from "./external.ts";
 import { ADMIN_TOKEN } from "./workspace.ts";
 
 /** Every request comes from 127.0.0.1: public reads are measured, not their limit. */
@@ -32,7 +32,7 @@ export async function startEmbeddedServer(
   const workspacePort = await freePort();
   const started = performance.now();
   const child = spawnProcess(
-    [process.execPath, `${ROOT}scripts/start.ts`],
+    [process.execPath, `${SERVER_ROOT}scripts/start.ts`],
     {
       PATH: process.env.PATH,
       PORT: String(port),
@@ -116,6 +116,10 @@ export async function startDistributed(
     FORMS_TEAM_EMAIL: "team@example.com",
     LOG_LEVEL: "error",
     ...extraEnv,
+  };
+  // The measured checkout's own cluster layout.
+  const { startCluster } = (await import(`${SERVER_ROOT}scripts/cluster.ts`)) as {
+    startCluster: typeof StartCluster;
   };
   const cluster = startCluster(ports, env, { output: "ignore" });
   onCleanup(() => cluster.stop());
