@@ -156,6 +156,8 @@ export const stories = pgTable(
     synthetic: boolean("synthetic").notNull().default(false),
     publishedAt: tstz("published_at"),
     scheduledAt: tstz("scheduled_at"),
+    /** The `sequence` of the story's last event: raised by one in each transition that writes one. */
+    eventSequence: integer("event_sequence").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -445,6 +447,17 @@ export const webhookEndpoints = pgTable(
     /** `whsec_...` sealed with AES-256-GCM: base64 of iv, tag and ciphertext. */
     secretCiphertext: text("secret_ciphertext").notNull(),
     secretHint: text("secret_hint").notNull(),
+    /**
+     * The secret a rotation replaced, sealed like the current one: requests are signed with both
+     * until `previous_secret_expires_at` (24 hours after the rotation).
+     */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: tstz("previous_secret_expires_at"),
+    /**
+     * Set in the transaction that disables the endpoint for failing; its owners and admins are
+     * emailed after commit, once per disabling.
+     */
+    disabledNotifiedAt: tstz("disabled_notified_at"),
     /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     createdAt: createdAt(),
@@ -464,6 +477,10 @@ export const outboxEvents = pgTable(
       .references(() => organizations.id),
     type: text("type", { enum: WEBHOOK_EVENT_TYPES }).notNull(),
     storyId: uuid("story_id"),
+    /** The story's event counter after this event (per story, strictly increasing); null before it existed. */
+    sequence: integer("sequence"),
+    /** The story's status before the transition that wrote this event. */
+    previousStatus: text("previous_status", { enum: STORY_STATUSES }),
     createdAt: createdAt(),
     /** Set by the relay once the bus accepted the event. */
     publishedAt: tstz("published_at"),
