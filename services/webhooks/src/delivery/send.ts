@@ -1,5 +1,6 @@
 import { signedHeaders } from "../signing/signature.ts";
 import { type AttemptFailure, failureReason } from "./failure-reason.ts";
+import { retryAfterOf } from "./retry-after.ts";
 import { type CheckedTarget, checkTarget, type HostResolver } from "./target-guard.ts";
 
 /** The user agent of every webhook request: the service's webhooks, version 1. */
@@ -15,12 +16,14 @@ export interface AttemptResult {
   statusCode: number | null;
   /** Short text for `last_error` (see `failureReason`: never an address); null on success. */
   error: string | null;
+  /** A 429 or 503 receiver's `Retry-After`, capped at six hours from now. */
+  retryAfter?: Date | null;
 }
 
 export interface SendRequest {
   url: string;
-  /** The endpoint's `whsec_...` secret. */
-  secret: string;
+  /** The endpoint's `whsec_...` secret; during a rotation the new one and the old one. */
+  secret: string | readonly string[];
   /** The event id: `webhook-id`. */
   eventId: string;
   body: string;
@@ -90,6 +93,7 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
     ok: false,
     statusCode: status,
     error: failureReason({ kind: "answered", statusCode: status }),
+    retryAfter: retryAfterOf(status, response.headers.get("retry-after"), new Date()),
   };
 }
 

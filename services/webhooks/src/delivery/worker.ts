@@ -2,9 +2,10 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { WebhookTestEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
-import { open } from "@newsroom/shared/secret-box";
 import { GroupCommit } from "../group-commit.ts";
+import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { eventBodies } from "./payload.ts";
+import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
 import { ATTEMPT_TIMEOUT_MS, sendWebhook } from "./send.ts";
 import {
@@ -43,6 +44,8 @@ export interface DeliveryWorkerOptions {
   allowInsecureTargets: boolean;
   /** How host names are resolved; the system resolver by default. */
   resolve?: HostResolver;
+  /** The clock that decides whether a rotated-out secret still signs (tests set it). */
+  now?: () => Date;
 }
 
 /**
@@ -172,12 +175,13 @@ export class DeliveryWorker {
       if (this.stopped) return 0;
       throw error;
     }
-    // Each endpoint's secret is opened once per batch.
-    const secrets = new Map<string, string>();
+    // Each endpoint's secrets are opened once per batch.
+    const secrets = new Map<string, string[]>();
+    const now = this.options.now?.() ?? new Date();
     const secretOf = (endpoint: EndpointRow) => {
       let secret = secrets.get(endpoint.id);
       if (secret === undefined) {
-        secret = open(endpoint.secretCiphertext, this.options.secretsKey);
+        secret = signingSecrets(endpoint, this.options.secretsKey, now);
         secrets.set(endpoint.id, secret);
       }
       return secret;
@@ -223,7 +227,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => string,
+    secretOf: (endpoint: EndpointRow) => string[],
   ): Promise<void> {
     let slotHeld = true;
     const freeSlot = () => {
@@ -244,7 +248,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => string,
+    secretOf: (endpoint: EndpointRow) => string[],
     requestOver: () => void,
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
@@ -275,7 +279,8 @@ export class DeliveryWorker {
     }
     const outcome = await recordFailedAttempt(this.db, delivery, result, {
       maxAttempts: this.maxAttempts,
-      nextAttemptAt: (attempts) => nextAttemptAt(this.options.schedule, attempts),
+      nextAttemptAt: (attempts) =>
+        laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
       disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
     });
     webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
