@@ -1,4 +1,5 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
+import { JSON_FEED_TYPE, JsonFeed, RSS_TYPE } from "@newsroom/shared/feed-formats/model";
 import {
   CLIENT_API_ERRORS,
   errorAnswer,
@@ -13,7 +14,6 @@ import {
   WebhookEndpointOut,
 } from "@newsroom/shared/records";
 import { Type as T, type TSchema } from "@sinclair/typebox";
-import { JSON_FEED_TYPE, JsonFeed, RSS_TYPE } from "./feeds/model.ts";
 import { PageQuery, UuidParam } from "./pagination/model.ts";
 import { StoryListQuery } from "./stories/model.ts";
 import { DeliveryListQuery } from "./webhook-deliveries/model.ts";

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hostnames, sites } from "@newsroom/shared/db/schema";
+import { JSON_FEED_VERSION, JsonFeed } from "@newsroom/shared/feed-formats/model";
 import { newId } from "@newsroom/shared/ids";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import Parser from "rss-parser";
-import { JSON_FEED_VERSION, JsonFeed } from "../src/feeds/model.ts";
 import {
   AWKWARD_TITLE,
   clientApiFixture,

@@ -1,12 +1,12 @@
+import { renderJsonFeed } from "@newsroom/shared/feed-formats/json-feed";
+import { JSON_FEED_TYPE, RSS_TYPE } from "@newsroom/shared/feed-formats/model";
+import { renderRss } from "@newsroom/shared/feed-formats/rss";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody } from "../caching/answers.ts";
 import { jsonFeedOperation, rssFeedOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { feedResponse } from "./conditional.ts";
-import { renderJsonFeed } from "./json-feed.ts";
-import { JSON_FEED_TYPE, RSS_TYPE } from "./model.ts";
-import { renderRss } from "./rss.ts";
 import { buildFeed } from "./service.ts";
 
 /**

@@ -1,33 +1,10 @@
 import { unclearedAssetUrls, withoutUrls } from "@newsroom/shared/asset-urls";
 import type { Db } from "@newsroom/shared/db/index";
+import { bodyHtml, bodyText, escapeHtml } from "@newsroom/shared/feed-formats/body-text";
+import type { FeedData } from "@newsroom/shared/feed-formats/model";
 import { storyRecords } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
-import { bodyHtml, bodyText, escapeHtml } from "./body-text.ts";
 import { currentBodies, findHostedSite, listPublishedRows } from "./store.ts";
-
-/** What both feeds say, before either format. */
-export interface FeedData {
-  title: string;
-  description: string;
-  /** The organization's hosted newsroom, when it has an enabled one. */
-  homePageUrl: string | null;
-  /** The feed's own address, never with a key in it. */
-  feedUrl: string;
-  items: FeedEntry[];
-}
-
-export interface FeedEntry {
-  id: string;
-  title: string | null;
-  summary: string | null;
-  url: string | null;
-  externalUrl: string | null;
-  text: string;
-  html: string;
-  topics: string[];
-  publishedAt: string;
-  updatedAt: string;
-}
 
 /** The newsroom's address: the client's hostname once active, otherwise the hosted one. */
 function newsroomAddress(

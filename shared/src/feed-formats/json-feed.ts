@@ -1,5 +1,4 @@
-import { JSON_FEED_VERSION, type JsonFeed, type JsonFeedItem } from "./model.ts";
-import type { FeedData } from "./service.ts";
+import { type FeedData, JSON_FEED_VERSION, type JsonFeed, type JsonFeedItem } from "./model.ts";
 
 /** JSON Feed 1.1. */
 export function renderJsonFeed(feed: FeedData): JsonFeed {

@@ -1,4 +1,4 @@
-import type { FeedData } from "./service.ts";
+import type { FeedData } from "./model.ts";
 
 /** Characters XML 1.0 does not allow (controls, lone surrogates), removed rather than escaped. */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;

@@ -1,5 +1,29 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 
+/** What both feed formats say, before either format. */
+export interface FeedData {
+  title: string;
+  description: string;
+  /** The newsroom's home page, when there is one. */
+  homePageUrl: string | null;
+  /** The feed's own address, never with a key in it. */
+  feedUrl: string;
+  items: FeedEntry[];
+}
+
+export interface FeedEntry {
+  id: string;
+  title: string | null;
+  summary: string | null;
+  url: string | null;
+  externalUrl: string | null;
+  text: string;
+  html: string;
+  topics: string[];
+  publishedAt: string;
+  updatedAt: string;
+}
+
 /**
  * JSON Feed 1.1 (https://jsonfeed.org/version/1.1), the fields this service writes. Optional
  * fields are left out rather than null, as the format asks.
