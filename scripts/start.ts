@@ -4,56 +4,65 @@
  * Set DATABASE_URL, NATS_URL or REDIS_URL to use the real ones instead.
  */
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
+import { removeLocalPorts, writeLocalPorts } from "@newsroom/shared/local-ports";
 import { log } from "@newsroom/shared/log";
-import { checkPortFree, startOrExit } from "@newsroom/shared/startup";
-import startSesEmulator from "aws-ses-v2-local";
+import { startOrExit } from "@newsroom/shared/startup";
+import { demoLines, linkLines } from "./demo-banner.ts";
 import { startEmbedded } from "./embedded.ts";
+import { LOCAL_EMAIL, startLocalSes } from "./local-ses.ts";
 
 const config = loadConfigOrExit();
+// A person reads this terminal: short lines unless JSON is asked for.
+log.setFormat(config.LOG_FORMAT ?? "pretty");
 
 let sesEndpoint = config.SES_ENDPOINT;
 let ses: { close(): void } | null = null;
 // A port in use or a PGlite folder held by another process: one line naming the variable, exit 1.
 const embedded = await startOrExit(async () => {
   if (!sesEndpoint) {
-    // The emulator does not report a port in use: ask first.
-    checkPortFree("SES_LOCAL_PORT", config.SES_LOCAL_PORT, "127.0.0.1");
-    ses = await startSesEmulator({ host: "127.0.0.1", port: config.SES_LOCAL_PORT });
-    sesEndpoint = `http://127.0.0.1:${config.SES_LOCAL_PORT}`;
+    const local = await startLocalSes(config.SES_LOCAL_PORT);
+    ses = local;
+    sesEndpoint = local.endpoint;
   }
   return startEmbedded({
     ...config,
     SES_ENDPOINT: sesEndpoint,
-    FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? "newsroom@localhost.example",
-    FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? "team@localhost.example",
+    FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? LOCAL_EMAIL.FORMS_FROM_EMAIL,
+    FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? LOCAL_EMAIL.FORMS_TEAM_EMAIL,
   });
 });
 const { url, runtime } = embedded;
+// For `npm run admin` in another shell: where this start listens (and, in development, its token).
+writeLocalPorts({
+  pid: process.pid,
+  url,
+  workspace_url: embedded.workspaceUrl,
+  ses_url: sesEndpoint,
+  admin_token: config.SERVICE_ENV === "development" ? adminToken(config) : undefined,
+});
 
 console.log(`
   Newsroom service (embedded)
   API            ${url}  (try ${url}/v1/public/newsroom)
   Health         ${url}/health
   Workspace API  ${embedded.workspaceUrl}/internal/v1  (Authorization: Bearer ${config.ADMIN_TOKEN ? "$ADMIN_TOKEN" : adminToken(config)})
-  Email inbox    ${sesEndpoint}/store
+  Email inbox    ${ses ? `${sesEndpoint}/  (a page; JSON at ${sesEndpoint}/store)` : `${sesEndpoint} (SES_ENDPOINT)`}
   Database       ${config.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${config.PGLITE_DIR}`}
   Bus            ${runtime.bus.kind === "jetstream" ? "NATS JetStream" : "in-process"}
   Rate limits    ${runtime.rateLimits.kind}
+${linkLines(config).join("\n")}
 `);
 if (embedded.demoPeople.length > 0) {
   console.log(
-    `  Web app: ${url}/app/  Sign in as a demo person; the code arrives in the email inbox (${sesEndpoint}/store):`,
+    `  Web app: ${url}/app/  Sign in as a demo person; the code arrives in the email inbox (${sesEndpoint}/):`,
   );
   for (const person of embedded.demoPeople) {
     console.log(`    ${person.email.padEnd(28)} ${person.role} of ${person.org}`);
   }
   console.log("");
 }
-if (embedded.testKey) {
-  console.log(
-    `  Demo data loaded. Test API key (shown once, every scope):\n    ${embedded.testKey}\n`,
-  );
-}
+const demo = await demoLines(runtime.database.db, config, embedded);
+if (demo.length > 0) console.log(`${demo.join("\n")}\n`);
 
 let stopping = false;
 async function stop(): Promise<void> {
@@ -62,6 +71,7 @@ async function stop(): Promise<void> {
   log.info("stopping");
   await embedded.stop();
   ses?.close();
+  removeLocalPorts();
   process.exit(0);
 }
 process.on("SIGINT", stop);

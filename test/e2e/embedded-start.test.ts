@@ -36,8 +36,13 @@ async function refusal(child: ReturnType<typeof start>) {
   const code = await child.exited;
   clearTimeout(timer);
   const stderr = await new Response(child.stderr).text();
-  // JSON lines are the service's own logs; anything else is what the operator reads.
-  const lines = stderr.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("{"));
+  // Log lines (JSON, or `12:04:05 warn ...` in the pretty format) are the service's own logs;
+  // anything else is what the operator reads.
+  const lines = stderr
+    .split("\n")
+    .filter(
+      (line) => line.trim() !== "" && !line.startsWith("{") && !/^\d\d:\d\d:\d\d /.test(line),
+    );
   return { code, lines };
 }
 
