@@ -4,7 +4,7 @@
  * distributed mode as `npm run start:cluster` runs them (their own PostgreSQL database, stream
  * and rate-limit prefix, dropped or left unused at the end).
  */
-import { testDatabase } from "@newsroom/shared/testing/database";
+import type { testDatabase as TestDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 import type { startCluster as StartCluster } from "../../scripts/cluster.ts";
 import { onCleanup, SERVER_ROOT, scratchPath, spawnProcess, waitFor200 } from "./external.ts";
@@ -89,6 +89,10 @@ export async function startDistributed(
     if (!process.env[name]) throw new Error(`${name} is required for the distributed benches`);
   }
   const suffix = Math.random().toString(36).slice(2, 8);
+  // The measured checkout's own migrations.
+  const { testDatabase } = (await import(`${SERVER_ROOT}shared/src/testing/database.ts`)) as {
+    testDatabase: typeof TestDatabase;
+  };
   const database = await testDatabase({ backend: "postgres" });
   onCleanup(() => database.close());
   const ports = {
