@@ -1,0 +1,25 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia, t } from "elysia";
+import type { WorkspaceDeps } from "../deps.ts";
+import { webhookDeliveryOut } from "./model.ts";
+import { parseRecoverSince, recoverWebhookEndpoint, resendWebhookDelivery } from "./resend.ts";
+import { organizationOfWebhookEndpoint } from "./service.ts";
+
+/** Internal API: resend one delivery; recover an endpoint's failed deliveries since a time. */
+export function webhookResendRoutes(deps: WorkspaceDeps) {
+  return new Elysia()
+    .post("/internal/v1/webhook_deliveries/:id/resend", async ({ params }) =>
+      webhookDeliveryOut(await resendWebhookDelivery(deps.db, params.id)),
+    )
+    .post(
+      "/internal/v1/webhook_endpoints/:id/recover",
+      async ({ params, body }) => {
+        const orgId = await organizationOfWebhookEndpoint(deps.db, params.id);
+        if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
+        const since = parseRecoverSince(body?.since, new Date());
+        const { resent } = await recoverWebhookEndpoint(deps.db, orgId, params.id, since);
+        return { endpoint_id: params.id, since: since.toISOString(), resent };
+      },
+      { body: t.Optional(t.Object({ since: t.Optional(t.String({ maxLength: 64 })) })) },
+    );
+}
