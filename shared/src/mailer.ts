@@ -12,7 +12,15 @@ export interface MailMessage {
   /** A display name shown before the sender address. */
   fromName?: string;
   headers?: Record<string, string>;
+  /**
+   * Sent to a member of this SES v2 contact list: SES adds the RFC 2369 and RFC 8058
+   * `List-Unsubscribe` headers and replaces `{{amazonSESUnsubscribeUrl}}` in the body.
+   */
+  listManagement?: { contactListName: string; topicName?: string };
 }
+
+/** Where SES writes the contact's own unsubscribe link (with `listManagement`). */
+export const SES_UNSUBSCRIBE_URL = "{{amazonSESUnsubscribeUrl}}";
 
 /** Sends email. Throws `MailDeliveryError` when the provider refuses or cannot be reached. */
 export interface Mailer {
@@ -102,6 +110,14 @@ export class SesMailer implements Mailer {
       FromEmailAddress: formatAddress(this.from, message.fromName),
       Destination: { ToAddresses: message.to },
       ReplyToAddresses: message.replyTo,
+      ...(message.listManagement
+        ? {
+            ListManagementOptions: {
+              ContactListName: message.listManagement.contactListName,
+              TopicName: message.listManagement.topicName,
+            },
+          }
+        : {}),
       Content: {
         Simple: {
           Subject: { Data: headerSafe(message.subject), Charset: "UTF-8" },

@@ -9,11 +9,13 @@ import { sandboxRoutes } from "./demo/routes.ts";
 import type { WorkspaceDeps } from "./deps.ts";
 import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
 import { keyRoutes } from "./keys/routes.ts";
+import { organizationNewsletterRoutes } from "./org-newsletter/routes.ts";
 import { organizationRoutes } from "./organizations/routes.ts";
 import { memberRoutes } from "./people/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
 import { ssoRoutes } from "./sso/routes.ts";
 import { storyRoutes } from "./stories/routes.ts";
+import { webhookResendRoutes } from "./webhook-endpoints/resend-routes.ts";
 import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
 
 /**
@@ -45,9 +47,11 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     .use(keyRoutes(deps))
     .use(storyRoutes(deps))
     .use(webhookEndpointRoutes(deps))
+    .use(webhookResendRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
-    .use(digestRoutes(deps.db, options.digest));
+    .use(digestRoutes(deps.db, options.digest))
+    .use(organizationNewsletterRoutes(deps.db, options.digest));
   kit.bindRoutes(app);
   return app;
 }

@@ -4,6 +4,7 @@ import {
   UpdateContactCommand,
 } from "@aws-sdk/client-sesv2";
 import type { Config } from "@newsroom/shared/config";
+import { contactListsOptions } from "@newsroom/shared/contact-lists";
 import { MailDeliveryError, type SesOptions, sesClient } from "@newsroom/shared/mailer";
 
 /** Where an organization's confirmed subscribers go: its contact list in SES v2. */
@@ -15,13 +16,7 @@ export interface ContactLists {
   addContact(list: { name: string; description: string }, email: string): Promise<void>;
 }
 
-/** The contact list of one organization: named after its id, which never changes. */
-export function contactListOf(organization: { id: string; slug: string; name: string }) {
-  return {
-    name: `org-${organization.id}`,
-    description: `Newsletter of ${organization.name} (${organization.slug})`.slice(0, 256),
-  };
-}
+export { contactListOf } from "@newsroom/shared/contact-lists";
 
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : "Error";
@@ -95,14 +90,6 @@ export class SesContactLists implements ContactLists {
 export function openContactLists(
   config: Pick<Config, "SES_CONTACTS_ENDPOINT" | "SES_ENDPOINT" | "SES_REGION" | "SES_TIMEOUT_MS">,
 ): ContactLists | null {
-  const timeoutMs = config.SES_TIMEOUT_MS;
-  if (config.SES_CONTACTS_ENDPOINT) {
-    return new SesContactLists({
-      region: config.SES_REGION,
-      endpoint: config.SES_CONTACTS_ENDPOINT,
-      timeoutMs,
-    });
-  }
-  if (config.SES_ENDPOINT) return null;
-  return new SesContactLists({ region: config.SES_REGION, timeoutMs });
+  const options = contactListsOptions(config);
+  return options ? new SesContactLists(options) : null;
 }

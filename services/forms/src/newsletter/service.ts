@@ -1,4 +1,4 @@
-import type { Mailer } from "@newsroom/shared/mailer";
+import { type Mailer, type MailMessage, SES_UNSUBSCRIBE_URL } from "@newsroom/shared/mailer";
 import { sendClaimed } from "../confirmations/send-claimed.ts";
 import {
   type ConfirmationRow,
@@ -78,7 +78,7 @@ export async function subscribeToOrganization(
     const hash = emailHash(email);
     const added = await addSubscriber(deps.db, organization.id, hash, now);
     if (added) {
-      await sendClaimed(mailer, welcomeEmail(organization, email), () =>
+      await sendClaimed(mailer, welcomeEmail(organization, email, !!deps.contactLists), () =>
         removeSubscriber(deps.db, organization.id, hash),
       );
     }
@@ -128,17 +128,28 @@ export async function subscribeToOrganization(
   );
 }
 
-function welcomeEmail(organization: NewsletterOrganization, email: string) {
+/**
+ * The welcome email. With a contact list it is sent through SES list management, so it carries
+ * the contact's own unsubscribe link (in the text and as RFC 8058 headers), as every issue does.
+ */
+function welcomeEmail(
+  organization: NewsletterOrganization,
+  email: string,
+  withList: boolean,
+): MailMessage {
+  const lines = ["Hello,", "", `You are subscribed to ${organization.name}'s weekly newsletter.`];
   return {
     to: [email],
     fromName: organization.name,
     subject: `You are subscribed to ${organization.name}`,
-    text: [
-      "Hello,",
-      "",
-      `You are subscribed to ${organization.name}'s weekly newsletter.`,
-      "Every issue carries a link to unsubscribe.",
-    ].join("\n"),
+    text: withList
+      ? [
+          ...lines,
+          "Every issue carries a link to unsubscribe, as this email does:",
+          SES_UNSUBSCRIBE_URL,
+        ].join("\n")
+      : lines.join("\n"),
+    ...(withList ? { listManagement: { contactListName: contactListOf(organization).name } } : {}),
   };
 }
 
@@ -186,7 +197,10 @@ export async function confirmOrganization(
       await withdraw();
       throw error;
     }
-    if (claim.added) await sendClaimed(mailer, welcomeEmail(organization, claim.email), withdraw);
+    if (claim.added) {
+      const welcome = welcomeEmail(organization, claim.email, !!deps.contactLists);
+      await sendClaimed(mailer, welcome, withdraw);
+    }
   }
   return {
     status: "confirmed",

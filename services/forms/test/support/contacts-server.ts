@@ -1,8 +1,9 @@
 /**
  * A small 127.0.0.1 HTTP server that answers like SES v2's contact-list API for the calls the
- * forms service makes: CreateContactList, CreateContact and UpdateContact, with SES's error
- * types (`x-amzn-errortype`). The real SDK talks to it; the local SES emulator has no contact
- * lists. It keeps lists and contacts in memory and records every request.
+ * service makes: CreateContactList, CreateContact, UpdateContact and ListContacts (paged), with
+ * SES's error types (`x-amzn-errortype`), and SendEmail, which it records (the local SES
+ * emulator has no contact lists and ignores list management). The real SDK talks to it. It keeps
+ * lists and contacts in memory and records every request.
  */
 export interface ContactsServer {
   url: string;
@@ -14,6 +15,11 @@ export interface ContactsServer {
   refuseContacts(status: number): void;
   /** At most this many lists, like the SES quota (one list per account). */
   limitLists(count: number): void;
+  /** Puts a contact on a list (created when missing), as a confirmation through SES would. */
+  seed(list: string, email: string, unsubscribed?: boolean): void;
+  /** The SendEmail requests it answered, as the SDK sent them. */
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are read loosely in assertions
+  sent: any[];
   close(): void;
 }
 
@@ -25,6 +31,7 @@ export function startContactsServer(): ContactsServer {
   const requests: ContactsServer["requests"] = [];
   let refuse = 0;
   let maxLists = Number.POSITIVE_INFINITY;
+  const sent: ContactsServer["sent"] = [];
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -43,6 +50,27 @@ export function startContactsServer(): ContactsServer {
         if (lists.size >= maxLists) return error(400, "LimitExceededException", "too many lists");
         lists.set(name, { description: body.Description, contacts: new Map() });
         return Response.json({});
+      }
+      if (request.method === "POST" && path === "/v2/email/outbound-emails") {
+        sent.push(body);
+        return Response.json({ MessageId: `local-${sent.length}` });
+      }
+      const listing = /^\/v2\/email\/contact-lists\/([^/]+)\/contacts\/list$/.exec(path);
+      if (request.method === "POST" && listing) {
+        const list = lists.get(decodeURIComponent(listing[1]!));
+        if (!list) return error(404, "NotFoundException", "no such list");
+        const optIn = body.Filter?.FilteredStatus === "OPT_IN";
+        const all = [...list.contacts].filter(([, unsubscribed]) => !(optIn && unsubscribed));
+        const from = Number(body.NextToken ?? 0);
+        const size = body.PageSize ?? 1000;
+        const page = all.slice(from, from + size);
+        return Response.json({
+          Contacts: page.map(([email, unsubscribed]) => ({
+            EmailAddress: email,
+            UnsubscribeAll: unsubscribed,
+          })),
+          ...(from + size < all.length ? { NextToken: String(from + size) } : {}),
+        });
       }
       const contacts = /^\/v2\/email\/contact-lists\/([^/]+)\/contacts$/.exec(path);
       if (request.method === "POST" && contacts) {
@@ -76,6 +104,11 @@ export function startContactsServer(): ContactsServer {
     limitLists(count) {
       maxLists = count;
     },
+    seed(name, email, unsubscribed = false) {
+      if (!lists.has(name)) lists.set(name, { contacts: new Map() });
+      lists.get(name)!.contacts.set(email, unsubscribed);
+    },
+    sent,
     close: () => server.stop(true),
   };
 }

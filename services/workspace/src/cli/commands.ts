@@ -196,6 +196,14 @@ export const COMMANDS: Record<string, Command> = {
     schema: SandboxSeedIn,
     summary: "synthetic stories for an organization marked sandbox (never in production)",
   },
+  "newsletter send": {
+    method: "POST",
+    path: ([org]) => `/orgs/${org}/newsletter/send`,
+    ids: ["org"],
+    schema: DigestSendIn,
+    summary:
+      "send an organization's newsletter: its stories of the week, once per subscriber of its SES contact list",
+  },
   "digest send": {
     method: "POST",
     path: () => "/digest/send",

@@ -23,7 +23,7 @@ function escapeHtml(value: string): string {
 export interface DigestIssue {
   week: IsoWeek;
   newsroomName: string;
-  /** Items with their public addresses on the house newsroom. */
+  /** Items with their public addresses (empty when the newsroom has none). */
   items: (DigestItem & { url: string })[];
   /** How many more were published than the issue lists. */
   more: number;
@@ -37,7 +37,10 @@ export function composeIssue(issue: DigestIssue) {
   const span = `${dateFormat.format(week.start)} to ${dateFormat.format(last)}`;
   const count = `${items.length + issue.more} ${items.length + issue.more === 1 ? "story" : "stories"}`;
   const subject = `${issue.newsroomName} weekly digest: ${count}, week of ${dateFormat.format(week.start)}`;
-  const moreLine = issue.more > 0 ? `And ${issue.more} more on ${issue.newsroomUrl}` : "";
+  const moreLine =
+    issue.more > 0
+      ? `And ${issue.more} more${issue.newsroomUrl ? ` on ${issue.newsroomUrl}` : ""}`
+      : "";
 
   const text = [
     `Published by ${issue.newsroomName} from ${span}:`,
@@ -45,7 +48,7 @@ export function composeIssue(issue: DigestIssue) {
     ...items.flatMap((item) => [
       item.title ?? item.slug,
       ...(item.summary ? [item.summary] : []),
-      item.url,
+      ...(item.url ? [item.url] : []),
       "",
     ]),
     ...(moreLine ? [moreLine, ""] : []),
@@ -59,11 +62,11 @@ ${items
   .map(
     (
       item,
-    ) => `<h2 style="font-size: 1.125rem; margin: 1.5rem 0 0.25rem;"><a href="${escapeHtml(item.url)}">${escapeHtml(item.title ?? item.slug)}</a></h2>
+    ) => `<h2 style="font-size: 1.125rem; margin: 1.5rem 0 0.25rem;">${item.url ? `<a href="${escapeHtml(item.url)}">${escapeHtml(item.title ?? item.slug)}</a>` : escapeHtml(item.title ?? item.slug)}</h2>
 ${item.summary ? `<p style="margin: 0;">${escapeHtml(item.summary)}</p>` : ""}`,
   )
   .join("\n")}
-${issue.more > 0 ? `<p>And ${issue.more} more on <a href="${escapeHtml(issue.newsroomUrl)}">${escapeHtml(issue.newsroomUrl)}</a></p>` : ""}`;
+${issue.more > 0 && issue.newsroomUrl ? `<p>And ${issue.more} more on <a href="${escapeHtml(issue.newsroomUrl)}">${escapeHtml(issue.newsroomUrl)}</a></p>` : ""}`;
 
   return { subject, text, html };
 }

@@ -49,7 +49,7 @@ export function copyId(subscriptionId: string, week: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function chooseWeek(name: string | undefined, now: Date): IsoWeek {
+export function chooseWeek(name: string | undefined, now: Date): IsoWeek {
   if (name === undefined) return weekOf(now);
   const week = parseWeek(name);
   if (!week) {

@@ -97,12 +97,13 @@ export async function claimCopy(
   week: string,
   now: Date,
   expiresAt: Date,
+  route = `digest:${week}`,
 ): Promise<boolean> {
   const claimed = await db
     .insert(formSubmissions)
     .values({
       submissionId: copyId,
-      route: `digest:${week}`,
+      route,
       status: "sending",
       expiresAt,
       createdAt: now,
