@@ -2,7 +2,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import { EVENT, type WebhookTestEvent, type WebhookTestResultEvent } from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
-import { open } from "@newsroom/shared/secret-box";
+import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { testEventBody } from "./payload.ts";
 import { type AttemptResult, sendWebhook } from "./send.ts";
 import { findEndpoint } from "./store.ts";
@@ -47,7 +47,7 @@ export async function sendTestEvent(
   const started = performance.now();
   const result = await sendWebhook({
     url: endpoint.url,
-    secret: open(endpoint.secretCiphertext, deps.secretsKey),
+    secret: signingSecrets(endpoint, deps.secretsKey, new Date()),
     eventId: event.id,
     body: testEventBody(event),
     timeoutMs: deps.timeoutMs,

@@ -19,17 +19,22 @@ export function signPayload(secret: string, id: string, timestamp: number, body:
   return `v1,${mac}`;
 }
 
-/** The three headers of a signed request, signed now. */
+/**
+ * The three headers of a signed request, signed now. With several secrets (a rotation's new and
+ * old one) `webhook-signature` holds one `v1,` entry per secret, separated by spaces, as Standard
+ * Webhooks allows: a receiver holding either secret verifies the request.
+ */
 export function signedHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   id: string,
   body: string,
   now: Date = new Date(),
 ): Record<"webhook-id" | "webhook-timestamp" | "webhook-signature", string> {
   const timestamp = Math.floor(now.getTime() / 1000);
+  const all = typeof secrets === "string" ? [secrets] : secrets;
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signPayload(secret, id, timestamp, body),
+    "webhook-signature": all.map((secret) => signPayload(secret, id, timestamp, body)).join(" "),
   };
 }

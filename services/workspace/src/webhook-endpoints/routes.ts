@@ -4,6 +4,7 @@ import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
 import { EndpointCreateIn, webhookDeliveryOut, webhookEndpointOut } from "./model.ts";
+import { rotateWebhookEndpointSecret } from "./rotate-secret.ts";
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
@@ -40,6 +41,12 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
       const row = await enableWebhookEndpoint(deps.db, params.id);
       await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
       return webhookEndpointOut(row);
+    })
+    .post("/internal/v1/webhook_endpoints/:id/rotate-secret", async ({ params, set }) => {
+      const { row, secret } = await rotateWebhookEndpointSecret(deps, params.id);
+      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
+      set.headers["cache-control"] = "no-store";
+      return { ...webhookEndpointOut(row), secret };
     })
     .post(
       "/internal/v1/webhook_endpoints/:id/test",

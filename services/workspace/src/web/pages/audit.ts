@@ -13,6 +13,7 @@ const ACTIONS: Record<string, string> = {
   "webhook_endpoint.disabled": "Webhook endpoint disabled",
   "webhook_endpoint.enabled": "Webhook endpoint enabled",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
+  "webhook_endpoint.secret_rotated": "Webhook endpoint secret rotated",
   "member.added": "Member added",
   "member.role_changed": "Member's role changed",
   "member.removed": "Member removed",

@@ -96,8 +96,8 @@ export function endpointsPage(
     `Webhook endpoints of ${data.access.organization.name}`,
     html`<p>We send each story event your organization subscribes to, signed with the endpoint's
 secret, to its URL. An organization may have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} endpoints;
-it has ${data.endpoints.length}. To change a secret, add a second endpoint with the same URL, then
-delete the old one.</p>
+it has ${data.endpoints.length}. To change a secret, rotate it on the endpoint's page: for 24
+hours each request is signed with both the new and the old secret.</p>
 ${
   data.endpoints.length === 0
     ? html`<p>No endpoints yet.</p>`
@@ -107,6 +107,29 @@ ${
 }
 ${createForm(who, data, state)}`,
     { org: navOf(data.access) },
+  );
+}
+
+/** The answer to a rotation: the new signing secret, shown this once, and the overlap. */
+export function rotatedSecretPage(
+  who: Visitor,
+  access: OrgAccess,
+  endpoint: WebhookEndpointRow,
+  secret: string,
+): Html {
+  return layout(
+    who,
+    "Your endpoint's new signing secret",
+    html`${notice("info", "The secret was rotated. The new secret will not be shown again.")}
+<p>Until ${when(endpoint.previousSecretExpiresAt)}, each request to <strong>${endpoint.url}</strong>
+carries two signatures in <code>webhook-signature</code>: one with this secret and one with the
+old one, so your receiver keeps verifying while you switch it over. After that only this secret
+signs.</p>
+${secretOnce({ id: "secret", label: "New signing secret", secret })}
+<p><a href="/app/webhook-endpoints/${endpoint.id}">Go to the endpoint</a> or
+<a href="${listPath(access)}">back to the endpoints</a>.</p>
+${copyScriptTag}`,
+    { org: navOf(access) },
   );
 }
 
@@ -137,7 +160,7 @@ export interface EndpointPageData {
   deliveries: WebhookDeliveryRow[];
   counts: HourCount[];
   now: Date;
-  may: { test: boolean; disable: boolean; enable: boolean; delete: boolean };
+  may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
   /** A test event was just sent. */
   tested: boolean;
@@ -173,6 +196,7 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
     endpoint.status === "disabled" && may.enable
       ? actionForm(who, endpoint.id, "enable", "Enable", true)
       : "",
+    may.rotate ? actionForm(who, endpoint.id, "rotate-secret", "Rotate secret", true) : "",
     may.delete
       ? html`<a href="/app/webhook-endpoints/${endpoint.id}/delete">Delete this endpoint</a>`
       : "",
@@ -191,7 +215,11 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
 ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
 <dl><dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
 <dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
-<dt>Secret</dt><dd><code>whsec_…${endpoint.secretHint}</code> (shown in full once, when added)</dd>
+<dt>Secret</dt><dd><code>whsec_…${endpoint.secretHint}</code> (shown in full once, when added or rotated)${
+      endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > data.now
+        ? html`; the previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}`
+        : ""
+    }</dd>
 <dt>Added</dt><dd>${when(endpoint.createdAt)}</dd></dl>
 <div class="actions">${actions}</div>
 <h2>Deliveries in the last 24 hours</h2>

@@ -6,6 +6,7 @@ import { personActor } from "../../audit.ts";
 import { type OrgAccess, requirePermission } from "../../people/access.ts";
 import type { PermissionAction } from "../../people/permissions.ts";
 import { can } from "../../people/permissions.ts";
+import { rotateWebhookEndpointSecret } from "../../webhook-endpoints/rotate-secret.ts";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -27,6 +28,7 @@ import {
   endpointPage,
   endpointsPage,
   newEndpointPage,
+  rotatedSecretPage,
 } from "../pages/webhook-endpoints.ts";
 import { allowOwnScripts } from "../secret-once.ts";
 
@@ -157,6 +159,7 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
           disable: can(access.role, "endpoint.disable"),
           enable: can(access.role, "endpoint.enable"),
           delete: can(access.role, "endpoint.delete"),
+          rotate: can(access.role, "endpoint.create"),
         },
         needsCode: !isFreshSignIn(who.signedIn.session, now),
         tested: new URL(request.url).searchParams.get("tested") === "1",
@@ -170,6 +173,25 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
         (id) => testWebhookEndpoint(deps, id),
         (id) => `${endpointPath(id)}?tested=1`,
       ),
+      { parse: "none" },
+    )
+    .post(
+      "/app/webhook-endpoints/:id/rotate-secret",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        await kit.form(request, who);
+        // Rotating hands out a secret, as adding an endpoint does: the same permission.
+        const access = await endpointAccess(who, params.id, "endpoint.create");
+        requireFreshSignIn(who, deps.now(), endpointPath(params.id));
+        const { row, secret } = await rotateWebhookEndpointSecret(
+          deps,
+          params.id,
+          personActor(who.signedIn.person.id),
+          deps.now(),
+        );
+        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
+        return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, row, secret)));
+      },
       { parse: "none" },
     )
     .post(

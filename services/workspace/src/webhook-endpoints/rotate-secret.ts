@@ -1,0 +1,42 @@
+import type { Db } from "@newsroom/shared/db/index";
+import { webhookEndpoints } from "@newsroom/shared/db/schema";
+import { ApiError } from "@newsroom/shared/errors";
+import { isUuid } from "@newsroom/shared/ids";
+import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
+import { eq, sql } from "drizzle-orm";
+import { audit } from "../audit.ts";
+import type { WebhookEndpointRow } from "./model.ts";
+
+/** How long the replaced secret still signs requests after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Gives the endpoint a new `whsec_` secret, returned once. The replaced secret is kept sealed
+ * with an expiry 24 hours on: until then every request carries both signatures, so a receiver
+ * can switch at its own pace. Rotating again within the overlap drops the oldest secret.
+ */
+export async function rotateWebhookEndpointSecret(
+  deps: { db: Db; secretsKey: Buffer },
+  id: string,
+  actor = "admin",
+  now: Date = new Date(),
+): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  if (!isUuid(id)) throw new ApiError("not_found", "No such webhook endpoint.");
+  const secret = newWebhookSecret();
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        previousSecretCiphertext: sql`${webhookEndpoints.secretCiphertext}`,
+        previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+        secretCiphertext: seal(secret, deps.secretsKey),
+        secretHint: secret.slice(-4),
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    if (!row) throw new ApiError("not_found", "No such webhook endpoint.");
+    await audit(tx, row.organizationId, "webhook_endpoint.secret_rotated", row.id, actor);
+    return { row, secret };
+  });
+}
