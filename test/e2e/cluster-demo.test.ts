@@ -58,7 +58,7 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
     const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     const deadline = Date.now() + 90_000;
-    while (!/armk_test_\w{43}\n/.test(banner) && Date.now() < deadline) {
+    while (!/armk_test_[\w-]{43}\n/.test(banner) && Date.now() < deadline) {
       const { value, done } = await reader.read();
       if (done) break;
       banner += decoder.decode(value);
@@ -78,18 +78,19 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
 
   test("up within seconds: readiness failures are not held for 15 s", () => {
     expect(upAfterMs).toBeGreaterThan(0);
-    expect(upAfterMs).toBeLessThan(12_000);
+    // A failed probe was held 15 s before: about 17 s then, about 2 s now.
+    expect(upAfterMs).toBeLessThan(14_000);
   });
 
   test("the banner names the demo data, its key and the inbox page", () => {
     expect(banner).toContain(`inbox page http://127.0.0.1:${port.ses}/`);
     expect(banner).toContain(`Links          http://localhost:${port.gateway}`);
     expect(banner).toMatch(/northwind +Northwind Cooperative/);
-    expect(banner).toMatch(/Test API key of northwind \(shown once\):\n +armk_test_\w{43}\n/);
+    expect(banner).toMatch(/Test API key of northwind \(shown once\):\n +armk_test_[\w-]{43}\n/);
   });
 
   test("the key reads the demo organization's stories through the gateway", async () => {
-    const key = /armk_test_\w{43}/.exec(banner)![0];
+    const key = /armk_test_[\w-]{43}/.exec(banner)![0];
     const response = await fetch(`http://127.0.0.1:${port.gateway}/v1/stories`, {
       headers: { authorization: `Bearer ${key}` },
     });

@@ -53,7 +53,7 @@ describe("npm start's banner", () => {
       PGLITE_DIR: join(scratch, "pg"),
     };
     const port = env.PORT;
-    const first = await startAndRead(env, /armk_test_\w{43}\n/, async () => {
+    const first = await startAndRead(env, /armk_test_[\w-]{43}\n/, async () => {
       const inbox = await fetch(`http://127.0.0.1:${env.SES_LOCAL_PORT}/`);
       expect(inbox.headers.get("content-type")).toContain("text/html");
       await fetch(`http://127.0.0.1:${port}/health`);
@@ -69,7 +69,7 @@ describe("npm start's banner", () => {
       /northwind +Northwind Cooperative: newsletter sign-up from http:\/\/localhost:5173/,
     );
     expect(text).toContain(`site northwind: http://localhost:${port}/newsrooms/northwind`);
-    expect(text).toMatch(/Test API key of northwind \(shown once\):\n +armk_test_\w{43}\n/);
+    expect(text).toMatch(/Test API key of northwind \(shown once\):\n +armk_test_[\w-]{43}\n/);
     // A request is one short line, not JSON.
     expect(text).toMatch(/\n\d\d:\d\d:\d\d GET \/health 200 [\d.]+ ms\n/);
     expect(text).not.toContain('{"time"');
@@ -91,7 +91,7 @@ describe("npm start's banner", () => {
       PGLITE_DIR: "memory",
       LOG_FORMAT: "json",
     };
-    const { text } = await startAndRead(env, /armk_test_\w{43}\n/, async () => {
+    const { text } = await startAndRead(env, /armk_test_[\w-]{43}\n/, async () => {
       await fetch(`http://127.0.0.1:${env.PORT}/health`);
       await Bun.sleep(200);
     });
