@@ -127,13 +127,28 @@ export async function publishedWithBodies(
 }
 
 /** Slug and last change of every published item (sitemaps), newest first. */
-export async function publishedLocations(db: Queryable, organizationId: string, limit: number) {
+export async function publishedLocations(
+  db: Queryable,
+  organizationId: string,
+  limit: number,
+  offset = 0,
+) {
   return db
     .select({ slug: stories.slug, publishedAt: stories.publishedAt, updatedAt: stories.updatedAt })
     .from(stories)
     .where(published(organizationId))
     .orderBy(desc(stories.publishedAt), desc(stories.id))
-    .limit(limit);
+    .limit(limit)
+    .offset(offset);
+}
+
+/** How many published items the organization has (a sitemap's size). */
+export async function countPublished(db: Queryable, organizationId: string): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(stories)
+    .where(published(organizationId));
+  return row?.count ?? 0;
 }
 
 export async function publishedItemBySlug(
