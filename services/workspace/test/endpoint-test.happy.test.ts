@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { loadConfig } from "@newsroom/shared/config";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { requireService } from "@newsroom/shared/testing/database";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { testAndWait } from "../src/webhook-endpoints/test-results.ts";
 import { type Harness, SECRETS_KEY, workspaceHarness } from "./harness.ts";
@@ -103,6 +107,48 @@ describe("npm run admin -- endpoint-test", () => {
       expect((test as { message: string }).message).toContain("is it running?");
     } finally {
       await alone.close();
+    }
+  });
+
+  test("over JetStream too: the result reaches the workspace that asked", async () => {
+    const url = requireService("NATS_URL");
+    if (!url) return;
+    const id = Math.random().toString(36).slice(2, 10);
+    const stream = `T_WS_${id.toUpperCase()}`;
+    const bus = await JetStreamBus.connect(url, { stream, subjectPrefix: `tws${id}.` });
+    const viaNats = await workspaceHarness({ allowInsecureTargets: true, bus });
+    const service = await createWebhooksService(
+      {
+        config: loadConfig({
+          SERVICE_ENV: "development",
+          SECRETS_KEY: SECRETS_KEY.toString("base64"),
+          WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        }),
+        database: viaNats.database,
+        bus,
+        rateLimits: new MemoryRateLimitStore(),
+        close: async () => {},
+      },
+      { pollIntervalMs: 50, attemptTimeoutMs: 3_000, consumerName: `webhooks-${id}` },
+    );
+    try {
+      await viaNats.call("POST", "/orgs", { slug: "nats", name: "Nats" });
+      const endpoint = await viaNats.call("POST", "/orgs/nats/webhook_endpoints", {
+        url: at("/nats"),
+        events: ["story.published"],
+      });
+      const answer = await viaNats.call(
+        "POST",
+        `/webhook_endpoints/${endpoint.body.id}/test?wait=true`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.test).toMatchObject({ status: "accepted", status_code: 204 });
+    } finally {
+      await service.stop();
+      await viaNats.close();
+      const nc = await connect({ servers: url });
+      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined);
+      await nc.close();
     }
   });
 
