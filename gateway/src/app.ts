@@ -8,11 +8,18 @@ import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia, t } from "elysia";
 import { docsRoutes } from "./docs.ts";
 import { enforceClientApiLimits, enforcePublicLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
-import { type ServiceName, serviceFor } from "./routing.ts";
+import { GATEWAY_PATHS, type ServiceName, serviceForRequest } from "./routing.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
 
 export interface GatewayOptions {
-  config: Pick<Config, "DATABASE_URL" | "SERVICE_ENV" | "PUBLIC_RATE_LIMIT_PER_MINUTE">;
+  config: Pick<
+    Config,
+    | "DATABASE_URL"
+    | "SERVICE_ENV"
+    | "PUBLIC_RATE_LIMIT_PER_MINUTE"
+    | "PUBLIC_BASE_URL"
+    | "NEWSROOM_HOST"
+  >;
   upstreams: Partial<Record<ServiceName, Upstream>>;
   rateLimits: RateLimitStore;
   readinessChecks: ReadinessCheck[];
@@ -72,7 +79,7 @@ export function createGateway(options: GatewayOptions) {
      * the gateway's own paths, and anything unknown, go through the gateway app.
      */
     handle(request: Request): Promise<Response> {
-      const service = serviceFor(pathOf(request.url));
+      const service = serviceOf(options, request);
       const upstream = service && options.upstreams[service];
       if (service && upstream) return forward(options, service, upstream, request);
       return app.handle(request);
@@ -80,8 +87,10 @@ export function createGateway(options: GatewayOptions) {
   };
 }
 
-/** Paths the gateway answers itself (GET only). */
-const GATEWAY_PATHS = ["/health", "/health/ready", "/v1/openapi.json", "/docs"];
+/** The service a request goes to: by its path, or a newsroom page by its path and host. */
+function serviceOf(options: GatewayOptions, request: Request): ServiceName | null {
+  return serviceForRequest(pathOf(request.url), request.headers.get("host"), options.config);
+}
 
 const HealthOut = t.Object(
   {
@@ -106,7 +115,7 @@ const ReadinessOut = t.Object(
 /** A path the gateway does not answer itself: 405 for its own paths, else its service's. */
 async function route(options: GatewayOptions, request: Request): Promise<Response> {
   const path = pathOf(request.url);
-  const service = serviceFor(path);
+  const service = serviceOf(options, request);
   const upstream = service ? options.upstreams[service] : undefined;
   if (GATEWAY_PATHS.includes(path)) {
     throw new ApiError("method_not_allowed", undefined, { headers: { allow: "GET, HEAD" } });
@@ -124,6 +133,11 @@ async function forward(
 ): Promise<Response> {
   if (service === "client-api") await enforceClientApiLimits(options.rateLimits, request);
   if (service === "public-read") {
+    // Public reads pick a client's pages by the host the gateway routed on, never by an
+    // X-Forwarded-Host the client sent (httpUpstream sets the same for a remote service).
+    const host = request.headers.get("host");
+    if (host) request.headers.set("x-forwarded-host", host);
+    else request.headers.delete("x-forwarded-host");
     const perMinute = options.config.PUBLIC_RATE_LIMIT_PER_MINUTE;
     await enforcePublicLimits(options.rateLimits, request, perMinute);
   }

@@ -1,3 +1,6 @@
+import type { Config } from "@newsroom/shared/config";
+import { hostedPagesPrefix, isClientHost } from "@newsroom/shared/page-host";
+
 /** Which service answers a path: the spec's path names the service. */
 export type ServiceName = "public-read" | "forms" | "client-api" | "workspace";
 
@@ -29,5 +32,27 @@ export function serviceFor(path: string): ServiceName | null {
   if (CLIENT_API_PATHS.some((prefix) => under(path, prefix))) return "client-api";
   // The people's web app only: the workspace's internal API is never reachable here.
   if (under(path, "/app")) return "workspace";
+  return null;
+}
+
+/** The gateway's own paths: never a page, whatever the host. */
+export const GATEWAY_PATHS = ["/health", "/health/ready", "/v1/openapi.json", "/docs"];
+
+/**
+ * Which service answers a request: the service its path names (the API, on any host), else
+ * public reads for newsroom pages: any path on a client's hostname (a host that is not the
+ * service's own), and `/newsroom…` and NEWSROOM_HOST's path (`/newsrooms…`) on the service's own.
+ */
+export function serviceForRequest(
+  path: string,
+  host: string | null,
+  config: Pick<Config, "PUBLIC_BASE_URL" | "NEWSROOM_HOST">,
+): ServiceName | null {
+  const service = serviceFor(path);
+  if (service) return service;
+  if (GATEWAY_PATHS.includes(path) || under(path, "/docs")) return null;
+  if (isClientHost(host, config)) return "public-read";
+  const hosted = hostedPagesPrefix(config) || "/newsrooms";
+  if (under(path, "/newsroom") || under(path, hosted)) return "public-read";
   return null;
 }

@@ -15,6 +15,7 @@ import { newsroomIndex } from "./content/service.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
 import { houseNewsroom } from "./newsroom/service.ts";
+import { HOST_PAGE_ROUTE, pageRoutes } from "./pages/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
 
 export interface PublicReadOptions {
@@ -37,6 +38,7 @@ export async function createPublicReadService(
   const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
+  const pages = pageRoutes(deps);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: () => runtime.database.ping() },
@@ -55,6 +57,7 @@ export async function createPublicReadService(
     .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
     .use(newsroomRoutes(deps))
     .use(siteRoutes(deps))
+    .use(pages.routes)
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 
@@ -70,8 +73,12 @@ export async function createPublicReadService(
     app,
     readiness,
     cache,
-    // A request answered before is answered from the read cache without routing it again.
     handle: async (request) => {
+      // A client's hostname: its pages, whatever the path (`/newsroom` there is its own story).
+      if (pages.servesHost(request)) {
+        return kit.answered(request, HOST_PAGE_ROUTE, await pages.hostPage(request));
+      }
+      // A request answered before is answered from the read cache without routing it again.
       const cached = reader.cached(request);
       return cached ? kit.answered(request, cached.route, cached.response) : app.handle(request);
     },

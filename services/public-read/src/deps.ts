@@ -5,6 +5,6 @@ import type { Reader } from "./caching/reader.ts";
 /** What the public read routes need. */
 export interface ReadDeps {
   db: Db;
-  config: Pick<Config, "HOUSE_ORG" | "NEWSROOM_HOST">;
+  config: Pick<Config, "HOUSE_ORG" | "NEWSROOM_HOST" | "PUBLIC_BASE_URL">;
   reader: Reader;
 }

@@ -159,7 +159,7 @@ describe("topics, search documents and the sitemap", () => {
     expect(answer.body.topic).toEqual({
       slug: "h-topic-all",
       name: "H Topic All",
-      url: `${ORIGIN}/topics/h-topic-all`,
+      url: `${ORIGIN}/newsroom/topics/h-topic-all`,
     });
     expect(answer.body.items).toHaveLength(6);
     expect(answer.body.has_more).toBe(false);

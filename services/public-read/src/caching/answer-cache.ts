@@ -19,7 +19,12 @@ export type Answer = (
       /** The body's size, for the cache's byte bound. */
       bytes: number;
     }
-  | { status: 404; message: string }
+  | {
+      status: 404;
+      message: string;
+      /** A page's 404: its HTML, sent instead of the JSON error. */
+      page?: string;
+    }
 ) & {
   /** The Cache-Tag value: the purge keys, comma-separated. */
   tags: string;

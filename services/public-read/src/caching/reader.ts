@@ -1,3 +1,4 @@
+import type { Html } from "@newsroom/shared/html";
 import { matchedRouteOf, requestIdOf, targetOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import type { AnswerCache } from "./answer-cache.ts";
@@ -6,14 +7,20 @@ import { notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
 /** What a content read gives: a body to show, or "not found"; either with its purge keys. */
 export type ReadOutcome =
   | { found: true; body: unknown; tags: string[]; scope: string | null }
-  | { found: false; message: string; tags: string[]; scope: string | null };
+  | { found: false; message: string; tags: string[]; scope: string | null; page?: Html };
 
 export function found(body: unknown, tags: string[], scope: string | null): ReadOutcome {
   return { found: true, body, tags, scope };
 }
 
-export function notFoundOutcome(message: string, tags: string[], scope: string | null) {
-  return { found: false, message, tags, scope } satisfies ReadOutcome;
+/** Not found; `page` is the HTML answered instead of the JSON error (a page route's 404). */
+export function notFoundOutcome(
+  message: string,
+  tags: string[],
+  scope: string | null,
+  page?: Html,
+) {
+  return { found: false, message, tags, scope, page } satisfies ReadOutcome;
 }
 
 export interface Reader {
@@ -56,7 +63,7 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
       }
       const answer = outcome.found
         ? okAnswer(outcome.body, outcome.tags, outcome.scope)
-        : notFoundAnswer(outcome.message, outcome.tags, outcome.scope);
+        : notFoundAnswer(outcome.message, outcome.tags, outcome.scope, outcome.page);
       cache.set(key, answer, since);
       return respond(answer, request);
     },

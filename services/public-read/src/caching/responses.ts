@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
+import { Html } from "@newsroom/shared/html";
 import { errorResponse, requestIdOf } from "@newsroom/shared/http";
 import type { Answer } from "./answer-cache.ts";
 
@@ -24,21 +25,48 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === ours);
 }
 
-/** A 200 answer: the body encoded once, its ETag, and the response every request clones. */
+const HTML_TYPE = "text/html; charset=utf-8";
+
+/**
+ * A 200 answer: the body encoded once, its ETag, and the response every request clones. A body
+ * that is `Html` (a page) is sent as HTML, anything else as JSON.
+ */
 export function okAnswer(body: unknown, tags: string[], scope: string | null): Answer {
-  const bytes = encoder.encode(JSON.stringify(body));
+  const page = body instanceof Html;
+  const bytes = encoder.encode(page ? body.value : JSON.stringify(body));
   const etag = etagOf(bytes);
   const tagList = tags.join(",");
   const response = new Response(bytes, {
     status: 200,
-    headers: { ...cacheHeaders(tagList, etag), "content-type": "application/json; charset=utf-8" },
+    headers: {
+      ...cacheHeaders(tagList, etag),
+      "content-type": page ? HTML_TYPE : "application/json; charset=utf-8",
+    },
   });
   return { status: 200, response, etag, bytes: bytes.byteLength, tags: tagList, scope };
 }
 
-/** A 404 answer; its body is built per request (it names the request id). */
-export function notFoundAnswer(message: string, tags: string[], scope: string | null): Answer {
-  return { status: 404, message, tags: tags.join(","), scope };
+/**
+ * A 404 answer; its JSON body is built per request (it names the request id). A page's 404 is
+ * its not-found page.
+ */
+export function notFoundAnswer(
+  message: string,
+  tags: string[],
+  scope: string | null,
+  page?: Html,
+): Answer {
+  return { status: 404, message, page: page?.value, tags: tags.join(","), scope };
+}
+
+/** A page's 404, cached like the JSON one. */
+export function notFoundPageResponse(page: string, tags: string): Response {
+  const headers: Record<string, string> = {
+    "content-type": HTML_TYPE,
+    "cache-control": NOT_FOUND_CACHE_CONTROL,
+  };
+  if (tags) headers["cache-tag"] = tags;
+  return new Response(page, { status: 404, headers });
 }
 
 function cacheHeaders(tags: string, etag: string): Record<string, string> {
@@ -48,6 +76,7 @@ function cacheHeaders(tags: string, etag: string): Record<string, string> {
 /** The HTTP answer for a cached (or just read) answer: 200, 304 or 404. */
 export function respond(answer: Answer, request: Request): Response {
   if (answer.status === 404) {
+    if (answer.page !== undefined) return notFoundPageResponse(answer.page, answer.tags);
     const response = errorResponse(new ApiError("not_found", answer.message), requestIdOf(request));
     response.headers.set("cache-control", NOT_FOUND_CACHE_CONTROL);
     if (answer.tags) response.headers.set("cache-tag", answer.tags);

@@ -6,7 +6,7 @@ import type { Newsroom } from "../content/service.ts";
 /**
  * The house newsroom: the organization named by HOUSE_ORG, shown while its newsroom runs.
  * Its pages live on the origin of NEWSROOM_HOST: items at `/newsroom/{slug}`, topics at
- * `/topics/{slug}`.
+ * `/newsroom/topics/{slug}`.
  */
 export async function houseNewsroom(
   db: Queryable,
@@ -21,6 +21,6 @@ export async function houseNewsroom(
     organizationId: org?.running ? org.id : null,
     ownerId: org?.id ?? null,
     itemBase: `${origin}/newsroom`,
-    topicBase: `${origin}/topics`,
+    topicBase: `${origin}/newsroom/topics`,
   };
 }

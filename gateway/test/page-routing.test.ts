@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { loadConfig } from "@newsroom/shared/config";
+import { serviceForRequest } from "../src/routing.ts";
+
+const config = loadConfig({
+  PUBLIC_BASE_URL: "https://api.example.com",
+  NEWSROOM_HOST: "https://api.example.com/newsrooms",
+});
+const route = (path: string, host: string | null = "api.example.com") =>
+  serviceForRequest(path, host, config);
+
+describe("newsroom pages through the gateway", () => {
+  test("the house and hosted pages on the service's own host go to public reads", () => {
+    for (const path of [
+      "/newsroom",
+      "/newsroom/a-story",
+      "/newsroom/topics/a",
+      "/newsrooms/site",
+    ]) {
+      expect(route(path)).toBe("public-read");
+    }
+    expect(route("/newsrooms/site/a-story", "API.Example.com:443")).toBe("public-read");
+  });
+
+  test("the API and the gateway's own paths are never shadowed by pages", () => {
+    expect(route("/v1/stories")).toBe("client-api");
+    expect(route("/v1/public/newsroom")).toBe("public-read");
+    expect(route("/app/sign-in")).toBe("workspace");
+    for (const path of ["/health", "/health/ready", "/docs", "/v1/openapi.json"]) {
+      expect(route(path)).toBeNull();
+      expect(route(path, "news.client.example")).toBeNull();
+    }
+    expect(route("/v1/stories", "news.client.example")).toBe("client-api");
+  });
+
+  test("anything else on the service's own host, localhost or an address is not a page", () => {
+    expect(route("/")).toBeNull();
+    expect(route("/a-story")).toBeNull();
+    expect(route("/", "localhost:3000")).toBeNull();
+    expect(route("/", "127.0.0.1:3000")).toBeNull();
+    expect(route("/", "[::1]:3000")).toBeNull();
+    expect(route("/", null)).toBeNull();
+  });
+
+  test("every other path on another host goes to its host pages", () => {
+    for (const path of ["/", "/a-story", "/topics/a", "/newsroom", "/anything/else"]) {
+      expect(route(path, "news.client.example")).toBe("public-read");
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import { type Html, html } from "@newsroom/shared/html";
+import type { ContentItemOut } from "../content/model.ts";
+import { renderBody } from "./body.ts";
+import type { Brand } from "./brand.ts";
+import { cards, displayDate, typeLabel } from "./cards.ts";
+import { layout } from "./layout.ts";
+
+/** schema.org NewsArticle: what search engines need of an item. */
+export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, unknown> {
+  const image = item.image ?? item.assets.find((asset) => asset.kind === "image") ?? null;
+  const publisher = {
+    "@type": "Organization",
+    name: brand.publisher,
+    ...(brand.logo ? { logo: { "@type": "ImageObject", url: brand.logo.url } } : {}),
+  };
+  return {
+    "@context": "https://schema.org",
+    "@type": "NewsArticle",
+    headline: (item.title ?? item.slug).slice(0, 110),
+    ...(item.summary ? { description: item.summary } : {}),
+    datePublished: item.published_at,
+    dateModified: item.updated_at,
+    author:
+      item.people.length > 0
+        ? item.people.map((person) => ({ "@type": "Person", name: person.name }))
+        : [{ "@type": "Organization", name: brand.publisher }],
+    publisher,
+    ...(image ? { image: [image.url] } : {}),
+    mainEntityOfPage: { "@type": "WebPage", "@id": item.url },
+  };
+}
+
+/** One item: its body from its blocks, cleared assets, people, related items. */
+export function itemPage(brand: Brand, item: ContentItemOut): Html {
+  const title = item.title ?? item.slug;
+  const lead = item.image;
+  const main = html`<article>
+<p class="meta">${typeLabel(item.type)} · <time datetime="${item.published_at}">${displayDate(item.published_at)}</time>${item.topics.length > 0 ? html` · ${item.topics.map((topic, i) => html`${i > 0 ? ", " : ""}<a href="${brand.topicBase}/${topic.slug}">${topic.name}</a>`)}` : ""}</p>
+<h1>${title}</h1>
+${item.summary ? html`<p class="summary"><strong>${item.summary}</strong></p>` : ""}
+${lead && !item.body.some((block) => (block.asset as { url?: string } | undefined)?.url === lead.url) ? html`<figure><img src="${lead.url}" alt="${lead.alt}"></figure>` : ""}
+${item.external_url ? html`<p><a href="${item.external_url}" rel="noopener">Read the coverage</a></p>` : ""}
+${renderBody(item.body)}
+${
+  item.people.length > 0
+    ? html`<section aria-labelledby="people-heading"><h2 id="people-heading">People</h2><ul>${item.people.map((person) => html`<li>${person.name}${person.role ? html`, ${person.role}` : ""}</li>`)}</ul></section>`
+    : ""
+}
+</article>
+${
+  item.related.length > 0
+    ? html`<section aria-labelledby="related-heading"><h2 id="related-heading">Related</h2>${cards(item.related)}</section>`
+    : ""
+}`;
+  return layout({
+    brand,
+    title,
+    description: item.summary ?? title,
+    canonical: item.url,
+    main,
+    ogType: "article",
+    image: lead,
+    jsonLd: newsArticle(brand, item),
+  });
+}

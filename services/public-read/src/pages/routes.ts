@@ -1,0 +1,294 @@
+import type { StoryType } from "@newsroom/shared/db/schema";
+import { pathOf, queryOf } from "@newsroom/shared/http";
+import {
+  hostedPagesPrefix,
+  hostnameOf,
+  isClientHost,
+  publicHostOf,
+} from "@newsroom/shared/page-host";
+import { Value } from "@sinclair/typebox/value";
+import { Elysia } from "elysia";
+import { houseTags, siteTags } from "../caching/cache-tags.ts";
+import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
+import { notFoundPageResponse } from "../caching/responses.ts";
+import { decodeCursor, type Position } from "../content/cursor.ts";
+import { IndexQuery, SITE_PATTERN, SLUG_PATTERN } from "../content/params.ts";
+import { contentItem, type Newsroom, newsroomIndex, topicPage } from "../content/service.ts";
+import type { ReadDeps } from "../deps.ts";
+import { houseNewsroom } from "../newsroom/service.ts";
+import { type HostedSite, siteByHostname, siteBySlug } from "../sites/service.ts";
+import type { Brand } from "./brand.ts";
+import { indexPage } from "./index-page.ts";
+import { itemPage } from "./item-page.ts";
+import { notFoundPage, plainNotFoundPage } from "./not-found-page.ts";
+import { organizationOfPages } from "./store.ts";
+import { topicPage as renderTopicPage } from "./topic-page.ts";
+
+/** The route label of pages served on a client's hostname (routed here, not by the router). */
+export const HOST_PAGE_ROUTE = "{hostname}/*";
+
+/** What a page address asks for, below its newsroom's home. */
+type PageTarget =
+  | { kind: "index" }
+  | { kind: "item"; slug: string }
+  | { kind: "topic"; slug: string }
+  | { kind: "none" };
+
+const SLUG = new RegExp(SLUG_PATTERN);
+const SITE = new RegExp(SITE_PATTERN);
+const isSlug = (value: string) => value.length <= 120 && SLUG.test(value);
+
+/** `[]` is the index, `[slug]` an item, `["topics", slug]` a topic; anything else no page. */
+function targetOf(segments: string[]): PageTarget {
+  if (segments.length === 0) return { kind: "index" };
+  if (segments.length === 1 && isSlug(segments[0]!)) return { kind: "item", slug: segments[0]! };
+  if (segments.length === 2 && segments[0] === "topics" && isSlug(segments[1]!)) {
+    return { kind: "topic", slug: segments[1]! };
+  }
+  return { kind: "none" };
+}
+
+/** The path below `prefix` as segments; a trailing slash is the same page. */
+function segmentsAfter(path: string, prefix: string): string[] {
+  return path
+    .slice(prefix.length)
+    .split("/")
+    .filter((segment) => segment !== "");
+}
+
+interface Filters {
+  type?: StoryType;
+  topic?: string;
+  cursor?: string;
+  after?: Position;
+}
+
+/** The index's query (the JSON routes' shapes), or null when it is not one a page has. */
+function filtersOf(request: Request): Filters | null {
+  const query = queryOf(request.url);
+  const given: Record<string, string> = {};
+  for (const name of ["type", "topic", "cursor"]) {
+    const values = query.getAll(name);
+    if (values.length > 1) return null;
+    if (values.length === 1) given[name] = values[0]!;
+  }
+  if (!Value.Check(IndexQuery, given)) return null;
+  const filters = given as Filters;
+  if (filters.cursor) {
+    try {
+      filters.after = decodeCursor(filters.cursor);
+    } catch {
+      return null;
+    }
+  }
+  return filters;
+}
+
+/** Where a newsroom's pages are and what their cache entries are keyed and tagged with. */
+interface PagePlace {
+  /** Prefix of the cache keys of its pages. */
+  key: string;
+  tags: {
+    index: (topic?: string) => string[];
+    item: (id: string, related: string[]) => string[];
+    missingItem: () => string[];
+    topic: (slug: string) => string[];
+  };
+}
+
+const housePlace: PagePlace = { key: "page:house", tags: houseTags };
+
+function sitePlace(site: string, hostname?: string): PagePlace {
+  const extra = hostname ? [`host:${hostname}`] : [];
+  return {
+    key: hostname ? `page:host:${hostname}` : `page:site:${site}`,
+    tags: {
+      index: (topic) => [...siteTags.index(site, topic), ...extra],
+      item: (id, related) => [...siteTags.item(site, id, related), ...extra],
+      missingItem: () => [...siteTags.missingItem(site), ...extra],
+      topic: (slug) => [...siteTags.topic(site, slug), ...extra],
+    },
+  };
+}
+
+/**
+ * Newsroom pages, server-rendered from the same reads as the JSON routes, cached and purged
+ * with the same keys: the house newsroom at `/newsroom`, hosted sites at NEWSROOM_HOST's path
+ * (`/newsrooms/{site}`), and a site on its client's hostname (`servesHost`, `hostPage`).
+ */
+export function pageRoutes(deps: ReadDeps) {
+  const { db, reader, config } = deps;
+  const prefix = hostedPagesPrefix(config) || "/newsrooms";
+  const origin = new URL(config.NEWSROOM_HOST).origin;
+
+  const brandOf = async (newsroom: Newsroom, site: HostedSite | null): Promise<Brand | null> => {
+    const org = newsroom.ownerId ? await organizationOfPages(db, newsroom.ownerId) : null;
+    const newsletter = org?.newsletterEnabled
+      ? { org: org.slug, apiBase: config.PUBLIC_BASE_URL }
+      : null;
+    if (site) {
+      const record = site.record;
+      return {
+        name: record.name,
+        publisher: record.publisher,
+        accent: record.accent,
+        logo: record.logo,
+        home: record.canonical_url,
+        topicBase: newsroom.topicBase,
+        live: record.live,
+        newsletter,
+      };
+    }
+    if (!org) return null;
+    return {
+      name: org.name,
+      publisher: org.name,
+      accent: null,
+      logo: null,
+      home: `${origin}/newsroom`,
+      topicBase: newsroom.topicBase,
+      live: true,
+      newsletter,
+    };
+  };
+
+  /** Reads and renders one page of a newsroom (through the answer cache). */
+  const page = (
+    request: Request,
+    place: PagePlace,
+    target: PageTarget,
+    open: () => Promise<{
+      newsroom: Newsroom;
+      site: HostedSite | null;
+      scope: string | null;
+    } | null>,
+    missing: { tags: string[] },
+  ): Promise<Response> => {
+    const filters = target.kind === "item" ? {} : filtersOf(request);
+    if (!filters || target.kind === "none") {
+      return reader.serve(request, `${place.key}:none`, async () => {
+        const opened = await open();
+        if (!opened) return plainMissing(missing.tags);
+        const brand = await brandOf(opened.newsroom, opened.site);
+        if (!brand) return plainMissing(missing.tags);
+        const tags = place.tags.missingItem();
+        return notFoundOutcome(
+          "No page here.",
+          tags,
+          opened.scope,
+          notFoundPage(brand, brand.home),
+        );
+      });
+    }
+    const key = `${place.key}:${target.kind}:${"slug" in target ? target.slug : ""}:${filters.type ?? ""}:${filters.topic ?? ""}:${filters.cursor ?? ""}`;
+    return reader.serve(request, key, async (): Promise<ReadOutcome> => {
+      const opened = await open();
+      if (!opened) return plainMissing(missing.tags);
+      const { newsroom, site, scope } = opened;
+      const brand = await brandOf(newsroom, site);
+      if (!brand) return plainMissing(missing.tags);
+      const notFound = (tags: string[]) =>
+        notFoundOutcome("No page here.", tags, scope, notFoundPage(brand, brand.home));
+      if (target.kind === "index") {
+        const index = await newsroomIndex(db, newsroom, filters);
+        return found(indexPage(brand, index, filters), place.tags.index(filters.topic), scope);
+      }
+      if (target.kind === "topic") {
+        const topic = await topicPage(db, newsroom, target.slug, filters.after);
+        const tags = place.tags.topic(target.slug);
+        if (!topic) return notFound(tags);
+        return found(renderTopicPage(brand, topic, filters.cursor), tags, scope);
+      }
+      const item = await contentItem(db, newsroom, target.slug);
+      if (!item) return notFound(place.tags.missingItem());
+      const tags = place.tags.item(
+        item.id,
+        item.related.map((r) => r.id),
+      );
+      return found(itemPage(brand, item), tags, scope);
+    });
+  };
+
+  const housePage = (request: Request) =>
+    page(
+      request,
+      housePlace,
+      targetOf(segmentsAfter(pathOf(request.url), "/newsroom")),
+      async () => {
+        const newsroom = await houseNewsroom(db, config);
+        return { newsroom, site: null, scope: newsroom.ownerId };
+      },
+      { tags: houseTags.missingItem() },
+    );
+
+  const sitePage = (request: Request) => {
+    const [site, ...rest] = segmentsAfter(pathOf(request.url), prefix);
+    if (!site || !SITE.test(site)) return Promise.resolve(plainNotFound([]));
+    return page(
+      request,
+      sitePlace(site),
+      targetOf(rest),
+      async () => {
+        const hosted = await siteBySlug(db, config.NEWSROOM_HOST, site);
+        return hosted && { newsroom: hosted.newsroom, site: hosted, scope: hosted.organizationId };
+      },
+      { tags: siteTags.site(site) },
+    );
+  };
+
+  const routes = new Elysia({ name: "public-read:pages" })
+    .get("/newsroom", ({ request }) => housePage(request))
+    .get("/newsroom/*", ({ request }) => housePage(request))
+    .get(prefix, ({ request }) => sitePage(request))
+    .get(`${prefix}/*`, ({ request }) => sitePage(request));
+
+  return {
+    routes,
+    /**
+     * Whether the request is for a page on a client's hostname: sent to a host that is not the
+     * service's own, for anything but the API (`/v1/…`) and health.
+     */
+    servesHost(request: Request): boolean {
+      const path = pathOf(request.url);
+      if (path.startsWith("/v1/") || path === "/v1" || path.startsWith("/health")) return false;
+      return request.method === "GET" && isClientHost(publicHostOf(request), config);
+    },
+    /** A page of the site served on the request's hostname; a plain 404 page for any other. */
+    hostPage(request: Request): Promise<Response> {
+      const hostname = hostnameOf(publicHostOf(request) ?? "");
+      const target = targetOf(segmentsAfter(pathOf(request.url), ""));
+      // The site is resolved inside the read: the answer is cached per hostname and dropped
+      // with `host:<hostname>` and `site:<site>` when the site or its hostnames change.
+      let site = "";
+      const place = {
+        key: `page:host:${hostname}`,
+        tags: {
+          index: (topic?: string) => sitePlace(site, hostname).tags.index(topic),
+          item: (id: string, related: string[]) => sitePlace(site, hostname).tags.item(id, related),
+          missingItem: () => sitePlace(site, hostname).tags.missingItem(),
+          topic: (slug: string) => sitePlace(site, hostname).tags.topic(slug),
+        },
+      };
+      return page(
+        request,
+        place,
+        target,
+        async () => {
+          const hosted = await siteByHostname(db, config.NEWSROOM_HOST, hostname);
+          if (!hosted) return null;
+          site = hosted.record.site;
+          return { newsroom: hosted.newsroom, site: hosted, scope: hosted.organizationId };
+        },
+        { tags: siteTags.host(null, hostname) },
+      );
+    },
+  };
+}
+
+function plainMissing(tags: string[]): ReadOutcome {
+  return notFoundOutcome("No newsroom here.", tags, null, plainNotFoundPage());
+}
+
+function plainNotFound(tags: string[]): Response {
+  return notFoundPageResponse(plainNotFoundPage().value, tags.join(","));
+}
