@@ -513,6 +513,8 @@ export const webhookDeliveries = pgTable(
       .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastStatusCode: integer("last_status_code"),
+    /** How long the last attempt took, from sending to the answer or the failure. */
+    lastDurationMs: integer("last_duration_ms"),
     lastError: text("last_error"),
     nextAttemptAt: tstz("next_attempt_at"),
     /** A worker's claim on the row until this time, so a crashed worker's claim lapses. */
@@ -524,6 +526,38 @@ export const webhookDeliveries = pgTable(
     uniqueIndex("webhook_deliveries_endpoint_event_idx").on(table.endpointId, table.eventId),
     index("webhook_deliveries_org_created_idx").on(table.organizationId, table.createdAt, table.id),
     index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/**
+ * Each attempt of a delivery, for the organization's people in the workspace (never in the
+ * client API): written by the webhooks service with the delivery's update, read by the workspace.
+ * Holds the first 1 KiB of the receiver's answer, never the request's headers or secret. Rows
+ * older than 30 days are deleted by the webhooks service's periodic job.
+ */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    /** The attempt's number in its series (a resend starts a new series at 1). */
+    attempt: integer("attempt").notNull(),
+    at: tstz("at").notNull(),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms").notNull(),
+    /** The first 1 KiB of the answer's body as text, invalid bytes replaced; null if none. */
+    responseBody: text("response_body"),
+    /** Why it failed (as `last_error`); null when delivered. */
+    reason: text("reason"),
+  },
+  (table) => [
+    index("webhook_attempts_delivery_idx").on(table.deliveryId, table.at),
+    index("webhook_attempts_at_idx").on(table.at),
   ],
 );
 
