@@ -199,7 +199,8 @@ if (command.method === "GET") {
 const before = name === "org-update" && body.newsletter_origins ? await call("GET", path) : null;
 const answer = await call(command.method, path, payload);
 if (!answer.ok) failWith(answer);
-print(answer.body);
+// A 204 (member-remove) has nothing to print.
+if (answer.body !== null) print(answer.body);
 
 if (name === "org-create" || name === "org-update") noteNotRunning(answer.body);
 if (before?.ok) {

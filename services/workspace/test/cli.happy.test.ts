@@ -86,6 +86,9 @@ describe("list commands", () => {
 
     const members = (await cli.admin("member-list", "lists")).json();
     expect(members.data).toMatchObject([{ email: "editor@example.com", role: "editor" }]);
+    const removed = await cli.admin("member-remove", "lists", "editor@example.com");
+    expect(removed.code).toBe(0);
+    expect((await cli.admin("member-list", "lists")).json().data).toEqual([]);
   });
 
   test("a story is named <org>/<slug> or by its id", async () => {

@@ -92,7 +92,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "member-remove": {
     method: "DELETE",
-    path: ([org, email]) => `/orgs/${org}/members/${encodeURIComponent(email ?? "")}`,
+    path: ([org, email]) => `/orgs/${org}/members/${email}`,
     ids: ["org", "email"],
     summary: "remove a person from the organization",
   },
