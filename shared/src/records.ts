@@ -95,7 +95,18 @@ export const WebhookEventOut = T.Object({
   object: T.Literal("event"),
   type: WebhookEventTypeSchema,
   created_at: DateTime,
-  data: T.Object({ story_id: T.String(), story: Nullable(StoryOut) }),
+  data: T.Object({
+    story_id: T.String(),
+    story: Nullable(StoryOut),
+    sequence: T.Union([T.Integer({ minimum: 1 }), T.Null()], {
+      description:
+        "This story's event counter: per story, strictly increasing in the order its transitions committed. A receiver that has seen a higher sequence for the story can drop this event as stale. Null only for events recorded before sequences existed.",
+    }),
+    previous_status: T.Union([...STORY_STATUSES.map((v) => T.Literal(v)), T.Null()], {
+      description:
+        "The story's status before the transition that caused this event; null only for events recorded before it was kept.",
+    }),
+  }),
 });
 export type WebhookEventOut = Static<typeof WebhookEventOut>;
 

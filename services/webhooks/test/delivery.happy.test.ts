@@ -67,36 +67,48 @@ describe("the request a receiver gets", () => {
         input: { action: "submit" },
         type: "story.submitted",
         status: "review_required",
+        sequence: 1,
+        previous: "draft",
       },
       {
         storyId: published.id,
         input: { action: "approve" },
         type: "story.approved",
         status: "approved",
+        sequence: 2,
+        previous: "review_required",
       },
       {
         storyId: published.id,
         input: { action: "publish" },
         type: "story.published",
         status: "published",
+        sequence: 3,
+        previous: "approved",
       },
       {
         storyId: published.id,
         input: { action: "unpublish" },
         type: "story.unpublished",
         status: "unpublished",
+        sequence: 4,
+        previous: "published",
       },
       {
         storyId: rejected.id,
         input: { action: "submit" },
         type: "story.submitted",
         status: "review_required",
+        sequence: 1,
+        previous: "draft",
       },
       {
         storyId: rejected.id,
         input: { action: "reject" as const, note: "Needs a source." },
         type: "story.rejected",
         status: "rejected",
+        sequence: 2,
+        previous: "review_required",
       },
     ] as const;
     for (const step of steps) {
@@ -118,7 +130,12 @@ describe("the request a receiver gets", () => {
         object: "event",
         type: step.type,
         created_at: outbox!.createdAt.toISOString(),
-        data: { story_id: step.storyId, story: expect.any(Object) },
+        data: {
+          story_id: step.storyId,
+          story: expect.any(Object),
+          sequence: step.sequence,
+          previous_status: step.previous,
+        },
       });
       expect(body.data.story).toMatchObject({
         object: "story",
@@ -164,7 +181,7 @@ describe("the request a receiver gets", () => {
       object: "event",
       type: "story.published",
       created_at: "2026-01-02T03:04:05.000Z",
-      data: { story_id: storyId, story: null },
+      data: { story_id: storyId, story: null, sequence: null, previous_status: null },
     });
   });
 });

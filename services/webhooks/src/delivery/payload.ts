@@ -1,5 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { stories, storyVersions } from "@newsroom/shared/db/schema";
+import type { StoryStatus } from "@newsroom/shared/db/schema";
+import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
 import { EVENT, type WebhookTestEvent } from "@newsroom/shared/events";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import {
@@ -22,10 +23,44 @@ type EventOfDelivery = Pick<
  * this moment, or null when it is gone; `created_at` is when the story changed.
  */
 export async function eventBody(db: Queryable, delivery: EventOfDelivery): Promise<string> {
-  const story = delivery.storyId
-    ? await readStory(db, delivery.organizationId, delivery.storyId)
-    : null;
-  return bodyOf(delivery, story);
+  const [story, orders] = await Promise.all([
+    delivery.storyId ? readStory(db, delivery.organizationId, delivery.storyId) : null,
+    eventOrders(db, [delivery]),
+  ]);
+  return bodyOf(delivery, story, orders.get(delivery.eventId));
+}
+
+/** Where an event stands in its story's order: written with it in the outbox. */
+interface EventOrder {
+  sequence: number | null;
+  previousStatus: StoryStatus | null;
+}
+
+/** The `sequence` and `previous_status` of these events, by event id, in one query. */
+async function eventOrders(
+  db: Queryable,
+  deliveries: EventOfDelivery[],
+): Promise<Map<string, EventOrder>> {
+  const rows = await db
+    .select({
+      id: outboxEvents.id,
+      organizationId: outboxEvents.organizationId,
+      sequence: outboxEvents.sequence,
+      previousStatus: outboxEvents.previousStatus,
+    })
+    .from(outboxEvents)
+    .where(
+      sql`${outboxEvents.organizationId} = any(${uuidArray([...new Set(deliveries.map((d) => d.organizationId))])})
+        and ${outboxEvents.id} = any(${uuidArray([...new Set(deliveries.map((d) => d.eventId))])})`,
+    );
+  const organizationOf = new Map(deliveries.map((d) => [d.eventId, d.organizationId]));
+  const orders = new Map<string, EventOrder>();
+  for (const row of rows) {
+    // Only an event of the delivery's own organization.
+    if (organizationOf.get(row.id) !== row.organizationId) continue;
+    orders.set(row.id, { sequence: row.sequence, previousStatus: row.previousStatus });
+  }
+  return orders;
 }
 
 /**
@@ -47,6 +82,7 @@ export async function eventBodies(
     storyIds.add(delivery.storyId);
   }
   const storiesByKey = new Map<string, StoryOut>();
+  const ordersPromise = deliveries.length > 0 ? eventOrders(db, deliveries) : new Map();
   if (storyIds.size > 0) {
     const rows = await db
       .select(storyRecordColumns)
@@ -63,24 +99,34 @@ export async function eventBodies(
       storiesByKey.set(key, storyRecordOf(row));
     }
   }
+  const orders = await ordersPromise;
   const bodies = new Map<string, string>();
   for (const delivery of deliveries) {
     if (bodies.has(delivery.eventId)) continue;
     const story = delivery.storyId
       ? (storiesByKey.get(`${delivery.organizationId} ${delivery.storyId}`) ?? null)
       : null;
-    bodies.set(delivery.eventId, bodyOf(delivery, story));
+    bodies.set(delivery.eventId, bodyOf(delivery, story, orders.get(delivery.eventId)));
   }
   return bodies;
 }
 
-function bodyOf(delivery: EventOfDelivery, story: StoryOut | null): string {
+function bodyOf(
+  delivery: EventOfDelivery,
+  story: StoryOut | null,
+  order: EventOrder | undefined,
+): string {
   const body: WebhookEventOut = {
     id: delivery.eventId,
     object: "event",
     type: delivery.eventType,
     created_at: delivery.eventCreatedAt.toISOString(),
-    data: { story_id: delivery.storyId as string, story },
+    data: {
+      story_id: delivery.storyId as string,
+      story,
+      sequence: order?.sequence ?? null,
+      previous_status: order?.previousStatus ?? null,
+    },
   };
   return JSON.stringify(body);
 }

@@ -1,11 +1,19 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { outboxEvents, type WebhookEventType } from "@newsroom/shared/db/schema";
+import { outboxEvents, type StoryStatus, type WebhookEventType } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 
 /** Writes an event to the outbox; call it inside the transaction that changes the story. */
 export async function writeOutboxEvent(
   tx: Queryable,
-  event: { organizationId: string; type: WebhookEventType; storyId: string; at: Date },
+  event: {
+    organizationId: string;
+    type: WebhookEventType;
+    storyId: string;
+    at: Date;
+    /** The story's event counter after this event (see `stories.event_sequence`). */
+    sequence: number;
+    previousStatus: StoryStatus;
+  },
 ): Promise<string> {
   const id = newId();
   await tx.insert(outboxEvents).values({
@@ -13,6 +21,8 @@ export async function writeOutboxEvent(
     organizationId: event.organizationId,
     type: event.type,
     storyId: event.storyId,
+    sequence: event.sequence,
+    previousStatus: event.previousStatus,
     createdAt: event.at,
   });
   return id;

@@ -197,10 +197,13 @@ export async function transitionStory(
     }
     const { rule } = check;
     const now = new Date();
+    // The story is locked: its counter rises by one per event, in the order events commit.
+    const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
     await tx
       .update(stories)
       .set({
         status: rule.to,
+        eventSequence: sequence,
         approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
         publishedAt: rule.to === "published" ? now : row.publishedAt,
         scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
@@ -228,6 +231,8 @@ export async function transitionStory(
         type: rule.event,
         storyId: row.id,
         at: now,
+        sequence,
+        previousStatus: row.status,
       });
     }
     return { story: row, evented: rule.event !== null };
