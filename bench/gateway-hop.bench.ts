@@ -10,6 +10,7 @@ import {
   compareMany,
   ensureWrk,
   loadLine,
+  median,
   methodLine,
   SERVER_ROOT,
   spawnProcess,
@@ -70,7 +71,7 @@ ${result.rows
   )
   .join("\n")}
 
-Gateway against the bare proxy: **${(gated![1].rps / proxied![1].rps).toFixed(3)}** (medians); load average ${loadLine(result.loadBefore)} before, ${loadLine(result.loadAfter)} after.
+Gateway against the bare proxy: **${median(gated![1].rounds.map((run, i) => run.rps / proxied![1].rounds[i]!.rps)).toFixed(3)}** (median of the per-round ratios); load average ${loadLine(result.loadBefore)} before, ${loadLine(result.loadAfter)} after.
 
 ${methodLine()}`);
 } finally {
