@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
+import { edge } from "@newsroom/shared/http";
+import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
+import { createGateway } from "../src/app.ts";
 import { serviceForRequest } from "../src/routing.ts";
 
 const config = loadConfig({
@@ -46,5 +49,37 @@ describe("newsroom pages through the gateway", () => {
     for (const path of ["/", "/a-story", "/topics/a", "/newsroom", "/anything/else"]) {
       expect(route(path, "news.client.example")).toBe("public-read");
     }
+  });
+});
+
+describe("the host public reads see", () => {
+  test("is the Host the gateway routed on, never an X-Forwarded-Host the client sent", async () => {
+    const seen: (string | null)[] = [];
+    const gateway = createGateway({
+      config,
+      mode: "embedded",
+      rateLimits: new MemoryRateLimitStore(),
+      upstreams: {
+        "public-read": async (request) => {
+          seen.push(request.headers.get("x-forwarded-host"));
+          return new Response("page");
+        },
+      },
+      readinessChecks: [],
+    });
+    const handle = edge((request) => gateway.handle(request), { trustedProxies: "" });
+    const own = await handle(
+      new Request("https://api.example.com/newsroom", {
+        headers: { host: "api.example.com", "x-forwarded-host": "news.client.example" },
+      }),
+    );
+    expect(own.status).toBe(200);
+    const client = await handle(
+      new Request("https://news.client.example/a-story", {
+        headers: { host: "news.client.example", "x-forwarded-host": "api.example.com" },
+      }),
+    );
+    expect(client.status).toBe(200);
+    expect(seen).toEqual(["api.example.com", "news.client.example"]);
   });
 });
