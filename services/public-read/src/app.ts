@@ -15,6 +15,7 @@ import { newsroomIndex } from "./content/service.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
 import { houseNewsroom } from "./newsroom/service.ts";
+import { documentRoutes } from "./pages/documents.ts";
 import { HOST_PAGE_ROUTE, pageRoutes } from "./pages/routes.ts";
 import { siteRoutes } from "./sites/routes.ts";
 
@@ -39,6 +40,7 @@ export async function createPublicReadService(
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
   const pages = pageRoutes(deps);
+  const documents = documentRoutes(deps);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: () => runtime.database.ping() },
@@ -74,6 +76,9 @@ export async function createPublicReadService(
     readiness,
     cache,
     handle: async (request) => {
+      // robots.txt, sitemaps and feeds, on the service's host and on a client's hostname.
+      const document = documents.match(request);
+      if (document) return kit.answered(request, document.route, await document.respond());
       // A client's hostname: its pages, whatever the path (`/newsroom` there is its own story).
       if (pages.servesHost(request)) {
         return kit.answered(request, HOST_PAGE_ROUTE, await pages.hostPage(request));

@@ -16,6 +16,8 @@ export type Answer = (
       /** The whole answer, headers and body built once: each request gets a clone. */
       response: Response;
       etag: string;
+      /** The Last-Modified value (an HTTP date), or null when the answer does not know it. */
+      lastModified: string | null;
       /** The body's size, for the cache's byte bound. */
       bytes: number;
     }

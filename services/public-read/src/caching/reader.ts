@@ -2,15 +2,20 @@ import type { Html } from "@newsroom/shared/html";
 import { matchedRouteOf, requestIdOf, targetOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import type { AnswerCache } from "./answer-cache.ts";
-import { notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
+import { type AnswerExtras, notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
 
 /** What a content read gives: a body to show, or "not found"; either with its purge keys. */
 export type ReadOutcome =
-  | { found: true; body: unknown; tags: string[]; scope: string | null }
+  | ({ found: true; body: unknown; tags: string[]; scope: string | null } & AnswerExtras)
   | { found: false; message: string; tags: string[]; scope: string | null; page?: Html };
 
-export function found(body: unknown, tags: string[], scope: string | null): ReadOutcome {
-  return { found: true, body, tags, scope };
+export function found(
+  body: unknown,
+  tags: string[],
+  scope: string | null,
+  extras: AnswerExtras = {},
+): ReadOutcome {
+  return { found: true, body, tags, scope, ...extras };
 }
 
 /** Not found; `page` is the HTML answered instead of the JSON error (a page route's 404). */
@@ -62,7 +67,7 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
         return unavailable(request);
       }
       const answer = outcome.found
-        ? okAnswer(outcome.body, outcome.tags, outcome.scope)
+        ? okAnswer(outcome.body, outcome.tags, outcome.scope, outcome)
         : notFoundAnswer(outcome.message, outcome.tags, outcome.scope, outcome.page);
       cache.set(key, answer, since);
       return respond(answer, request);

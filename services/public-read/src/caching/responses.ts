@@ -3,6 +3,8 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Html } from "@newsroom/shared/html";
 import { errorResponse, requestIdOf } from "@newsroom/shared/http";
 import type { Answer } from "./answer-cache.ts";
+import { httpDate, notModified } from "./conditional.ts";
+import { TextDocument } from "./text-document.ts";
 
 const encoder = new TextEncoder();
 
@@ -17,33 +19,52 @@ export function etagOf(body: Uint8Array<ArrayBuffer>): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
 }
 
-/** RFC 9110 weak comparison: `*`, or any listed tag equal to ours ignoring `W/`. */
-export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  const ours = etag.replace(/^W\//, "");
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === ours);
-}
-
 const HTML_TYPE = "text/html; charset=utf-8";
+
+/** What an answer may add to its headers. */
+export interface AnswerExtras {
+  /** The newest change it shows: `Last-Modified`, and `If-Modified-Since` answered. */
+  lastModified?: Date | null;
+  /** A site that is not live: `X-Robots-Tag: noindex`. */
+  noindex?: boolean;
+}
 
 /**
  * A 200 answer: the body encoded once, its ETag, and the response every request clones. A body
- * that is `Html` (a page) is sent as HTML, anything else as JSON.
+ * that is `Html` (a page) is sent as HTML, a `TextDocument` as its own type, anything else as
+ * JSON.
  */
-export function okAnswer(body: unknown, tags: string[], scope: string | null): Answer {
+export function okAnswer(
+  body: unknown,
+  tags: string[],
+  scope: string | null,
+  extras: AnswerExtras = {},
+): Answer {
   const page = body instanceof Html;
-  const bytes = encoder.encode(page ? body.value : JSON.stringify(body));
+  const document = body instanceof TextDocument;
+  const bytes = encoder.encode(page ? body.value : document ? body.text : JSON.stringify(body));
   const etag = etagOf(bytes);
   const tagList = tags.join(",");
-  const response = new Response(bytes, {
+  const lastModified = extras.lastModified ? httpDate(extras.lastModified) : null;
+  const headers: Record<string, string> = {
+    ...cacheHeaders(tagList, etag, lastModified),
+    "content-type": document
+      ? body.contentType
+      : page
+        ? HTML_TYPE
+        : "application/json; charset=utf-8",
+  };
+  if (extras.noindex) headers["x-robots-tag"] = "noindex";
+  const response = new Response(bytes, { status: 200, headers });
+  return {
     status: 200,
-    headers: {
-      ...cacheHeaders(tagList, etag),
-      "content-type": page ? HTML_TYPE : "application/json; charset=utf-8",
-    },
-  });
-  return { status: 200, response, etag, bytes: bytes.byteLength, tags: tagList, scope };
+    response,
+    etag,
+    lastModified,
+    bytes: bytes.byteLength,
+    tags: tagList,
+    scope,
+  };
 }
 
 /**
@@ -69,8 +90,18 @@ export function notFoundPageResponse(page: string, tags: string): Response {
   return new Response(page, { status: 404, headers });
 }
 
-function cacheHeaders(tags: string, etag: string): Record<string, string> {
-  return { "cache-control": PUBLIC_CACHE_CONTROL, "cache-tag": tags, etag };
+function cacheHeaders(
+  tags: string,
+  etag: string,
+  lastModified: string | null,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "cache-control": PUBLIC_CACHE_CONTROL,
+    "cache-tag": tags,
+    etag,
+  };
+  if (lastModified) headers["last-modified"] = lastModified;
+  return headers;
 }
 
 /** The HTTP answer for a cached (or just read) answer: 200, 304 or 404. */
@@ -82,8 +113,11 @@ export function respond(answer: Answer, request: Request): Response {
     if (answer.tags) response.headers.set("cache-tag", answer.tags);
     return response;
   }
-  if (matchesIfNoneMatch(request.headers.get("if-none-match"), answer.etag)) {
-    return new Response(null, { status: 304, headers: cacheHeaders(answer.tags, answer.etag) });
+  if (notModified(request, answer.etag, answer.lastModified)) {
+    return new Response(null, {
+      status: 304,
+      headers: cacheHeaders(answer.tags, answer.etag, answer.lastModified),
+    });
   }
   return answer.response.clone();
 }

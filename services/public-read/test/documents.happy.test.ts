@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { JsonFeed } from "@newsroom/shared/feed-formats/model";
+import { relayOnce } from "@newsroom/workspace/outbox/relay";
+import { transitionStory } from "@newsroom/workspace/stories/service";
+import { Value } from "@sinclair/typebox/value";
+import Parser from "rss-parser";
+import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
+import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";
+import { sitemapSchemaErrors } from "./support/xml-schema.ts";
+
+/**
+ * robots.txt, sitemap.xml and the feeds through the service: on the service's own host (the
+ * house newsroom and the hosted sites' paths) and on a client's hostname; cached, tagged,
+ * conditional and dropped by a publish or unpublish like the JSON routes.
+ */
+const SLOW = 60_000;
+const ORIGIN = new URL(NEWSROOM_HOST).origin;
+const CLIENT_HOST = "news.client.example";
+
+let world: World;
+beforeAll(async () => {
+  world = await buildWorld();
+}, SLOW);
+afterAll(() => world.close());
+
+const onClientHost = (path: string, headers: Record<string, string> = {}) =>
+  world.get(path, { host: CLIENT_HOST, ...headers });
+
+function locsOf(xml: string): string[] {
+  return [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((match) => match[1]!);
+}
+
+describe("robots.txt", () => {
+  test("the service's host: the house sitemap, each hosted site that is not live disallowed", async () => {
+    const answer = await world.get("/robots.txt");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(answer.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL);
+    expect(answer.text).toContain(`Sitemap: ${ORIGIN}/sitemap.xml\n`);
+    expect(answer.text).toContain(`Disallow: /n/${world.dormant.site}/\n`);
+    expect(answer.text).not.toContain(`Disallow: /n/${world.client.site}`);
+    // The disabled site is not served here at all; the client site's canonical sitemap is on
+    // its own hostname.
+    expect(answer.text).not.toContain(world.disabled.site);
+    expect(answer.text).not.toContain(`${world.client.site}/sitemap.xml`);
+  });
+
+  test("a client's hostname: its own sitemap, and 404 for a pending or unknown hostname", async () => {
+    const answer = await onClientHost("/robots.txt");
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(
+      `User-agent: *\nAllow: /\n\nSitemap: https://${CLIENT_HOST}/sitemap.xml\n`,
+    );
+    expect(answer.headers.get("cache-tag")).toContain(`host:${CLIENT_HOST}`);
+    const pending = await world.get("/robots.txt", { host: world.client.pendingHost });
+    expect(pending.status).toBe(404);
+    const disabled = await world.get("/robots.txt", { host: world.disabled.activeHost });
+    expect(disabled.status).toBe(404);
+    // The service's own robots.txt is still its own after a client's was answered.
+    expect((await world.get("/robots.txt")).text).toContain(`Sitemap: ${ORIGIN}/sitemap.xml`);
+  });
+});
+
+describe("sitemap.xml", () => {
+  test("every newsroom's validates and lists its home and its published stories only", async () => {
+    const cases = [
+      {
+        path: "/sitemap.xml",
+        headers: {} as Record<string, string>,
+        home: `${ORIGIN}/newsroom`,
+        org: world.house,
+      },
+      {
+        path: "/sitemap.xml",
+        headers: { host: CLIENT_HOST },
+        home: `https://${CLIENT_HOST}`,
+        org: world.client,
+      },
+      {
+        path: `/n/${world.client.site}/sitemap.xml`,
+        headers: {} as Record<string, string>,
+        home: `${NEWSROOM_HOST}/${world.client.site}`,
+        org: world.client,
+      },
+    ];
+    for (const { path, headers, home, org } of cases) {
+      const answer = await world.get(path, headers);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+      expect(await sitemapSchemaErrors(answer.text, "sitemap.xsd")).toEqual([]);
+      expect(locsOf(answer.text).sort()).toEqual(
+        [home, ...org.published.map((story) => `${home}/${story.slug}`)].sort(),
+      );
+    }
+    expect((await world.get("/n/no-such-site/sitemap.xml")).status).toBe(404);
+    expect((await world.get("/sitemap-2.xml")).status).toBe(404);
+  });
+});
+
+describe("feeds", () => {
+  test("RSS and JSON Feed of each newsroom parse and list its published stories", async () => {
+    const cases = [
+      { base: "/newsroom", headers: {} as Record<string, string>, org: world.house },
+      { base: "", headers: { host: CLIENT_HOST }, org: world.client },
+      { base: `/n/${world.client.site}`, headers: {} as Record<string, string>, org: world.client },
+    ];
+    for (const { base, headers, org } of cases) {
+      const ids = org.published.map((story) => story.id).sort();
+      const rss = await world.get(`${base}/feed.xml`, headers);
+      expect(rss.status, `${base}/feed.xml`).toBe(200);
+      expect(rss.headers.get("content-type")).toBe("application/rss+xml; charset=utf-8");
+      const parsed = await new Parser().parseString(rss.text);
+      expect(parsed.items.map((item) => item.guid).sort()).toEqual(ids);
+      const json = await world.get(`${base}/feed.json`, headers);
+      expect(json.headers.get("content-type")).toBe("application/feed+json; charset=utf-8");
+      expect([...Value.Errors(JsonFeed, json.body)]).toEqual([]);
+      expect(json.body.items.map((item: { id: string }) => item.id).sort()).toEqual(ids);
+    }
+  });
+
+  test("a site that is not live answers with X-Robots-Tag: noindex", async () => {
+    const answer = await world.get(`/n/${world.dormant.site}/feed.xml`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-robots-tag")).toBe("noindex");
+    expect((await world.get("/newsroom/feed.xml")).headers.get("x-robots-tag")).toBe(null);
+  });
+});
+
+describe("conditional requests", () => {
+  test("ETag and Last-Modified answer 304 with the caching headers and no body", async () => {
+    for (const path of ["/sitemap.xml", "/newsroom/feed.xml", "/newsroom/feed.json"]) {
+      const first = await world.get(path);
+      const etag = first.headers.get("etag")!;
+      const lastModified = first.headers.get("last-modified")!;
+      expect(etag, path).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      expect(new Date(lastModified).getTime(), path).toBeGreaterThan(0);
+      const byTag = await world.get(path, { "if-none-match": etag });
+      expect(byTag.status, path).toBe(304);
+      expect(byTag.text).toBe("");
+      expect(byTag.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL);
+      expect(byTag.headers.get("cache-tag")).toBe(first.headers.get("cache-tag"));
+      expect(byTag.headers.get("last-modified")).toBe(lastModified);
+      const byDate = await world.get(path, { "if-modified-since": lastModified });
+      expect(byDate.status, path).toBe(304);
+      const older = new Date(new Date(lastModified).getTime() - 1_000).toUTCString();
+      expect((await world.get(path, { "if-modified-since": older })).status).toBe(200);
+      // If-None-Match decides when both are sent.
+      const both = await world.get(path, {
+        "if-none-match": '"other"',
+        "if-modified-since": lastModified,
+      });
+      expect(both.status, path).toBe(200);
+    }
+  });
+});
+
+describe("invalidation", () => {
+  test(
+    "an unpublish drops the story from the site's sitemap and feeds at the next request; another organization's stay cached",
+    async () => {
+      const story = world.client.published.find((s) => s.type !== "in_the_news")!;
+      expect((await onClientHost("/sitemap.xml")).text).toContain(`/${story.slug}<`);
+      expect((await onClientHost("/feed.xml")).text).toContain(story.id);
+      expect((await onClientHost("/feed.json")).text).toContain(story.id);
+      expect((await world.get(`/n/${world.client.site}/sitemap.xml`)).text).toContain(
+        `/${story.slug}<`,
+      );
+      const houseSitemap = await world.get("/sitemap.xml");
+      await transitionStory(world.database.db, story.id, { action: "unpublish" });
+      await relayOnce(world.database.db, world.runtime.bus);
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        if (!(await onClientHost("/feed.json")).text.includes(story.id)) break;
+        await Bun.sleep(25);
+      }
+      expect((await onClientHost("/sitemap.xml")).text).not.toContain(`/${story.slug}<`);
+      expect((await onClientHost("/feed.xml")).text).not.toContain(story.id);
+      expect((await onClientHost("/feed.json")).text).not.toContain(story.id);
+      expect((await world.get(`/n/${world.client.site}/sitemap.xml`)).text).not.toContain(
+        `/${story.slug}<`,
+      );
+      // The house's sitemap was not dropped: the same cached answer, its ETag unchanged.
+      expect(world.service.cache.get("doc:house:sitemap.xml:0")).toBeDefined();
+      expect((await world.get("/sitemap.xml")).headers.get("etag")).toBe(
+        houseSitemap.headers.get("etag"),
+      );
+    },
+    SLOW,
+  );
+});
