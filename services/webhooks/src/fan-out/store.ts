@@ -88,7 +88,7 @@ export async function insertManyDeliveries(
     .insert(webhookDeliveries)
     .select(sql`
       select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', 0, null, null, ${now.toISOString()}::timestamptz,
+             v.event_created_at, 'pending', 0, null, null, null, ${now.toISOString()}::timestamptz,
              null, ${now.toISOString()}::timestamptz, null
       from unnest(
         ${uuidArray(column(() => newId()))},
