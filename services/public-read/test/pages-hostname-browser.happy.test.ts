@@ -36,9 +36,13 @@ describeInBrowser("newsroom pages by hostname in Chromium", () => {
       // As a browser sends it: the Host header names the host the page was asked of.
       const headers = { ...route.request().headers(), host: new URL(url).host };
       const response = await handle(new Request(url, { headers }));
+      const answered: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        answered[name] = value;
+      });
       await route.fulfill({
         status: response.status,
-        headers: Object.fromEntries(response.headers),
+        headers: answered,
         body: Buffer.from(await response.arrayBuffer()),
       });
     });
