@@ -15,6 +15,7 @@ import { siteRoutes } from "./routes/sites.ts";
 import { ssoRoutes } from "./routes/sso.ts";
 import { storyRoutes } from "./routes/stories.ts";
 import { webhookEndpointWebRoutes } from "./routes/webhook-endpoints.ts";
+import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
 import { copyScriptRoutes } from "./secret-once.ts";
 import { STYLESHEET } from "./styles.ts";
 
@@ -64,7 +65,8 @@ export function createWebApp(deps: WebDeps) {
     .use(copyScriptRoutes())
     .use(freshSignInRoutes(deps, kit, signIn))
     .use(keyRoutes(deps, kit))
-    .use(webhookEndpointWebRoutes(deps, kit));
+    .use(webhookEndpointWebRoutes(deps, kit))
+    .use(webhookResendWebRoutes(deps, kit));
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }
 

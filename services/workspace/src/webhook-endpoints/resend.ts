@@ -47,13 +47,19 @@ async function endpointOf(db: Db, organizationId: string, endpointId: string) {
 }
 
 /**
- * The organization a delivery belongs to, or null: the one lookup by delivery id alone, so that
- * a caller can check the person's access to that organization first.
+ * The organization and endpoint a delivery belongs to, or null: the one lookup by delivery id
+ * alone, so that a caller can check the person's access to that organization first.
  */
-export async function organizationOfWebhookDelivery(db: Db, id: string): Promise<string | null> {
+export async function ownerOfWebhookDelivery(
+  db: Db,
+  id: string,
+): Promise<{ organizationId: string; endpointId: string } | null> {
   if (!isUuid(id)) return null;
-  const [row] = await db.select({ organizationId: d.organizationId }).from(d).where(eq(d.id, id));
-  return row?.organizationId ?? null;
+  const [row] = await db
+    .select({ organizationId: d.organizationId, endpointId: d.endpointId })
+    .from(d)
+    .where(eq(d.id, id));
+  return row ?? null;
 }
 
 /**
@@ -66,8 +72,9 @@ export async function resendWebhookDelivery(
   actor = "admin",
   now: Date = new Date(),
 ): Promise<WebhookDeliveryRow> {
-  const organizationId = await organizationOfWebhookDelivery(db, id);
-  if (!organizationId) throw new ApiError("not_found", "No such webhook delivery.");
+  const owner = await ownerOfWebhookDelivery(db, id);
+  if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+  const { organizationId } = owner;
   const [delivery] = await db
     .select()
     .from(d)

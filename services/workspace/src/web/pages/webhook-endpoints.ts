@@ -7,6 +7,7 @@ import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 import { copyScriptTag, secretOnce } from "../secret-once.ts";
+import { resendButton } from "./webhook-recover.ts";
 
 const when = (at: Date | null) =>
   at
@@ -166,17 +167,20 @@ export interface EndpointPageData {
   tested: boolean;
 }
 
-function deliveryLog(deliveries: WebhookDeliveryRow[]): Html {
+function deliveryLog(
+  deliveries: WebhookDeliveryRow[],
+  resend: ((delivery: WebhookDeliveryRow) => Html | string) | null,
+): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
   return html`<table><caption class="visually-hidden">Latest deliveries, newest first</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Story</th>
 <th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last status code</th>
-<th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
+<th scope="col">Last error</th><th scope="col">Next attempt</th>${resend ? html`<th scope="col">Resend</th>` : ""}</tr></thead>
 <tbody>${deliveries.map(
     (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.eventType}</td>
 <td>${d.storyId ? html`<a href="/app/stories/${d.storyId}">Story<span class="visually-hidden"> ${d.storyId}</span></a>` : "—"}</td>
 <td><span class="status">${d.status}</span></td><td>${d.attempts}</td><td>${d.lastStatusCode ?? "—"}</td>
-<td>${d.lastError ?? "—"}</td><td>${when(d.nextAttemptAt)}</td></tr>`,
+<td>${d.lastError ?? "—"}</td><td>${when(d.nextAttemptAt)}</td>${resend ? html`<td>${resend(d)}</td>` : ""}</tr>`,
   )}</tbody></table>`;
 }
 
@@ -225,7 +229,10 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
 <h2>Deliveries in the last 24 hours</h2>
 ${deliveryChart(data.counts, data.now)}
 <h2>Delivery log</h2>
-${deliveryLog(data.deliveries)}
+${deliveryLog(
+  data.deliveries,
+  endpoint.status === "enabled" && may.enable ? (d) => resendButton(who, d) : null,
+)}
 <p><a href="${listPath(data.access)}">Back to the endpoints</a></p>`,
     { org: navOf(data.access) },
   );

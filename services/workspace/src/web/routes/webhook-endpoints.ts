@@ -201,7 +201,12 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
     )
     .post(
       "/app/webhook-endpoints/:id/enable",
-      change("enable", (id, actor) => enableWebhookEndpoint(deps.db, id, actor), endpointPath),
+      change(
+        "enable",
+        (id, actor) => enableWebhookEndpoint(deps.db, id, actor),
+        // Enabled again: offer to resend what failed meanwhile.
+        (id) => `${endpointPath(id)}/recover?enabled=1`,
+      ),
       { parse: "none" },
     )
     .get("/app/webhook-endpoints/:id/delete", async ({ request, params }) => {

@@ -1,0 +1,121 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia } from "elysia";
+import { announceDataChange } from "../../announce.ts";
+import { personActor } from "../../audit.ts";
+import { requirePermission } from "../../people/access.ts";
+import {
+  lastDisabledAt,
+  ownerOfWebhookDelivery,
+  parseRecoverSince,
+  RECOVER_MAX_DAYS,
+  recoverWebhookEndpoint,
+  resendWebhookDelivery,
+} from "../../webhook-endpoints/resend.ts";
+import {
+  listWebhookEndpoints,
+  organizationOfWebhookEndpoint,
+} from "../../webhook-endpoints/service.ts";
+import type { WebDeps } from "../deps.ts";
+import { requireFreshSignIn } from "../fresh-sign-in.ts";
+import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { minuteOf, recoverPage } from "../pages/webhook-recover.ts";
+
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * Resending one delivery from the endpoint's delivery log, and recovering an endpoint's failed
+ * deliveries since a time (offered after enabling it). Both need `endpoint.enable` (an owner or
+ * admin) and a sign-in from the last 12 hours.
+ */
+export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
+  const context = { db: deps.db, houseOrg: deps.houseOrg };
+  const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
+
+  async function endpointOf(who: SignedInVisitor, id: string) {
+    const orgId = await organizationOfWebhookEndpoint(deps.db, id);
+    if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
+    const access = await requirePermission(context, who.signedIn.person, orgId, "endpoint.enable");
+    const endpoint = (await listWebhookEndpoints(deps.db, orgId)).find((row) => row.id === id);
+    if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+    return { access, endpoint };
+  }
+
+  /** The default start: when the endpoint was last disabled, else a day ago; never past 14 days. */
+  async function defaultSince(orgId: string, endpointId: string): Promise<Date> {
+    const now = deps.now().getTime();
+    const disabledAt = await lastDisabledAt(deps.db, orgId, endpointId);
+    const oldest = now - RECOVER_MAX_DAYS * DAY_MS + 60_000;
+    return new Date(Math.max(disabledAt?.getTime() ?? now - DAY_MS, oldest));
+  }
+
+  return new Elysia()
+    .post(
+      "/app/webhook-deliveries/:id/resend",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        await kit.form(request, who);
+        const owner = await ownerOfWebhookDelivery(deps.db, params.id);
+        if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+        const access = await requirePermission(
+          context,
+          who.signedIn.person,
+          owner.organizationId,
+          "endpoint.enable",
+        );
+        requireFreshSignIn(who, deps.now(), endpointPath(owner.endpointId));
+        const row = await resendWebhookDelivery(
+          deps.db,
+          params.id,
+          personActor(who.signedIn.person.id),
+          deps.now(),
+        );
+        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
+        return kit.redirect(endpointPath(row.endpointId));
+      },
+      { parse: "none" },
+    )
+    .get("/app/webhook-endpoints/:id/recover", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const { access, endpoint } = await endpointOf(who, params.id);
+      const since = await defaultSince(access.organization.id, endpoint.id);
+      const enabled = new URL(request.url).searchParams.get("enabled") === "1";
+      return kit.page(who, recoverPage(who, { access, endpoint, since: minuteOf(since), enabled }));
+    })
+    .post(
+      "/app/webhook-endpoints/:id/recover",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const { access, endpoint } = await endpointOf(who, params.id);
+        requireFreshSignIn(who, deps.now(), `${endpointPath(params.id)}/recover`);
+        const typed = form.text("since", 64);
+        // The field is UTC to the minute; a time without a zone is read as UTC.
+        const value = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(typed) ? `${typed}Z` : typed;
+        let since: Date;
+        try {
+          since = parseRecoverSince(value, deps.now());
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== "validation_failed") throw error;
+          const message = error.fields?.[0]?.message ?? error.message;
+          return kit.page(
+            who,
+            recoverPage(who, { access, endpoint, since: typed, error: message }),
+            422,
+          );
+        }
+        const { resent } = await recoverWebhookEndpoint(
+          deps.db,
+          access.organization.id,
+          endpoint.id,
+          since,
+          personActor(who.signedIn.person.id),
+          deps.now(),
+        );
+        if (resent > 0) {
+          await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
+        }
+        return kit.page(who, recoverPage(who, { access, endpoint, since: typed, resent }));
+      },
+      { parse: "none" },
+    );
+}
