@@ -154,11 +154,67 @@ describe("conditional requests", () => {
   });
 });
 
+describe("pages", () => {
+  test("every page's head links its newsroom's feeds (autodiscovery)", async () => {
+    const cases = [
+      { path: "/newsroom", headers: {} as Record<string, string>, home: `${ORIGIN}/newsroom` },
+      { path: "/", headers: { host: CLIENT_HOST }, home: `https://${CLIENT_HOST}` },
+      { path: `/n/${world.client.site}`, headers: {}, home: `https://${CLIENT_HOST}` },
+      {
+        path: `/${world.client.published[0]!.slug}`,
+        headers: { host: CLIENT_HOST },
+        home: `https://${CLIENT_HOST}`,
+      },
+    ];
+    for (const { path, headers, home } of cases) {
+      const answer = await world.get(path, headers);
+      expect(answer.status, path).toBe(200);
+      const title = home.startsWith(ORIGIN) ? "Org house-news" : "Client News";
+      expect(answer.text, path).toContain(
+        `<link rel="alternate" type="application/rss+xml" title="${title} (RSS)" href="${home}/feed.xml">`,
+      );
+      expect(answer.text, path).toContain(
+        `<link rel="alternate" type="application/feed+json" title="${title} (JSON Feed)" href="${home}/feed.json">`,
+      );
+      const feed = await world.get(new URL(`${home}/feed.json`).pathname, headers);
+      if (feed.status === 200) expect(feed.body.title).toBe(title);
+    }
+  });
+
+  test("index, item and topic pages: Last-Modified from what they show, 304 to If-Modified-Since", async () => {
+    const item = world.client.published[0]!;
+    for (const path of ["/", `/${item.slug}`, `/topics/${item.topics[0]}`]) {
+      const first = await onClientHost(path);
+      const lastModified = first.headers.get("last-modified");
+      expect(lastModified, path).not.toBe(null);
+      const again = await onClientHost(path, { "if-modified-since": lastModified! });
+      expect(again.status, path).toBe(304);
+      expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(again.headers.get("cache-tag")).toBe(first.headers.get("cache-tag"));
+    }
+  });
+
+  test("a site that is not live: noindex in the header and the page", async () => {
+    const answer = await world.get(`/n/${world.dormant.site}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-robots-tag")).toBe("noindex");
+    expect(answer.text).toContain('<meta name="robots" content="noindex">');
+    expect((await onClientHost("/")).headers.get("x-robots-tag")).toBe(null);
+  });
+});
+
 describe("invalidation", () => {
   test(
     "an unpublish drops the story from the site's sitemap and feeds at the next request; another organization's stay cached",
     async () => {
       const story = world.client.published.find((s) => s.type !== "in_the_news")!;
+      const topic = story.topics[0]!;
+      const pagePaths = ["/", `/topics/${topic}`];
+      for (const path of pagePaths) {
+        expect((await onClientHost(path)).text, path).toContain(`/${story.slug}"`);
+      }
+      expect((await onClientHost(`/${story.slug}`)).status).toBe(200);
+      await world.get("/newsroom");
       expect((await onClientHost("/sitemap.xml")).text).toContain(`/${story.slug}<`);
       expect((await onClientHost("/feed.xml")).text).toContain(story.id);
       expect((await onClientHost("/feed.json")).text).toContain(story.id);
@@ -173,12 +229,17 @@ describe("invalidation", () => {
         if (!(await onClientHost("/feed.json")).text.includes(story.id)) break;
         await Bun.sleep(25);
       }
+      expect((await onClientHost(`/${story.slug}`)).status).toBe(404);
+      for (const path of pagePaths) {
+        expect((await onClientHost(path)).text, path).not.toContain(`/${story.slug}"`);
+      }
       expect((await onClientHost("/sitemap.xml")).text).not.toContain(`/${story.slug}<`);
       expect((await onClientHost("/feed.xml")).text).not.toContain(story.id);
       expect((await onClientHost("/feed.json")).text).not.toContain(story.id);
       expect((await world.get(`/n/${world.client.site}/sitemap.xml`)).text).not.toContain(
         `/${story.slug}<`,
       );
+      expect(world.service.cache.getByTarget("/newsroom")).toBeDefined();
       // The house's sitemap was not dropped: the same cached answer, its ETag unchanged.
       expect(world.service.cache.get("doc:house:sitemap.xml:0")).toBeDefined();
       expect((await world.get("/sitemap.xml")).headers.get("etag")).toBe(

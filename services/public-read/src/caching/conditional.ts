@@ -27,3 +27,13 @@ export function notModified(request: Request, etag: string, lastModified: string
   const since = Date.parse(ifModifiedSince);
   return !Number.isNaN(since) && Date.parse(lastModified) <= since;
 }
+
+/** The newest `updated_at` of what an answer shows (its Last-Modified), or null for nothing. */
+export function newestChange(shown: { updated_at: string }[]): Date | null {
+  let newest: number | null = null;
+  for (const { updated_at } of shown) {
+    const at = Date.parse(updated_at);
+    if (newest === null || at > newest) newest = at;
+  }
+  return newest === null ? null : new Date(newest);
+}

@@ -16,6 +16,7 @@ import { siteByHostname, siteBySlug } from "../sites/service.ts";
 import { enabledSiteSlugs, serviceRobots, siteRobots } from "./robots.ts";
 import { siteFeed } from "./site-feeds.ts";
 import { sitemapDocument } from "./sitemap-xml.ts";
+import { organizationOfPages } from "./store.ts";
 
 /**
  * The documents beside the newsroom pages, for search engines and feed readers: `robots.txt`
@@ -94,9 +95,10 @@ export function documentRoutes(deps: ReadDeps) {
   const house = (request: Request, document: Exclude<Document, { kind: "robots" }>) =>
     reader.serve(request, `doc:house:${label(document)}:${partOf(document)}`, async () => {
       const newsroom = await houseNewsroom(db, config);
+      const org = newsroom.ownerId ? await organizationOfPages(db, newsroom.ownerId) : null;
       const home = `${origin}/newsroom`;
       const place = {
-        title: config.HOUSE_ORG,
+        title: org?.name ?? config.HOUSE_ORG,
         home,
         sitemapUrl: `${origin}/sitemap.xml`,
         live: true,

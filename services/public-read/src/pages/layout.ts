@@ -1,6 +1,7 @@
 import { type Html, html, raw } from "@newsroom/shared/html";
 import type { Brand } from "./brand.ts";
 import { newsletterForm } from "./newsletter-form.ts";
+import { feedAlternates } from "./site-feeds.ts";
 import { STYLESHEET } from "./stylesheet.ts";
 import { BACKGROUND, TEXT, themeOf } from "./theme.ts";
 
@@ -58,7 +59,7 @@ ${brand.live ? "" : raw('<meta name="robots" content="noindex">\n')}<meta proper
 ${image ? html`<meta property="og:image" content="${image.url}">\n<meta property="og:image:alt" content="${image.alt}">\n` : ""}<meta name="twitter:card" content="${image ? "summary_large_image" : "summary"}">
 <meta name="twitter:title" content="${parts.title}">
 <meta name="twitter:description" content="${parts.description}">
-${image ? html`<meta name="twitter:image" content="${image.url}">\n` : ""}${(parts.alternates ?? []).map((alt) => html`<link rel="alternate" type="${alt.type}" title="${alt.title}" href="${alt.href}">\n`)}<style>:root{--accent:${theme.accent};--on-accent:${theme.onAccent};--bg:${BACKGROUND};--text:${TEXT}}${raw(STYLESHEET)}</style>
+${image ? html`<meta name="twitter:image" content="${image.url}">\n` : ""}${[...feedAlternates({ title: brand.name, home: brand.home }), ...(parts.alternates ?? [])].map((alt) => html`<link rel="alternate" type="${alt.type}" title="${alt.title}" href="${alt.href}">\n`)}<style>:root{--accent:${theme.accent};--on-accent:${theme.onAccent};--bg:${BACKGROUND};--text:${TEXT}}${raw(STYLESHEET)}</style>
 ${parts.jsonLd ? html`<script type="application/ld+json">${raw(jsonForScript(parts.jsonLd))}</script>\n` : ""}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -9,6 +9,7 @@ import {
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { houseTags, siteTags } from "../caching/cache-tags.ts";
+import { newestChange } from "../caching/conditional.ts";
 import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
 import { notFoundPageResponse } from "../caching/responses.ts";
 import { decodeCursor, type Position } from "../content/cursor.ts";
@@ -191,13 +192,19 @@ export function pageRoutes(deps: ReadDeps) {
         notFoundOutcome("No page here.", tags, scope, notFoundPage(brand, brand.home));
       if (target.kind === "index") {
         const index = await newsroomIndex(db, newsroom, filters);
-        return found(indexPage(brand, index, filters), place.tags.index(filters.topic), scope);
+        return found(indexPage(brand, index, filters), place.tags.index(filters.topic), scope, {
+          lastModified: newestChange([...index.items, ...index.featured]),
+          noindex: !brand.live,
+        });
       }
       if (target.kind === "topic") {
         const topic = await topicPage(db, newsroom, target.slug, filters.after);
         const tags = place.tags.topic(target.slug);
         if (!topic) return notFound(tags);
-        return found(renderTopicPage(brand, topic, filters.cursor), tags, scope);
+        return found(renderTopicPage(brand, topic, filters.cursor), tags, scope, {
+          lastModified: newestChange(topic.items),
+          noindex: !brand.live,
+        });
       }
       const item = await contentItem(db, newsroom, target.slug);
       if (!item) return notFound(place.tags.missingItem());
@@ -205,7 +212,10 @@ export function pageRoutes(deps: ReadDeps) {
         item.id,
         item.related.map((r) => r.id),
       );
-      return found(itemPage(brand, item), tags, scope);
+      return found(itemPage(brand, item), tags, scope, {
+        lastModified: newestChange([item, ...item.related]),
+        noindex: !brand.live,
+      });
     });
   };
 
