@@ -83,6 +83,12 @@ export const WebhookDeliveryOut = T.Object({
   status: Enum(["pending", "delivered", "failed"] as const),
   attempts: T.Integer(),
   last_status_code: Nullable(T.Integer()),
+  last_duration_ms: Nullable(
+    T.Integer({
+      description:
+        "How long the last attempt took, in milliseconds, from sending to the answer or the failure; null before the first attempt.",
+    }),
+  ),
   last_error: Nullable(T.String()),
   next_attempt_at: Nullable(DateTime),
   created_at: DateTime,

@@ -69,10 +69,14 @@ describe("GET /v1/webhook_deliveries", () => {
       status: "delivered",
       attempts: 1,
       last_status_code: 200,
+      last_duration_ms: null,
       last_error: null,
       next_attempt_at: null,
     });
     expect(delivered.delivered_at).toBeString();
+    // The receivers' answers (attempt details) are for the workspace only.
+    expect(Object.keys(delivered)).not.toContain("response_body");
+    expect(Object.keys(delivered)).not.toContain("attempt_details");
     const pending = body.data.find((d: { id: string }) => d.id === f.a.deliveryIds[1]);
     expect(pending).toMatchObject({
       status: "pending",

@@ -39,6 +39,7 @@ export async function listWebhookDeliveries(
     status: row.status,
     attempts: row.attempts,
     last_status_code: row.lastStatusCode,
+    last_duration_ms: row.lastDurationMs,
     last_error: row.lastError,
     next_attempt_at: iso(row.nextAttemptAt),
     created_at: iso(row.createdAt),

@@ -29,6 +29,7 @@ export async function listDeliveryRows(
       status: webhookDeliveries.status,
       attempts: webhookDeliveries.attempts,
       lastStatusCode: webhookDeliveries.lastStatusCode,
+      lastDurationMs: webhookDeliveries.lastDurationMs,
       lastError: webhookDeliveries.lastError,
       nextAttemptAt: webhookDeliveries.nextAttemptAt,
       createdAt: webhookDeliveries.createdAt,
