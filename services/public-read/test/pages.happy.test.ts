@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { organizations } from "@newsroom/shared/db/schema";
+import { eq } from "drizzle-orm";
 import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";
 
 const SLOW = 60_000;
@@ -166,6 +168,56 @@ describe("hosted site pages", () => {
       const answer = await world.get(path);
       expect(answer.status).toBe(404);
       expect(answer.text).toContain("There is no newsroom at this address.");
+    }
+  });
+});
+
+describe("newsletter on the page", () => {
+  test("the organization's form (embed.js fields and endpoint) only while its newsletter is enabled", async () => {
+    const without = await world.get("/n/client-news");
+    expect(without.text).not.toContain("data-newsletter");
+    await world.database.db
+      .update(organizations)
+      .set({ newsletterEnabled: true })
+      .where(eq(organizations.id, world.client.id));
+    world.service.cache.clear();
+    try {
+      const base = world.runtime.config.PUBLIC_BASE_URL;
+      for (const [path, headers, returnTo] of [
+        ["/n/client-news", {}, "https://news.client.example"],
+        [
+          "/c-video-published",
+          onHost(world.client.activeHost),
+          "https://news.client.example/c-video-published",
+        ],
+      ] as const) {
+        const page = await world.get(path, headers);
+        expect(page.status).toBe(200);
+        const form = /<form data-newsletter method="post" action="([^"]+)">(.*?)<\/form>/s.exec(
+          page.text,
+        );
+        expect(form?.[1]).toBe(`${base}/v1/public/newsletter/client-co/subscribe`);
+        for (const field of [
+          "email",
+          "consent",
+          "submission_id",
+          "started_at",
+          "redirect",
+          "fax",
+        ]) {
+          expect(form?.[2]).toContain(`name="${field}"`);
+        }
+        expect(form?.[2]).toContain(`name="redirect" value="${returnTo}"`);
+        expect(page.text).toContain(`<script src="${base}/v1/public/newsletter/embed.js" defer>`);
+      }
+      // The house's newsletter is off: no form there.
+      expect((await world.get("/newsroom")).text).not.toContain("data-newsletter");
+    } finally {
+      await world.database.db
+        .update(organizations)
+        .set({ newsletterEnabled: false })
+        .where(eq(organizations.id, world.client.id));
+      world.service.cache.clear();
     }
   });
 });

@@ -21,19 +21,21 @@ export function requestOrigin(request: Request): string | null {
 
 /**
  * The origins that may post to an organization's subscribe route: its own website origins, and
- * its hosted newsroom (the NEWSROOM_HOST origin, and each active custom hostname over https).
+ * its hosted newsroom (the NEWSROOM_HOST origin, and each active custom hostname over https);
+ * for HOUSE_ORG, the NEWSROOM_HOST origin too (its pages are at `/newsroom` there).
  */
 export function allowedOrigins(
-  config: Pick<Config, "NEWSROOM_HOST">,
+  config: Pick<Config, "NEWSROOM_HOST" | "HOUSE_ORG">,
   newsletterOrigins: string[],
   sites: { hostnames: string[] }[],
+  organizationSlug: string,
 ): Set<string> {
   const allowed = new Set<string>();
   for (const origin of newsletterOrigins) {
     const normalized = originOf(origin);
     if (normalized) allowed.add(normalized);
   }
-  if (sites.length > 0) {
+  if (sites.length > 0 || organizationSlug === config.HOUSE_ORG) {
     const hosted = originOf(config.NEWSROOM_HOST);
     if (hosted) allowed.add(hosted);
   }

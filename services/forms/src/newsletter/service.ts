@@ -53,7 +53,7 @@ async function describe(deps: FormsDeps, organization: NewsletterOrganization) {
   const sites = await hostedSites(deps.db, organization.id);
   return {
     organization,
-    allowed: allowedOrigins(deps.config, organization.newsletterOrigins, sites),
+    allowed: allowedOrigins(deps.config, organization.newsletterOrigins, sites, organization.slug),
     accent: sites[0]?.accent ?? null,
   };
 }
