@@ -3,7 +3,7 @@
  * `LOG_LEVEL=warn node_modules/.bin/bun scripts/screenshots.ts`. It starts the embedded service with its demo
  * data in memory (nothing is written to ./.data), with the SES v2 emulator on a free port, and
  * walks through it in Chromium (/usr/bin/chromium) as the demo owner: sign in with the emailed
- * code, approve a story, publish it, see it on the site's newsroom, create a key and use it.
+ * code, approve a story, publish it, see it on the site's newsroom page, create a key and use it.
  */
 import { mkdirSync } from "node:fs";
 import { adminToken, loadConfig } from "@newsroom/shared/config";
@@ -100,8 +100,7 @@ try {
 
   // 3. Approval does not publish: publishing is an operator's transition.
   const published = await admin("POST", `/stories/${storyId}/transitions`, { action: "publish" });
-  await page.goto(`/v1/public/sites/${ORG}/newsroom/${published.slug}`);
-  await prettyJson(page);
+  await page.goto(`/newsrooms/${ORG}/${published.slug}`);
   await shot(page, "05-published");
 
   // 4. A key made in the browser, shown once; then the client API with it.
