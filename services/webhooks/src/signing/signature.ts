@@ -1,23 +1,6 @@
-import { createHmac } from "node:crypto";
+import { signPayload } from "@newsroom/shared/webhook-signature";
 
-const SECRET_PREFIX = "whsec_";
-
-/** The HMAC key of a `whsec_...` secret: the base64-decoded part after the prefix. */
-export function signingKey(secret: string): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return Buffer.from(encoded, "base64");
-}
-
-/**
- * The Standard Webhooks signature: `v1,` and base64 of HMAC-SHA256 over
- * `{webhook-id}.{webhook-timestamp}.{body}`.
- */
-export function signPayload(secret: string, id: string, timestamp: number, body: string): string {
-  const mac = createHmac("sha256", signingKey(secret))
-    .update(`${id}.${timestamp}.${body}`)
-    .digest("base64");
-  return `v1,${mac}`;
-}
+export { signingKey, signPayload } from "@newsroom/shared/webhook-signature";
 
 /**
  * The three headers of a signed request, signed now. With several secrets (a rotation's new and

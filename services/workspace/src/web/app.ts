@@ -14,6 +14,7 @@ import { signInRoutes } from "./routes/sign-in.ts";
 import { siteRoutes } from "./routes/sites.ts";
 import { ssoRoutes } from "./routes/sso.ts";
 import { storyRoutes } from "./routes/stories.ts";
+import { webhookCatalogRoutes } from "./routes/webhook-catalog.ts";
 import { webhookEndpointWebRoutes } from "./routes/webhook-endpoints.ts";
 import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
 import { copyScriptRoutes } from "./secret-once.ts";
@@ -66,6 +67,7 @@ export function createWebApp(deps: WebDeps) {
     .use(freshSignInRoutes(deps, kit, signIn))
     .use(keyRoutes(deps, kit))
     .use(webhookEndpointWebRoutes(deps, kit))
+    .use(webhookCatalogRoutes(deps, kit))
     .use(webhookResendWebRoutes(deps, kit));
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }

@@ -1,0 +1,95 @@
+import type { StoryStatus, WebhookEventType } from "@newsroom/shared/db/schema";
+import { buildOpenApiDocument } from "@newsroom/shared/openapi/document";
+import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
+
+/** One event type as the catalog shows it. */
+export interface CatalogEntry {
+  type: string;
+  summary: string;
+  /** The JSON schema of its body, from the OpenAPI document's `webhooks` section, refs inlined. */
+  schema: unknown;
+  sample: WebhookEventOut | WebhookTestEventOut;
+}
+
+type Json = unknown;
+
+/** Replaces each `#/components/schemas/...` reference with the schema it names. */
+function inlineRefs(schema: Json, components: Record<string, Json>): Json {
+  if (Array.isArray(schema)) return schema.map((item) => inlineRefs(item, components));
+  if (!schema || typeof schema !== "object") return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
+    return inlineRefs(components[ref.slice("#/components/schemas/".length)], components);
+  }
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, inlineRefs(value, components)]),
+  );
+}
+
+/** Where each sample story stands: its status before and after, and its event counter. */
+const SAMPLE_STEPS: Record<WebhookEventType, [StoryStatus, StoryStatus, number]> = {
+  "story.submitted": ["draft", "review_required", 1],
+  "story.approved": ["review_required", "approved", 2],
+  "story.rejected": ["review_required", "rejected", 2],
+  "story.published": ["approved", "published", 3],
+  "story.unpublished": ["published", "unpublished", 4],
+};
+
+const SAMPLE_AT = "2026-03-02T09:30:00.000Z";
+const SAMPLE_STORY_ID = "0f8b6d3e-5a4c-4b1e-9d2f-7c6a5b4e3d21";
+
+function samplePayload(type: string): WebhookEventOut | WebhookTestEventOut {
+  const id = "6c1f0a9e-2b7d-4e3a-8f5c-1d9e8b7a6c54";
+  if (type === "webhook.test") {
+    return {
+      id,
+      object: "event",
+      type: "webhook.test",
+      created_at: SAMPLE_AT,
+      data: { endpoint_id: "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d" },
+    };
+  }
+  const [previous, status, sequence] = SAMPLE_STEPS[type as WebhookEventType];
+  const story: StoryOut = {
+    object: "story",
+    id: SAMPLE_STORY_ID,
+    type: "insight",
+    slug: "quarterly-results",
+    status,
+    title: "Quarterly results",
+    summary: "Revenue grew in every region.",
+    version: 1,
+    topics: ["results"],
+    published_at: status === "published" || status === "unpublished" ? SAMPLE_AT : null,
+    created_at: "2026-03-01T08:00:00.000Z",
+    updated_at: SAMPLE_AT,
+  };
+  return {
+    id,
+    object: "event",
+    type: type as WebhookEventType,
+    created_at: SAMPLE_AT,
+    data: { story_id: story.id, story, sequence, previous_status: previous },
+  };
+}
+
+let cached: CatalogEntry[] | null = null;
+
+/** Every event type a webhook endpoint receives, in the document's order. */
+export function webhookCatalog(): CatalogEntry[] {
+  if (cached) return cached;
+  const document = buildOpenApiDocument([]) as {
+    webhooks: Record<string, { post: { summary: string; requestBody: Json } }>;
+    components: { schemas: Record<string, Json> };
+  };
+  cached = Object.entries(document.webhooks).map(([type, item]) => {
+    const body = item.post.requestBody as { content: { "application/json": { schema: Json } } };
+    return {
+      type,
+      summary: item.post.summary,
+      schema: inlineRefs(body.content["application/json"].schema, document.components.schemas),
+      sample: samplePayload(type),
+    };
+  });
+  return cached;
+}
