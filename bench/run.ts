@@ -9,6 +9,7 @@ const DISTRIBUTED = ["DATABASE_URL", "NATS_URL", "REDIS_URL"];
 
 const benches: { name: string; distributed?: boolean; args?: string[] }[] = [
   { name: "public-read" },
+  { name: "pages" },
   { name: "startup" },
   { name: "gateway-hop" },
   { name: "newsroom-distributed", distributed: true },

@@ -33,6 +33,7 @@ type Document =
 
 const SITE = new RegExp(SITE_PATTERN);
 const SITEMAP_PART = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
+const DOCUMENT_SUFFIX = /\.(?:xml|json|txt)$/;
 
 /** The document a file name at a newsroom's root names, or null. */
 function documentNamed(name: string, atHostRoot: boolean, atHome: boolean): Document | null {
@@ -180,6 +181,8 @@ export function documentRoutes(deps: ReadDeps) {
     match(request: Request): MatchedDocument | null {
       if (request.method !== "GET") return null;
       const path = pathOf(request.url);
+      // Every request passes here first: the common case leaves before the host is read.
+      if (!DOCUMENT_SUFFIX.test(path)) return null;
       const host = publicHostOf(request);
       if (isClientHost(host, config)) {
         const name = path.slice(1);
