@@ -50,3 +50,15 @@ export function timestampArray(values: readonly Date[]): SQL {
   }
   return sql`${`{${texts.join(",")}}`}::timestamptz[]`;
 }
+
+/**
+ * A text[] of any strings (a receiver's answer, a failure reason) or nulls: each item is
+ * quoted in the array literal with its backslashes and double quotes escaped, so no item can end
+ * its element or the array.
+ */
+export function textArray(values: readonly (string | null)[]): SQL {
+  const items = values.map((value) =>
+    value === null ? "NULL" : `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`,
+  );
+  return sql`${`{${items.join(",")}}`}::text[]`;
+}

@@ -292,6 +292,7 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
       statusCode: null,
       error: "refused: the target resolves to a link-local address",
       durationMs: expect.any(Number),
+      responseBody: null,
     });
     expect(receiver.at("/test-event")).toHaveLength(0);
   });

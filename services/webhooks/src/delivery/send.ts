@@ -1,4 +1,5 @@
 import { signedHeaders } from "../signing/signature.ts";
+import { AnswerPrefix } from "./answer-prefix.ts";
 import { type AttemptFailure, failureReason } from "./failure-reason.ts";
 import { retryAfterOf } from "./retry-after.ts";
 import { type CheckedTarget, checkTarget, type HostResolver } from "./target-guard.ts";
@@ -7,7 +8,7 @@ import { type CheckedTarget, checkTarget, type HostResolver } from "./target-gua
 export const USER_AGENT = "Armage-Webhooks/1";
 /** A receiver has this long to answer with a 2xx. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** At most this much of a receiver's answer is read (and then thrown away). */
+/** At most this much of a receiver's answer is read (its first 1 KiB kept, the rest thrown away). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface AttemptResult {
@@ -18,6 +19,10 @@ export interface AttemptResult {
   error: string | null;
   /** A 429 or 503 receiver's `Retry-After`, capped at six hours from now. */
   retryAfter?: Date | null;
+  /** From the start of the attempt (the target check) to the answer or the failure. */
+  durationMs: number;
+  /** The first 1 KiB of the answer's body as text; null without an answer or with an empty one. */
+  responseBody: string | null;
 }
 
 export interface SendRequest {
@@ -45,6 +50,11 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ConnectionRefused", "EHOSTUNREAC
  * TLS error. The timeout covers the lookup too. Never throws.
  */
 export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
+  const startedAt = performance.now();
+  const timed = (result: Omit<AttemptResult, "durationMs">): AttemptResult => ({
+    ...result,
+    durationMs: Math.round(performance.now() - startedAt),
+  });
   const timeoutMs = request.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
   let target: CheckedTarget;
@@ -54,10 +64,10 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       resolve: request.resolve,
       signal,
     });
-    if (!checked.ok) return failed({ kind: "refused", refusal: checked.refusal });
+    if (!checked.ok) return timed(failed({ kind: "refused", refusal: checked.refusal }));
     target = checked.target;
   } catch (error) {
-    return failed({ kind: "thrown", error, timeoutMs });
+    return timed(failed({ kind: "thrown", error, timeoutMs }));
   }
   const headers = {
     host: target.host,
@@ -82,38 +92,51 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
     } catch (error) {
       const code = String((error as { code?: unknown } | null)?.code ?? "");
       if (NOT_CONNECTED.has(code) && index < target.urls.length - 1) continue;
-      return failed({ kind: "thrown", error, timeoutMs });
+      return timed(failed({ kind: "thrown", error, timeoutMs }));
     }
   }
-  if (!response) return { ok: false, statusCode: null, error: "connection refused" };
-  await discardAnswer(response);
+  if (!response) {
+    return timed({ ok: false, statusCode: null, error: "connection refused", responseBody: null });
+  }
+  const responseBody = await readAnswer(response);
   const status = response.status;
-  if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
-  return {
+  if (status >= 200 && status < 300) {
+    return timed({ ok: true, statusCode: status, error: null, responseBody });
+  }
+  return timed({
     ok: false,
+    responseBody,
     statusCode: status,
     error: failureReason({ kind: "answered", statusCode: status }),
     retryAfter: retryAfterOf(status, response.headers.get("retry-after"), new Date()),
-  };
+  });
 }
 
-function failed(failure: Exclude<AttemptFailure, { kind: "answered" }>): AttemptResult {
-  return { ok: false, statusCode: null, error: failureReason(failure) };
+function failed(
+  failure: Exclude<AttemptFailure, { kind: "answered" }>,
+): Omit<AttemptResult, "durationMs"> {
+  return { ok: false, statusCode: null, error: failureReason(failure), responseBody: null };
 }
 
-/** Reads at most 64 KiB of the answer so the connection can be reused; never kept or shown. */
-async function discardAnswer(response: Response): Promise<void> {
+/**
+ * Reads at most 64 KiB of the answer so the connection can be reused, and returns its first
+ * 1 KiB as text for the attempt details (shown in the workspace, never in the client API).
+ */
+async function readAnswer(response: Response): Promise<string | null> {
   const reader = response.body?.getReader();
-  if (!reader) return;
+  if (!reader) return null;
+  const prefix = new AnswerPrefix();
   let read = 0;
   try {
     while (read <= MAX_ANSWER_BYTES) {
       const chunk = await reader.read();
-      if (chunk.done) return;
+      if (chunk.done) return prefix.text();
+      prefix.add(chunk.value);
       read += chunk.value.byteLength;
     }
     await reader.cancel();
   } catch {
     // The answer's body does not decide the attempt.
   }
+  return prefix.text();
 }
