@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { StoryStatus } from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
+import type { WebhookEventOut } from "@newsroom/shared/records";
+import { requireService } from "@newsroom/shared/testing/database";
+import { transitionStory } from "@newsroom/workspace/stories/service";
+import type { StoryAction } from "@newsroom/workspace/stories/state-machine";
+import { and, eq, gt, sql } from "drizzle-orm";
+import { reconcileOnce } from "../src/fan-out/reconciler.ts";
+import {
+  ALL_EVENTS,
+  type Fixture,
+  type Receiver,
+  startReceiver,
+  waitFor,
+  webhooksFixture,
+} from "./harness.ts";
+import { type ChildProcess, startDispatcher } from "./processes.ts";
+
+const STORIES = 5;
+const TRANSITIONS_PER_STORY = 100;
+const databaseUrl = requireService("DATABASE_URL");
+
+/** Each story's actions: submit, approve, publish, then unpublish and publish in turn. */
+function actionAt(step: number): StoryAction {
+  if (step < 3) return (["submit", "approve", "publish"] as const)[step]!;
+  return step % 2 === 1 ? "unpublish" : "publish";
+}
+
+describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher killed twice", () => {
+  let fx: Fixture;
+  let receiver: Receiver;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    fx = await webhooksFixture();
+    receiver = startReceiver();
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.process.exitCode === null) await child.kill("SIGKILL");
+    }
+    receiver.stop();
+    await fx.close();
+  });
+
+  const dispatcher = async () => {
+    const child = await startDispatcher({
+      DATABASE_URL: fx.database.url!,
+      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+    });
+    children.push(child);
+    return child;
+  };
+
+  /** Fans out every event written so far, as the consumer would. */
+  const fanOut = () => reconcileOnce(fx.db, new Date(Date.now() + 60_000), 0);
+
+  /** SIGKILL mid-run; its claims are then made to lapse (time passing, not waited for). */
+  const crash = async (child: ChildProcess) => {
+    expect(await child.kill("SIGKILL")).not.toBe(0);
+    // A claim sent just before the process died still commits on the server.
+    await Bun.sleep(300);
+    await fx.db
+      .update(webhookDeliveries)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(
+        and(eq(webhookDeliveries.status, "pending"), gt(webhookDeliveries.lockedUntil, new Date())),
+      );
+  };
+
+  test("per story, the received sequences rise strictly in transition order", async () => {
+    const started = Date.now();
+    receiver.on("/ordered", async () => {
+      await Bun.sleep(5);
+      return new Response("ok");
+    });
+    await fx.endpoint(receiver.url("/ordered"), ALL_EVENTS);
+    const stories = await Promise.all(Array.from({ length: STORIES }, () => fx.story()));
+    /** Per story, its events' ids in the order their transitions committed, with the status before. */
+    const transitions = new Map<string, { eventId: string; previous: StoryStatus }[]>(
+      stories.map((story) => [story.id, []]),
+    );
+
+    let running = await dispatcher();
+    /** How many transitions had committed at each kill. */
+    const killedAt: number[] = [];
+    let done = 0;
+    const runStory = async (storyId: string) => {
+      let status: StoryStatus = "draft";
+      for (let step = 0; step < TRANSITIONS_PER_STORY; step++) {
+        const story = await transitionStory(fx.db, storyId, { action: actionAt(step) });
+        const seen = new Set(transitions.get(storyId)!.map((t) => t.eventId));
+        const ids = await fx.db
+          .select({ id: outboxEvents.id })
+          .from(outboxEvents)
+          .where(eq(outboxEvents.storyId, storyId));
+        const fresh = ids.filter((row) => !seen.has(row.id));
+        expect(fresh).toHaveLength(1);
+        transitions.get(storyId)!.push({ eventId: fresh[0]!.id, previous: status });
+        status = story.status as StoryStatus;
+        done += 1;
+        if (done % 50 === 0) await fanOut();
+      }
+    };
+    const burst = Promise.all(stories.map((story) => runStory(story.id)));
+    // Two crashes while the burst runs and its deliveries are in flight.
+    for (const share of [1 / 3, 2 / 3]) {
+      await waitFor(
+        "the burst to go on",
+        () => done >= STORIES * TRANSITIONS_PER_STORY * share,
+        30_000,
+      );
+      await fanOut();
+      await waitFor("deliveries in flight", () => receiver.at("/ordered").length > 0, 15_000);
+      killedAt.push(done);
+      await crash(running);
+      running = await dispatcher();
+    }
+    await burst;
+    await fanOut();
+    const total = STORIES * TRANSITIONS_PER_STORY;
+    const deliveries = await fx.db.select().from(webhookDeliveries);
+    expect(deliveries).toHaveLength(total);
+    await waitFor(
+      "every delivery",
+      async () =>
+        (await fx.db.select().from(webhookDeliveries)).every((row) => row.status === "delivered"),
+      30_000,
+    );
+    expect(await running.kill("SIGTERM")).toBe(0);
+
+    // What the receiver got, deduplicated by webhook-id (a duplicate carries the same body).
+    const received = new Map<string, WebhookEventOut>();
+    for (const hit of receiver.at("/ordered")) {
+      const event = JSON.parse(hit.body) as WebhookEventOut;
+      expect(event.id).toBe(hit.headers.get("webhook-id")!);
+      const earlier = received.get(event.id);
+      if (earlier) expect(event.data.sequence).toBe(earlier.data.sequence);
+      received.set(event.id, event);
+    }
+    expect(received.size).toBe(total);
+    for (const story of stories) {
+      const inOrder = transitions.get(story.id)!;
+      const sequences = inOrder.map((t) => received.get(t.eventId)!.data.sequence!);
+      for (let i = 1; i < sequences.length; i++) {
+        expect(sequences[i]!).toBeGreaterThan(sequences[i - 1]!);
+      }
+      expect(inOrder.map((t) => received.get(t.eventId)!.data.previous_status)).toEqual(
+        inOrder.map((t) => t.previous),
+      );
+    }
+    console.log(
+      `ordering test: ${receiver.at("/ordered").length} requests for ${total} events, ` +
+        `killed after ${killedAt.join(" and ")} transitions, ` +
+        `${Math.round((Date.now() - started) / 100) / 10} s`,
+    );
+  }, 90_000);
+});
