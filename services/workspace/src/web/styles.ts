@@ -42,6 +42,7 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 .compare { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .compare ol { list-style: none; padding: 0; margin: 0; }
 .compare li { padding: .25rem .5rem; border-bottom: 1px solid var(--soft); white-space: pre-wrap; }
+pre.answer { margin: 0; max-width: 40rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .compare del, .compare ins { text-decoration: none; display: block; }
 .compare del { background: #fde2e2; }
 .compare ins { background: #dcf3e2; }

@@ -3,6 +3,8 @@ import { Elysia } from "elysia";
 import { announceDataChange } from "../../announce.ts";
 import { personActor } from "../../audit.ts";
 import { requirePermission } from "../../people/access.ts";
+import { can, type PermissionAction } from "../../people/permissions.ts";
+import { findDelivery, listDeliveryAttempts } from "../../webhook-endpoints/attempts.ts";
 import {
   lastDisabledAt,
   ownerOfWebhookDelivery,
@@ -18,12 +20,14 @@ import {
 import type { WebDeps } from "../deps.ts";
 import { requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { deliveryPage } from "../pages/webhook-delivery.ts";
 import { minuteOf, recoverPage } from "../pages/webhook-recover.ts";
 
 const DAY_MS = 24 * 3_600_000;
 
 /**
- * Resending one delivery from the endpoint's delivery log, and recovering an endpoint's failed
+ * A delivery's page with its attempt details, resending one delivery from the endpoint's
+ * delivery log, and recovering an endpoint's failed
  * deliveries since a time (offered after enabling it). Both need `endpoint.enable` (an owner or
  * admin) and a sign-in from the last 12 hours.
  */
@@ -31,10 +35,14 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
 
-  async function endpointOf(who: SignedInVisitor, id: string) {
+  async function endpointOf(
+    who: SignedInVisitor,
+    id: string,
+    action: PermissionAction = "endpoint.enable",
+  ) {
     const orgId = await organizationOfWebhookEndpoint(deps.db, id);
     if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-    const access = await requirePermission(context, who.signedIn.person, orgId, "endpoint.enable");
+    const access = await requirePermission(context, who.signedIn.person, orgId, action);
     const endpoint = (await listWebhookEndpoints(deps.db, orgId)).find((row) => row.id === id);
     if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
     return { access, endpoint };
@@ -49,6 +57,18 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
   }
 
   return new Elysia()
+    .get("/app/webhook-deliveries/:id", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const owner = await ownerOfWebhookDelivery(deps.db, params.id);
+      if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+      // Whoever may open the endpoint's page may read its deliveries' attempts.
+      const { access, endpoint } = await endpointOf(who, owner.endpointId, "endpoint.create");
+      const delivery = await findDelivery(deps.db, access.organization.id, params.id);
+      if (!delivery) throw new ApiError("not_found", "No such webhook delivery.");
+      const attempts = await listDeliveryAttempts(deps.db, access.organization.id, delivery.id);
+      const mayResend = endpoint.status === "enabled" && can(access.role, "endpoint.enable");
+      return kit.page(who, deliveryPage(who, { access, endpoint, delivery, attempts, mayResend }));
+    })
     .post(
       "/app/webhook-deliveries/:id/resend",
       async ({ request, params }) => {
