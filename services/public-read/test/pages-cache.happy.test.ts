@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MemoryBus } from "@newsroom/shared/bus/memory";
+import { storyVersions } from "@newsroom/shared/db/schema";
+import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { announceSiteChange } from "@newsroom/workspace/announce";
+import { relayOnce } from "@newsroom/workspace/outbox/relay";
+import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
+import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { eq } from "drizzle-orm";
+import { createPublicReadService } from "../src/app.ts";
+import {
+  type Answer,
+  client,
+  createOrg,
+  HOUSE_ORG,
+  type Service,
+  seedStories,
+  testRuntime,
+} from "./support/world.ts";
+
+const SLOW = 60_000;
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`not within 10 s: ${what}`);
+}
+
+describe("pages are cached and dropped with the JSON answers' tags", () => {
+  const bus = new MemoryBus();
+  let database: TestDatabase;
+  let orgId: string;
+  let service: Service;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
+  let other: { id: string };
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    orgId = await createOrg(database.db, HOUSE_ORG, true);
+    [, other] = await seedStories(database.db, orgId, [
+      { type: "insight", status: "published", slug: "first-story", topics: ["world"] },
+      { type: "event", status: "published", slug: "other-story", topics: ["elsewhere"] },
+    ]);
+    service = await createPublicReadService(testRuntime(database, bus));
+    get = client(service);
+  }, SLOW);
+  afterAll(async () => {
+    await service.stop();
+    await bus.close();
+    await database.close();
+  });
+
+  test(
+    "a publish drops the index, its topic and its item, not an unrelated story's page",
+    async () => {
+      expect((await get("/newsroom")).text).not.toContain("Title fresh-story");
+      expect((await get("/newsroom/fresh-story")).status).toBe(404);
+      expect((await get("/newsroom/other-story")).text).toContain("Title of other-story");
+      // Changed without an event: what is cached stays.
+      await database.db
+        .update(storyVersions)
+        .set({ title: "Quietly renamed" })
+        .where(eq(storyVersions.storyId, other!.id));
+
+      const story = await createStory(database.db, orgId, {
+        type: "press_release",
+        slug: "fresh-story",
+        title: "Title fresh-story",
+        body: [{ type: "paragraph", text: "Text of the fresh story" }],
+        topics: ["world"],
+      });
+      await transitionStory(database.db, story.id, { action: "submit" });
+      await transitionStory(database.db, story.id, { action: "approve" });
+      await transitionStory(database.db, story.id, { action: "publish" });
+      await relayOnce(database.db, bus);
+      await eventually(
+        async () => (await get("/newsroom")).text.includes("Title fresh-story"),
+        "the index page shows the published story",
+      );
+      const item = await get("/newsroom/fresh-story");
+      expect(item.status).toBe(200);
+      expect(item.text).toContain("<p>Text of the fresh story</p>");
+      expect((await get("/newsroom/topics/world")).text).toContain("Title fresh-story");
+      // The unrelated story's page was not dropped.
+      expect((await get("/newsroom/other-story")).text).toContain("Title of other-story");
+
+      await transitionStory(database.db, story.id, { action: "unpublish" });
+      await relayOnce(database.db, bus);
+      await eventually(
+        async () => (await get("/newsroom/fresh-story")).status === 404,
+        "the unpublished story's page is gone",
+      );
+      expect((await get("/newsroom")).text).not.toContain("Title fresh-story");
+    },
+    SLOW,
+  );
+
+  test(
+    "a hostname activated and announced serves the site's pages; before, a plain 404",
+    async () => {
+      await createSite(database.db, orgId, {
+        site: "house-site",
+        name: "House Site",
+        publisher: "House",
+        enabled: true,
+      });
+      await addHostname(database.db, "house-site", "news.house.example");
+      await announceSiteChange(bus, orgId, "house-site");
+      const host = { host: "news.house.example" };
+      const pending = await get("/", host);
+      expect(pending.status).toBe(404);
+      expect(pending.headers.get("cache-tag")).toBe("host:news.house.example");
+
+      await activateHostname(database.db, "house-site", "news.house.example");
+      await announceSiteChange(bus, orgId, "house-site");
+      await eventually(async () => (await get("/", host)).status === 200, "the host page");
+      const index = await get("/", host);
+      expect(index.text).toContain("House Site");
+      expect(index.text).toContain('<link rel="canonical" href="https://news.house.example">');
+      expect((await get("/first-story", host)).status).toBe(200);
+    },
+    SLOW,
+  );
+});
