@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eq } from "drizzle-orm";
 import { type Harness, workspaceHarness } from "./harness.ts";
@@ -74,6 +74,42 @@ describe("POST /internal/v1/webhook_deliveries/{id}/resend", () => {
       (await h.call("POST", `/webhook_deliveries/${failed}/resend`, undefined, null)).status,
     ).toBe(401);
     expect((await statusOf(failed)).status).toBe("failed");
+  });
+});
+
+describe("GET /internal/v1/webhook_deliveries/{id}/attempts", () => {
+  test("each attempt with its time, status, duration, answer prefix and reason; unknown ids 404", async () => {
+    const id = await delivery("failed");
+    const at = new Date();
+    await h.database.db.insert(webhookAttempts).values({
+      id: newId(),
+      organizationId: orgId,
+      deliveryId: id,
+      attempt: 1,
+      at,
+      statusCode: 503,
+      durationMs: 31,
+      responseBody: "busy",
+      reason: "receiver answered 503",
+    });
+    const answer = await h.call("GET", `/webhook_deliveries/${id}/attempts`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual([
+      {
+        object: "webhook_attempt",
+        delivery_id: id,
+        attempt: 1,
+        at: at.toISOString(),
+        status_code: 503,
+        duration_ms: 31,
+        response_body: "busy",
+        reason: "receiver answered 503",
+      },
+    ]);
+    expect((await h.call("GET", `/webhook_deliveries/${newId()}/attempts`)).status).toBe(404);
+    expect(
+      (await h.call("GET", `/webhook_deliveries/${id}/attempts`, undefined, null)).status,
+    ).toBe(401);
   });
 });
 

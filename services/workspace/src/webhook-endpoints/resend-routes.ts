@@ -1,13 +1,40 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
+import { listOf } from "../list.ts";
+import { listDeliveryAttempts } from "./attempts.ts";
 import { webhookDeliveryOut } from "./model.ts";
-import { parseRecoverSince, recoverWebhookEndpoint, resendWebhookDelivery } from "./resend.ts";
+import {
+  ownerOfWebhookDelivery,
+  parseRecoverSince,
+  recoverWebhookEndpoint,
+  resendWebhookDelivery,
+} from "./resend.ts";
 import { organizationOfWebhookEndpoint } from "./service.ts";
 
-/** Internal API: resend one delivery; recover an endpoint's failed deliveries since a time. */
+/**
+ * Internal API: a delivery's attempt details; resend one delivery; recover an endpoint's failed
+ * deliveries since a time.
+ */
 export function webhookResendRoutes(deps: WorkspaceDeps) {
   return new Elysia()
+    .get("/internal/v1/webhook_deliveries/:id/attempts", async ({ params }) => {
+      const owner = await ownerOfWebhookDelivery(deps.db, params.id);
+      if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+      const attempts = await listDeliveryAttempts(deps.db, owner.organizationId, params.id);
+      return listOf(
+        attempts.map((row) => ({
+          object: "webhook_attempt",
+          delivery_id: row.deliveryId,
+          attempt: row.attempt,
+          at: row.at.toISOString(),
+          status_code: row.statusCode,
+          duration_ms: row.durationMs,
+          response_body: row.responseBody,
+          reason: row.reason,
+        })),
+      );
+    })
     .post("/internal/v1/webhook_deliveries/:id/resend", async ({ params }) =>
       webhookDeliveryOut(await resendWebhookDelivery(deps.db, params.id)),
     )
