@@ -40,10 +40,11 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
   beforeAll(async () => {
     database = await testDatabase();
     orgId = await createOrg(database.db, HOUSE_ORG, true);
-    [, other] = await seedStories(database.db, orgId, [
+    const seeded = await seedStories(database.db, orgId, [
       { type: "insight", status: "published", slug: "first-story", topics: ["world"] },
       { type: "event", status: "published", slug: "other-story", topics: ["elsewhere"] },
     ]);
+    other = seeded[1]!;
     service = await createPublicReadService(testRuntime(database, bus));
     get = client(service);
   }, SLOW);
