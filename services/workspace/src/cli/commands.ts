@@ -176,6 +176,13 @@ export const COMMANDS: Record<string, Command> = {
     ids: ["endpoint id"],
     summary: "resume deliveries to an endpoint",
   },
+  "endpoint-rotate-secret": {
+    method: "POST",
+    path: ([id]) => `/webhook_endpoints/${id}/rotate-secret`,
+    ids: ["endpoint id"],
+    summary:
+      "a new secret for an endpoint, shown once; for 24 hours requests carry both the new and the old signature",
+  },
   "endpoint-test": {
     method: "POST",
     path: ([id]) => `/webhook_endpoints/${id}/test?wait=true`,
