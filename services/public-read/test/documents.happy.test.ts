@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sites } from "@newsroom/shared/db/schema";
 import { JsonFeed } from "@newsroom/shared/feed-formats/model";
+import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
+import { eq } from "drizzle-orm";
 import Parser from "rss-parser";
 import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
 import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";
@@ -248,4 +251,23 @@ describe("invalidation", () => {
     },
     SLOW,
   );
+});
+
+describe("site changes", () => {
+  test("a site that goes live is no longer disallowed or noindex at the next request", async () => {
+    const site = world.dormant.site;
+    expect((await world.get("/robots.txt")).text).toContain(`Disallow: /n/${site}/`);
+    expect((await world.get(`/n/${site}/feed.xml`)).headers.get("x-robots-tag")).toBe("noindex");
+    await world.database.db.update(sites).set({ live: true }).where(eq(sites.slug, site));
+    await announceSiteChange(world.runtime.bus, world.dormant.id, site);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (!(await world.get("/robots.txt")).text.includes(`/n/${site}/`)) break;
+      await Bun.sleep(25);
+    }
+    const robots = (await world.get("/robots.txt")).text;
+    expect(robots).not.toContain(`Disallow: /n/${site}/`);
+    expect(robots).toContain(`Sitemap: ${NEWSROOM_HOST}/${site}/sitemap.xml`);
+    expect((await world.get(`/n/${site}/feed.xml`)).headers.get("x-robots-tag")).toBe(null);
+  });
 });
