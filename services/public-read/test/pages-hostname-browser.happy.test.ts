@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { organizations } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http";
 import { serviceEntry } from "@newsroom/shared/service";
 import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
+import { eq } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { buildWorld, type World } from "./support/world.ts";
 
@@ -19,6 +21,11 @@ describeInBrowser("newsroom pages by hostname in Chromium", () => {
 
   beforeAll(async () => {
     world = await buildWorld();
+    // The client's newsletter is on: its sign-up form is on its pages, and checked too.
+    await world.database.db
+      .update(organizations)
+      .set({ newsletterEnabled: true })
+      .where(eq(organizations.id, world.client.id));
     browser = await launchChromium();
   }, 60_000);
 
@@ -64,6 +71,9 @@ describeInBrowser("newsroom pages by hostname in Chromium", () => {
         const index = await page.goto(home);
         expect(index?.status()).toBe(200);
         expect(await page.locator(".brand").textContent()).toContain(name);
+        expect(await page.locator("form[data-newsletter]").count()).toBe(
+          home.startsWith(CLIENT) ? 1 : 0,
+        );
         await expectAccessible(page);
 
         const story = await page.goto(item);
