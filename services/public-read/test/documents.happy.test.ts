@@ -7,8 +7,10 @@ import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
 import Parser from "rss-parser";
+import { storyPurgeTags } from "../src/caching/cache-tags.ts";
 import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
-import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";
+import { storyPlaces } from "../src/caching/story-places-store.ts";
+import { buildWorld, HOUSE_ORG, NEWSROOM_HOST, type World } from "./support/world.ts";
 import { sitemapSchemaErrors } from "./support/xml-schema.ts";
 
 /**
@@ -203,6 +205,47 @@ describe("pages", () => {
     expect(answer.headers.get("x-robots-tag")).toBe("noindex");
     expect(answer.text).toContain('<meta name="robots" content="noindex">');
     expect((await onClientHost("/")).headers.get("x-robots-tag")).toBe(null);
+  });
+});
+
+describe("CDN purge", () => {
+  test("every page, sitemap and feed that shows a story carries a tag its purge names", async () => {
+    for (const org of [world.house, world.client]) {
+      const story = org.published.find((s) => s.type !== "in_the_news")!;
+      const purged = new Set(
+        storyPurgeTags(await storyPlaces(world.database.db, org.id, story.id, HOUSE_ORG)),
+      );
+      const topic = story.topics[0]!;
+      const answers =
+        org === world.house
+          ? ["/newsroom", `/newsroom/${story.slug}`, `/newsroom/topics/${topic}`, "/sitemap.xml"]
+              .concat(["/newsroom/feed.xml", "/newsroom/feed.json"])
+              .map((path) => ({ path, headers: {} as Record<string, string> }))
+          : [
+              "/",
+              `/${story.slug}`,
+              `/topics/${topic}`,
+              "/sitemap.xml",
+              "/feed.xml",
+              "/feed.json",
+            ].flatMap((path) => [
+              { path, headers: { host: CLIENT_HOST } },
+              {
+                path: `/n/${world.client.site}${path === "/" ? "" : path}`,
+                headers: {} as Record<string, string>,
+              },
+            ]);
+      for (const { path, headers } of answers) {
+        const answer = await world.get(path, headers);
+        expect(answer.status, path).toBe(200);
+        expect(answer.text.includes(story.slug) || answer.text.includes(story.id), path).toBe(true);
+        const tags = (answer.headers.get("cache-tag") ?? "").split(",");
+        expect(
+          tags.some((tag) => purged.has(tag)),
+          `${path}: ${tags.join(",")}`,
+        ).toBe(true);
+      }
+    }
   });
 });
 
