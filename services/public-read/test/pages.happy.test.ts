@@ -210,8 +210,45 @@ describe("newsletter on the page", () => {
         expect(form?.[2]).toContain(`name="redirect" value="${returnTo}"`);
         expect(page.text).toContain(`<script src="${base}/v1/public/newsletter/embed.js" defer>`);
       }
-      // The house's newsletter is off: no form there.
+      // The house's newsletter is off: no form there, and no sign-up page.
       expect((await world.get("/newsroom")).text).not.toContain("data-newsletter");
+      expect((await world.get("/newsroom/_newsletter")).status).toBe(404);
+    } finally {
+      await world.database.db
+        .update(organizations)
+        .set({ newsletterEnabled: false })
+        .where(eq(organizations.id, world.client.id));
+      world.service.cache.clear();
+    }
+  });
+
+  test("without JavaScript: a sign-up page of its own, with a submission id for each reader", async () => {
+    await world.database.db
+      .update(organizations)
+      .set({ newsletterEnabled: true })
+      .where(eq(organizations.id, world.client.id));
+    world.service.cache.clear();
+    try {
+      const index = await world.get("/", onHost(world.client.activeHost));
+      expect(index.text).toContain(
+        '<noscript><p>Without JavaScript, <a href="https://news.client.example/_newsletter">',
+      );
+      const ids = new Set<string>();
+      for (const [path, headers] of [
+        ["/_newsletter", onHost(world.client.activeHost)],
+        ["/n/client-news/_newsletter", {}],
+      ] as const) {
+        const page = await world.get(path, headers);
+        expect(page.status).toBe(200);
+        expect(page.headers.get("cache-control")).toBe("no-store");
+        const id = /name="submission_id" value="([0-9a-f-]{36})"/.exec(page.text)?.[1];
+        const startedAt = Number(/name="started_at" value="(\d+)"/.exec(page.text)?.[1]);
+        expect(id).toBeDefined();
+        ids.add(id!);
+        expect(Math.abs(Date.now() - startedAt)).toBeLessThan(60_000);
+        expect(page.text).toContain('name="redirect" value="https://news.client.example"');
+      }
+      expect(ids.size).toBe(2);
     } finally {
       await world.database.db
         .update(organizations)

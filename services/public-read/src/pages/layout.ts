@@ -1,6 +1,6 @@
 import { type Html, html, raw } from "@newsroom/shared/html";
 import type { Brand } from "./brand.ts";
-import { newsletterForm } from "./newsletter-form.ts";
+import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { feedAlternates } from "./site-feeds.ts";
 import { STYLESHEET } from "./stylesheet.ts";
 import { BACKGROUND, TEXT, themeOf } from "./theme.ts";
@@ -69,7 +69,7 @@ ${parts.jsonLd ? html`<script type="application/ld+json">${raw(jsonForScript(par
 <main id="main" tabindex="-1">
 ${parts.main}
 </main>
-${brand.newsletter ? newsletterForm(brand.newsletter, parts.returnTo ?? parts.canonical) : ""}
+${brand.newsletter ? newsletterForm(brand.newsletter, parts.returnTo ?? parts.canonical, `${brand.home}/${SIGN_UP_SEGMENT}`) : ""}
 <footer class="footer"><p>Published by ${brand.publisher}</p></footer>
 </body>
 </html>

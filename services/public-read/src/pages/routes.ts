@@ -21,7 +21,8 @@ import { type HostedSite, siteByHostname, siteBySlug } from "../sites/service.ts
 import type { Brand } from "./brand.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
-import { notFoundPage, plainNotFoundPage } from "./not-found-page.ts";
+import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
+import { notFoundPage, plainNotFoundPage, signUpPage } from "./not-found-page.ts";
 import { organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
 
@@ -33,6 +34,7 @@ type PageTarget =
   | { kind: "index" }
   | { kind: "item"; slug: string }
   | { kind: "topic"; slug: string }
+  | { kind: "newsletter" }
   | { kind: "none" };
 
 const SLUG = new RegExp(SLUG_PATTERN);
@@ -42,6 +44,7 @@ const isSlug = (value: string) => value.length <= 120 && SLUG.test(value);
 /** `[]` is the index, `[slug]` an item, `["topics", slug]` a topic; anything else no page. */
 function targetOf(segments: string[]): PageTarget {
   if (segments.length === 0) return { kind: "index" };
+  if (segments.length === 1 && segments[0] === SIGN_UP_SEGMENT) return { kind: "newsletter" };
   if (segments.length === 1 && isSlug(segments[0]!)) return { kind: "item", slug: segments[0]! };
   if (segments.length === 2 && segments[0] === "topics" && isSlug(segments[1]!)) {
     return { kind: "topic", slug: segments[1]! };
@@ -153,6 +156,22 @@ export function pageRoutes(deps: ReadDeps) {
     };
   };
 
+  /** The sign-up page: read and rendered for each request, never cached (see newsletterForm). */
+  const newsletterPage = async (
+    open: () => Promise<{ newsroom: Newsroom; site: HostedSite | null } | null>,
+    missing: { tags: string[] },
+  ): Promise<Response> => {
+    const opened = await open();
+    const brand = opened && (await brandOf(opened.newsroom, opened.site));
+    if (!brand) return plainNotFound(missing.tags);
+    if (!brand.newsletter) {
+      return notFoundPageResponse(notFoundPage(brand, brand.home).value, missing.tags.join(","));
+    }
+    return new Response(signUpPage(brand, brand.newsletter).value, {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    });
+  };
+
   /** Reads and renders one page of a newsroom (through the answer cache). */
   const page = (
     request: Request,
@@ -165,6 +184,7 @@ export function pageRoutes(deps: ReadDeps) {
     } | null>,
     missing: { tags: string[] },
   ): Promise<Response> => {
+    if (target.kind === "newsletter") return newsletterPage(open, missing);
     const filters = target.kind === "item" ? {} : filtersOf(request);
     if (!filters || target.kind === "none") {
       return reader.serve(request, `${place.key}:none`, async () => {
