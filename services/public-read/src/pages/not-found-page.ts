@@ -1,7 +1,6 @@
 import { type Html, html, raw } from "@newsroom/shared/html";
-import type { Brand, NewsletterTarget } from "./brand.ts";
+import type { Brand } from "./brand.ts";
 import { layout } from "./layout.ts";
-import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 
 /** The 404 page of a newsroom: its brand and a way home. */
 export function notFoundPage(brand: Brand, canonical: string): Html {
@@ -25,23 +24,4 @@ export function plainNotFoundPage(): Html {
 <body><main><h1>Page not found</h1><p>There is no newsroom at this address.</p></main></body>
 </html>
 `);
-}
-
-/**
- * The newsletter sign-up on a page of its own, for readers without JavaScript: rendered for each
- * request (never cached) with its own submission id and the time it was shown.
- */
-export function signUpPage(brand: Brand, target: NewsletterTarget): Html {
-  const home = brand.home;
-  return layout({
-    brand: { ...brand, newsletter: null, live: false },
-    title: "Newsletter",
-    description: `Sign up for ${brand.name}'s newsletter.`,
-    canonical: `${home}/${SIGN_UP_SEGMENT}`,
-    main: html`<h1>Newsletter</h1>
-${newsletterForm(target, home, `${home}/${SIGN_UP_SEGMENT}`, {
-  submissionId: crypto.randomUUID(),
-  startedAt: Date.now(),
-})}`,
-  });
 }

@@ -22,7 +22,8 @@ import type { Brand } from "./brand.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
-import { notFoundPage, plainNotFoundPage, signUpPage } from "./not-found-page.ts";
+import { notFoundPage, plainNotFoundPage } from "./not-found-page.ts";
+import { signUpPage } from "./sign-up-page.ts";
 import { organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
 
