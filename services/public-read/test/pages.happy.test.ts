@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { organizations } from "@newsroom/shared/db/schema";
+import { edge } from "@newsroom/shared/http";
+import { serviceEntry } from "@newsroom/shared/service";
 import { eq } from "drizzle-orm";
 import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";
 
@@ -138,6 +140,18 @@ describe("hosted site pages", () => {
     const newsroom = await world.get("/newsroom", host);
     expect(newsroom.status).toBe(404);
     expect(newsroom.text).toContain("Client News");
+  });
+
+  test("HEAD on the client's hostname answers as GET does", async () => {
+    const handle = edge(serviceEntry(world.service), { trustedProxies: "" });
+    const head = await handle(
+      new Request("http://news.client.example/", {
+        method: "HEAD",
+        headers: onHost(world.client.activeHost),
+      }),
+    );
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("text/html; charset=utf-8");
   });
 
   test("the same path on two hostnames is two answers", async () => {

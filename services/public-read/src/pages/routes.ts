@@ -282,7 +282,8 @@ export function pageRoutes(deps: ReadDeps) {
     servesHost(request: Request): boolean {
       const path = pathOf(request.url);
       if (path.startsWith("/v1/") || path === "/v1" || path.startsWith("/health")) return false;
-      return request.method === "GET" && isClientHost(publicHostOf(request), config);
+      if (request.method !== "GET" && request.method !== "HEAD") return false;
+      return isClientHost(publicHostOf(request), config);
     },
     /** A page of the site served on the request's hostname; a plain 404 page for any other. */
     hostPage(request: Request): Promise<Response> {
