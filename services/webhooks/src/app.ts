@@ -1,13 +1,19 @@
-import { retrySchedule, secretsKey } from "@newsroom/shared/config";
+import { appUrl, retrySchedule, secretsKey } from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http";
+import { openMailer } from "@newsroom/shared/mailer";
 import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
-import { countPendingDeliveries, stopDeliveriesOfDisabledEndpoints } from "./delivery/store.ts";
+import {
+  countPendingDeliveries,
+  deleteOldAttempts,
+  stopDeliveriesOfDisabledEndpoints,
+} from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
 import { testResultEvent } from "./delivery/test-event.ts";
-import { DeliveryWorker } from "./delivery/worker.ts";
+import { DeliveryWorker, DISABLE_AFTER_FAILED_DELIVERIES } from "./delivery/worker.ts";
+import { notifyEndpointDisabled } from "./endpoint-disabled/notice.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
 import { every } from "./periodic-job.ts";
@@ -35,6 +41,7 @@ export async function createWebhooksService(
   options: WebhooksOptions = {},
 ): Promise<ServiceHandle> {
   const { db } = runtime.database;
+  const notice = { db, mailer: openMailer(runtime.config), appUrl: appUrl(runtime.config) };
   const worker = new DeliveryWorker({
     db,
     secretsKey: secretsKey(runtime.config),
@@ -45,6 +52,11 @@ export async function createWebhooksService(
     endpointConcurrency: runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
     allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
     resolve: options.resolveHost,
+    onEndpointDisabled: async (endpoint, lastError) => {
+      const { organizationId, id, url } = endpoint;
+      const disabled = { organizationId, id, url, lastError };
+      await notifyEndpointDisabled(notice, disabled, DISABLE_AFTER_FAILED_DELIVERIES);
+    },
   });
   worker.start();
   const consumer = await startFanOutConsumer(
@@ -66,6 +78,7 @@ export async function createWebhooksService(
     async () => {
       const { deliveries } = await reconcileOnce(db, new Date(), options.reconcileAfterMs);
       await stopDeliveriesOfDisabledEndpoints(db);
+      await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();
       consumerPending.set(await countPendingDeliveries(db));
     },

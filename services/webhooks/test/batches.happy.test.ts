@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  outboxEvents,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { addStoryVersion, createStory } from "@newsroom/workspace/stories/service";
 import { eq, inArray } from "drizzle-orm";
@@ -163,9 +168,9 @@ describe("2xx answers recorded together", () => {
     const at1 = new Date("2026-03-04T05:06:07.891Z");
     const at2 = new Date("2026-03-04T05:06:08.123Z");
     await recordDeliveredBatch(fx.db, [
-      { delivery: one, statusCode: 200, at: at1 },
-      { delivery: two, statusCode: 204, at: at2 },
-      { delivery: stopped, statusCode: 200, at: at2 },
+      { delivery: one, statusCode: 200, at: at1, durationMs: 12, responseBody: 'ok "1"\\' },
+      { delivery: two, statusCode: 204, at: at2, durationMs: 7, responseBody: null },
+      { delivery: stopped, statusCode: 200, at: at2, durationMs: 5, responseBody: "late" },
     ]);
     const byId = new Map((await fx.deliveriesOf(endpoint.id)).map((r) => [r.id, r]));
     expect(byId.get(one.id)).toMatchObject({
@@ -177,6 +182,23 @@ describe("2xx answers recorded together", () => {
       lockedUntil: null,
     });
     expect(byId.get(two.id)).toMatchObject({ lastStatusCode: 204, deliveredAt: at2 });
+    // Each delivered attempt is logged in the same statement; the stopped one is not.
+    const logged = await fx.db
+      .select()
+      .from(webhookAttempts)
+      .where(inArray(webhookAttempts.deliveryId, [one.id, two.id, stopped.id]));
+    expect(logged.map((row) => [row.deliveryId, row.attempt, row.statusCode]).sort()).toEqual(
+      [
+        [one.id, 1, 200],
+        [two.id, 1, 204],
+      ].sort(),
+    );
+    expect(logged.find((row) => row.deliveryId === one.id)).toMatchObject({
+      at: at1,
+      durationMs: 12,
+      responseBody: 'ok "1"\\',
+      reason: null,
+    });
     expect(byId.get(stopped.id)).toMatchObject({
       status: "failed",
       attempts: 0,

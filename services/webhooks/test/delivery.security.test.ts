@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents } from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookAttempts } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -63,7 +63,7 @@ describe("tenancy", () => {
 });
 
 describe("what is kept and shown", () => {
-  test("a receiver's answer is never stored in the delivery log", async () => {
+  test("a receiver's answer: its first 1 KiB is kept in the attempt details for the workspace, never in the delivery log the client API reads", async () => {
     const org = await fx.organization();
     receiver.on(
       "/chatty",
@@ -77,6 +77,26 @@ describe("what is kept and shown", () => {
     });
     expect(row.lastError).toBe("receiver answered 500");
     expect(JSON.stringify(row)).not.toContain("hunter2");
+    const [attempt] = await fx.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, row.id));
+    expect(attempt?.responseBody).toBe("internal stack trace: password=hunter2");
+    // The attempt row holds the answer only: never the request's headers, body or secret.
+    expect(JSON.stringify(attempt)).not.toContain(endpoint.secret.slice("whsec_".length));
+    expect(Object.keys(attempt!).sort()).toEqual(
+      [
+        "at",
+        "attempt",
+        "deliveryId",
+        "durationMs",
+        "id",
+        "organizationId",
+        "reason",
+        "responseBody",
+        "statusCode",
+      ].sort(),
+    );
   });
 });
 

@@ -1,8 +1,13 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  auditEvents,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { integerArray, timestampArray, uuidArray } from "../sql-arrays.ts";
+import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -119,6 +124,9 @@ export async function findEndpoint(
 export interface AttemptRecord {
   statusCode: number | null;
   error: string | null;
+  durationMs: number;
+  /** The first 1 KiB of the answer, for the attempt details in the workspace. */
+  responseBody: string | null;
 }
 
 export interface DeliveredAttempt {
@@ -127,30 +135,47 @@ export interface DeliveredAttempt {
   statusCode: number;
   /** When it answered. */
   at: Date;
+  durationMs: number;
+  /** The first 1 KiB of the answer, for the attempt details in the workspace. */
+  responseBody: string | null;
 }
 
 /**
- * 2xx answers: each delivery still pending is delivered, and its endpoint's run of failed
- * deliveries ends. One statement for any number of attempts, so a busy worker records a whole
- * batch at once; each row is matched on its organization and id.
+ * 2xx answers: each delivery still pending is delivered, its attempt is logged, and its
+ * endpoint's run of failed deliveries ends. One statement for any number of attempts, so a busy
+ * worker records a whole batch at once; each row is matched on its organization and id.
  */
 export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
-  // One statement: the deliveries, then the endpoints of those that were still pending.
+  // One statement: the deliveries, their attempts, then the endpoints of those that were still
+  // pending.
   await db.execute(sql`
-    with delivered as (
-      update webhook_deliveries as d
-      set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
-          last_error = null, next_attempt_at = null, delivered_at = v.delivered_at,
-          locked_until = null
-      from unnest(
+    with v as (
+      select * from unnest(
         ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
         ${uuidArray(attempts.map((attempt) => attempt.delivery.id))},
         ${integerArray(attempts.map((attempt) => attempt.statusCode))},
-        ${timestampArray(attempts.map((attempt) => attempt.at))}
-      ) as v(organization_id, id, status_code, delivered_at)
+        ${timestampArray(attempts.map((attempt) => attempt.at))},
+        ${integerArray(attempts.map((attempt) => attempt.durationMs))},
+        ${textArray(attempts.map((attempt) => attempt.responseBody))},
+        ${uuidArray(attempts.map(() => newId()))}
+      ) as v(organization_id, id, status_code, delivered_at, duration_ms, response_body, attempt_id)
+    ),
+    delivered as (
+      update webhook_deliveries as d
+      set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
+          last_duration_ms = v.duration_ms, last_error = null, next_attempt_at = null,
+          delivered_at = v.delivered_at, locked_until = null
+      from v
       where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
-      returning d.organization_id, d.endpoint_id
+      returning d.organization_id, d.endpoint_id, d.id, d.attempts
+    ),
+    logged as (
+      insert into webhook_attempts
+        (id, organization_id, delivery_id, attempt, at, status_code, duration_ms, response_body)
+      select v.attempt_id, delivered.organization_id, delivered.id, delivered.attempts,
+        v.delivered_at, v.status_code, v.duration_ms, v.response_body
+      from delivered join v on v.id = delivered.id
     )
     update webhook_endpoints as e set consecutive_failures = 0
     from (select distinct organization_id, endpoint_id from delivered) as r
@@ -188,11 +213,23 @@ export async function recordFailedAttempt(
         status: final ? "failed" : "pending",
         attempts,
         lastStatusCode: attempt.statusCode,
+        lastDurationMs: attempt.durationMs,
         lastError: attempt.error,
         nextAttemptAt: final ? null : options.nextAttemptAt(attempts),
         lockedUntil: null,
       })
       .where(eq(d.id, delivery.id));
+    await tx.insert(webhookAttempts).values({
+      id: newId(),
+      organizationId: delivery.organizationId,
+      deliveryId: delivery.id,
+      attempt: attempts,
+      at: now,
+      statusCode: attempt.statusCode,
+      durationMs: attempt.durationMs,
+      responseBody: attempt.responseBody,
+      reason: attempt.error,
+    });
     if (!final) return { status: "pending" as const, endpointDisabled: false };
     const [endpoint] = await tx
       .update(e)
@@ -215,7 +252,8 @@ async function disableFailingEndpoint(
 ): Promise<void> {
   await tx
     .update(e)
-    .set({ status: "disabled", disabledReason: "failing", updatedAt: now })
+    // Marked in this transaction: the owners' email is owed once for this disabling, sent after commit.
+    .set({ status: "disabled", disabledReason: "failing", disabledNotifiedAt: now, updatedAt: now })
     .where(and(eq(e.organizationId, organizationId), eq(e.id, endpointId)));
   await tx.insert(auditEvents).values({
     id: newId(),
@@ -304,4 +342,13 @@ export async function countPendingDeliveries(db: Db): Promise<number> {
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.status, "pending"));
   return row?.n ?? 0;
+}
+
+/** How long attempt details are kept. */
+export const ATTEMPT_DETAILS_DAYS = 30;
+
+/** Deletes attempt details older than 30 days, in every organization. */
+export async function deleteOldAttempts(db: Db, now: Date = new Date()): Promise<void> {
+  const before = new Date(now.getTime() - ATTEMPT_DETAILS_DAYS * 24 * 3_600_000);
+  await db.delete(webhookAttempts).where(lt(webhookAttempts.at, before));
 }

@@ -46,6 +46,8 @@ export interface DeliveryWorkerOptions {
   resolve?: HostResolver;
   /** The clock that decides whether a rotated-out secret still signs (tests set it). */
   now?: () => Date;
+  /** Called after the commit that disabled an endpoint for failing (the owners' email). */
+  onEndpointDisabled?: (endpoint: EndpointRow, lastError: string | null) => Promise<void>;
 }
 
 /**
@@ -274,6 +276,8 @@ export class DeliveryWorker {
         delivery,
         statusCode: result.statusCode ?? 200,
         at: new Date(),
+        durationMs: result.durationMs,
+        responseBody: result.responseBody,
       });
       return;
     }
@@ -289,6 +293,7 @@ export class DeliveryWorker {
         endpoint_id: endpoint.id,
         organization_id: endpoint.organizationId,
       });
+      await this.options.onEndpointDisabled?.(endpoint, result.error);
     }
   }
 
