@@ -79,7 +79,9 @@ describe("attempt details in the web app", () => {
     await h?.close();
   });
 
-  test("a delivery's page: each attempt's time, status, duration, reason, the answer as text", async () => {
+  test("the endpoint's log links each delivery to its page: each attempt's time, status, duration, reason, the answer as text", async () => {
+    const log = await clients.owner.get(`/app/webhook-endpoints/${endpointId}`);
+    expect(log.text).toContain(`href="/app/webhook-deliveries/${deliveryId}"`);
     const page = await clients.owner.get(`/app/webhook-deliveries/${deliveryId}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain("10001 ms");

@@ -98,7 +98,9 @@ export function endpointsPage(
     html`<p>We send each story event your organization subscribes to, signed with the endpoint's
 secret, to its URL. An organization may have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} endpoints;
 it has ${data.endpoints.length}. To change a secret, rotate it on the endpoint's page: for 24
-hours each request is signed with both the new and the old secret.</p>
+hours each request is signed with both the new and the old secret. The
+<a href="/app/orgs/${encodeURIComponent(data.access.organization.slug)}/webhook-catalog">payload catalog</a>
+shows each event's schema and a sample, and checks a request's signature.</p>
 ${
   data.endpoints.length === 0
     ? html`<p>No endpoints yet.</p>`
@@ -177,7 +179,9 @@ function deliveryLog(
 <th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last status code</th>
 <th scope="col">Last error</th><th scope="col">Next attempt</th>${resend ? html`<th scope="col">Resend</th>` : ""}</tr></thead>
 <tbody>${deliveries.map(
-    (d) => html`<tr><td>${when(d.createdAt)}</td><td>${d.eventType}</td>
+    (
+      d,
+    ) => html`<tr><td><a href="/app/webhook-deliveries/${d.id}">${when(d.createdAt)}<span class="visually-hidden"> attempt details</span></a></td><td>${d.eventType}</td>
 <td>${d.storyId ? html`<a href="/app/stories/${d.storyId}">Story<span class="visually-hidden"> ${d.storyId}</span></a>` : "—"}</td>
 <td><span class="status">${d.status}</span></td><td>${d.attempts}</td><td>${d.lastStatusCode ?? "—"}</td>
 <td>${d.lastError ?? "—"}</td><td>${when(d.nextAttemptAt)}</td>${resend ? html`<td>${resend(d)}</td>` : ""}</tr>`,
