@@ -88,6 +88,8 @@ describe("resending webhook deliveries in the web app", () => {
     expect(await statusOf(older)).toBe("failed");
     const second = await owner.post(`/app/webhook-endpoints/${id}/recover`, { since: dayAgo });
     expect(second.text).toContain("nothing was resent");
+    const audit = await owner.get("/app/orgs/resend-org/audit");
+    expect(audit.text).toContain("Failed webhook deliveries resent (1)");
 
     const tooOld = new Date(h.clock.now().getTime() - 15 * DAY).toISOString().slice(0, 16);
     const refused = await owner.post(`/app/webhook-endpoints/${id}/recover`, { since: tooOld });
@@ -106,6 +108,8 @@ describe("resending webhook deliveries in the web app", () => {
     expect(answer.status).toBe(303);
     expect(answer.headers.get("location")).toBe(`/app/webhook-endpoints/${id}`);
     expect(["pending", "delivered"]).toContain(await statusOf(delivery));
+    const audit = await clients.admin.get("/app/orgs/resend-org/audit");
+    expect(audit.text).toContain("Webhook delivery resent");
   });
 
   for (const role of MEMBER_ROLES) {
