@@ -19,8 +19,8 @@ export interface NewsletterFormState {
 }
 
 /**
- * The form of the README's embed.js section, for this organization: without script it posts and
- * comes back with `?newsletter=…`; with the script it posts in place.
+ * The form of the README's embed.js section, for this organization. The script fills the empty
+ * `submission_id` and `started_at`; a page for readers without it renders them.
  */
 export function embedSnippet(publicBaseUrl: string, orgSlug: string): string {
   return `<form data-newsletter method="post"
@@ -87,8 +87,11 @@ ${list}
   <button type="submit">Add origin</button>
 </form></section>
 <section aria-labelledby="embed"><h2 id="embed">Embed on your website</h2>
-<p>Paste this form where the sign-up should appear. It works without JavaScript; with
-<code>embed.js</code> it answers in place.</p>
+<p>Paste this form where the sign-up should appear. <code>embed.js</code> makes it post in place
+and fills <code>submission_id</code> and <code>started_at</code>. For readers without JavaScript,
+render those two values with the page, for each reader: a new UUID, and the time in milliseconds
+since the epoch. The form then posts and comes back with <code>?newsletter=</code> and the
+outcome.</p>
 <div class="field"><label for="embed-code">Embed code</label>
 <textarea id="embed-code" readonly rows="13" class="code">${embedSnippet(publicBaseUrl, org.slug)}</textarea></div>
 </section>`,
