@@ -3,6 +3,7 @@ import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eq } from "drizzle-orm";
 import { type Harness, workspaceHarness } from "./harness.ts";
+import { cliAgainst } from "./support/cli.ts";
 
 /** The internal API's resend and recover: what they refuse, and what they change. */
 let h: Harness;
@@ -142,5 +143,29 @@ describe("POST /internal/v1/webhook_endpoints/{id}/recover", () => {
     expect((await statusOf(delivered)).status).toBe("delivered");
     const again = await h.call("POST", `/webhook_endpoints/${endpointId}/recover`, { since });
     expect(again.body.resent).toBe(0);
+  });
+});
+
+describe("npm run admin", () => {
+  test("delivery-resend, delivery-attempts and endpoint-recover --since call the same routes", async () => {
+    const cli = cliAgainst(h);
+    try {
+      const id = await delivery("failed");
+      const resent = await cli.admin("delivery-resend", id);
+      expect(resent.code).toBe(0);
+      expect(resent.json()).toMatchObject({ id, status: "pending", attempts: 0 });
+      const attempts = await cli.admin("delivery-attempts", id);
+      expect(attempts.json()).toMatchObject({ object: "list" });
+      const tooOld = new Date(Date.now() - 15 * 86_400_000).toISOString();
+      const refused = await cli.admin("endpoint-recover", endpointId, "--since", tooOld);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout + refused.stderr).toContain("since");
+      const since = new Date(Date.now() - 86_400_000).toISOString();
+      const recovered = await cli.admin("endpoint-recover", endpointId, "--since", since);
+      expect(recovered.code).toBe(0);
+      expect(recovered.json()).toMatchObject({ endpoint_id: endpointId, resent: 0 });
+    } finally {
+      cli.stop();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { MemberIn } from "../people/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
 import { EndpointCreateIn } from "../webhook-endpoints/model.ts";
+import { EndpointRecoverIn } from "../webhook-endpoints/resend-routes.ts";
 
 /**
  * One CLI command: an internal API route. `ids` are the path identifiers, given first;
@@ -195,6 +196,26 @@ export const COMMANDS: Record<string, Command> = {
     path: ([id]) => `/webhook_endpoints/${id}/deliveries`,
     ids: ["endpoint id"],
     summary: "an endpoint's latest deliveries",
+  },
+  "delivery-attempts": {
+    method: "GET",
+    path: ([id]) => `/webhook_deliveries/${id}/attempts`,
+    ids: ["delivery id"],
+    summary: "a delivery's attempts: time, status code, duration, the answer's first 1 KiB, reason",
+  },
+  "delivery-resend": {
+    method: "POST",
+    path: ([id]) => `/webhook_deliveries/${id}/resend`,
+    ids: ["delivery id"],
+    summary: "send a failed or delivered delivery again (a new attempt series, same webhook-id)",
+  },
+  "endpoint-recover": {
+    method: "POST",
+    path: ([id]) => `/webhook_endpoints/${id}/recover`,
+    ids: ["endpoint id"],
+    schema: EndpointRecoverIn,
+    summary:
+      "resend every failed delivery of an endpoint created since --since (at most 14 days back); twice resends nothing new",
   },
   "sandbox-seed": {
     method: "POST",

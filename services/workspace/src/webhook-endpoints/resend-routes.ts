@@ -12,6 +12,9 @@ import {
 } from "./resend.ts";
 import { organizationOfWebhookEndpoint } from "./service.ts";
 
+/** `since`: a date-time at most 14 days back (checked by `parseRecoverSince`, naming the field). */
+export const EndpointRecoverIn = t.Object({ since: t.Optional(t.String({ maxLength: 64 })) });
+
 /**
  * Internal API: a delivery's attempt details; resend one delivery; recover an endpoint's failed
  * deliveries since a time.
@@ -47,6 +50,6 @@ export function webhookResendRoutes(deps: WorkspaceDeps) {
         const { resent } = await recoverWebhookEndpoint(deps.db, orgId, params.id, since);
         return { endpoint_id: params.id, since: since.toISOString(), resent };
       },
-      { body: t.Optional(t.Object({ since: t.Optional(t.String({ maxLength: 64 })) })) },
+      { body: t.Optional(EndpointRecoverIn) },
     );
 }
