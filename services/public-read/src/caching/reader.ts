@@ -31,9 +31,15 @@ export function notFoundOutcome(
 export interface Reader {
   /**
    * Answers a public read from the cache, or runs `load` (bounded by the read timeout) and
-   * caches what it gives. A failed or slow read answers 503 and is not cached.
+   * caches what it gives. A failed or slow read answers 503 and is not cached: the JSON error, or
+   * what `unavailableAnswer` gives (a page's own 503).
    */
-  serve(request: Request, key: string, load: () => Promise<ReadOutcome>): Promise<Response>;
+  serve(
+    request: Request,
+    key: string,
+    load: () => Promise<ReadOutcome>,
+    unavailableAnswer?: () => Response,
+  ): Promise<Response>;
   /**
    * The cached answer for a GET whose exact target was served before, with the route template
    * that served it; undefined when the request must be routed.
@@ -49,7 +55,7 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
       const known = cache.getByTarget(targetOf(request.url));
       return known && { response: respond(known.answer, request), route: known.route };
     },
-    async serve(request, key, load) {
+    async serve(request, key, load, unavailableAnswer) {
       const route = matchedRouteOf(request);
       if (request.method === "GET" && route) cache.remember(targetOf(request.url), key, route);
       const hit = cache.get(key);
@@ -64,7 +70,7 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
           key,
           error: error instanceof Error ? error.message : String(error),
         });
-        return unavailable(request);
+        return unavailableAnswer ? unavailableAnswer() : unavailable(request);
       }
       const answer = outcome.found
         ? okAnswer(outcome.body, outcome.tags, outcome.scope, outcome)

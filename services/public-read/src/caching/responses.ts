@@ -122,6 +122,18 @@ export function respond(answer: Answer, request: Request): Response {
   return answer.response.clone();
 }
 
+/** A page's 503: its HTML, with the JSON 503's Retry-After and never cached. */
+export function unavailablePageResponse(page: string): Response {
+  return new Response(page, {
+    status: 503,
+    headers: {
+      "content-type": HTML_TYPE,
+      "retry-after": String(RETRY_AFTER_SECONDS),
+      "cache-control": "no-store",
+    },
+  });
+}
+
 /** 503: content is not available (no database, or the read failed). Never cached. */
 export function unavailable(request: Request): Response {
   return errorResponse(

@@ -1,5 +1,6 @@
 import type { StoryType } from "@newsroom/shared/db/schema";
-import { pathOf, queryOf } from "@newsroom/shared/http";
+import { pathOf, queryOf, requestIdOf } from "@newsroom/shared/http";
+import { log } from "@newsroom/shared/log";
 import {
   hostedPagesPrefix,
   hostnameOf,
@@ -11,7 +12,7 @@ import { Elysia } from "elysia";
 import { houseTags, siteTags } from "../caching/cache-tags.ts";
 import { newestChange } from "../caching/conditional.ts";
 import { found, notFoundOutcome, type ReadOutcome } from "../caching/reader.ts";
-import { notFoundPageResponse } from "../caching/responses.ts";
+import { notFoundPageResponse, unavailablePageResponse } from "../caching/responses.ts";
 import { decodeCursor, type Position } from "../content/cursor.ts";
 import { IndexQuery, SITE_PATTERN, SLUG_PATTERN } from "../content/params.ts";
 import { contentItem, type Newsroom, newsroomIndex, topicPage } from "../content/service.ts";
@@ -22,7 +23,7 @@ import type { Brand } from "./brand.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
-import { notFoundPage, plainNotFoundPage } from "./not-found-page.ts";
+import { notFoundPage, plainNotFoundPage, unavailablePage } from "./not-found-page.ts";
 import { signUpPage } from "./sign-up-page.ts";
 import { organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
@@ -159,11 +160,21 @@ export function pageRoutes(deps: ReadDeps) {
 
   /** The sign-up page: read and rendered for each request, never cached (see newsletterForm). */
   const newsletterPage = async (
+    request: Request,
     open: () => Promise<{ newsroom: Newsroom; site: HostedSite | null } | null>,
     missing: { tags: string[] },
   ): Promise<Response> => {
-    const opened = await open();
-    const brand = opened && (await brandOf(opened.newsroom, opened.site));
+    let brand: Brand | null;
+    try {
+      const opened = await open();
+      brand = opened && (await brandOf(opened.newsroom, opened.site));
+    } catch (error) {
+      log.warn("public read failed", {
+        request_id: requestIdOf(request),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return pageUnavailable();
+    }
     if (!brand) return plainNotFound(missing.tags);
     if (!brand.newsletter) {
       return notFoundPageResponse(notFoundPage(brand, brand.home).value, missing.tags.join(","));
@@ -185,59 +196,69 @@ export function pageRoutes(deps: ReadDeps) {
     } | null>,
     missing: { tags: string[] },
   ): Promise<Response> => {
-    if (target.kind === "newsletter") return newsletterPage(open, missing);
+    if (target.kind === "newsletter") return newsletterPage(request, open, missing);
     const filters = target.kind === "item" ? {} : filtersOf(request);
     if (!filters || target.kind === "none") {
-      return reader.serve(request, `${place.key}:none`, async () => {
-        const opened = await open();
-        if (!opened) return plainMissing(missing.tags);
-        const brand = await brandOf(opened.newsroom, opened.site);
-        if (!brand) return plainMissing(missing.tags);
-        const tags = place.tags.missingItem();
-        return notFoundOutcome(
-          "No page here.",
-          tags,
-          opened.scope,
-          notFoundPage(brand, brand.home),
-        );
-      });
+      return reader.serve(
+        request,
+        `${place.key}:none`,
+        async () => {
+          const opened = await open();
+          if (!opened) return plainMissing(missing.tags);
+          const brand = await brandOf(opened.newsroom, opened.site);
+          if (!brand) return plainMissing(missing.tags);
+          const tags = place.tags.missingItem();
+          return notFoundOutcome(
+            "No page here.",
+            tags,
+            opened.scope,
+            notFoundPage(brand, brand.home),
+          );
+        },
+        pageUnavailable,
+      );
     }
     const key = `${place.key}:${target.kind}:${"slug" in target ? target.slug : ""}:${filters.type ?? ""}:${filters.topic ?? ""}:${filters.cursor ?? ""}`;
-    return reader.serve(request, key, async (): Promise<ReadOutcome> => {
-      const opened = await open();
-      if (!opened) return plainMissing(missing.tags);
-      const { newsroom, site, scope } = opened;
-      const brand = await brandOf(newsroom, site);
-      if (!brand) return plainMissing(missing.tags);
-      const notFound = (tags: string[]) =>
-        notFoundOutcome("No page here.", tags, scope, notFoundPage(brand, brand.home));
-      if (target.kind === "index") {
-        const index = await newsroomIndex(db, newsroom, filters);
-        return found(indexPage(brand, index, filters), place.tags.index(filters.topic), scope, {
-          lastModified: newestChange([...index.items, ...index.featured]),
+    return reader.serve(
+      request,
+      key,
+      async (): Promise<ReadOutcome> => {
+        const opened = await open();
+        if (!opened) return plainMissing(missing.tags);
+        const { newsroom, site, scope } = opened;
+        const brand = await brandOf(newsroom, site);
+        if (!brand) return plainMissing(missing.tags);
+        const notFound = (tags: string[]) =>
+          notFoundOutcome("No page here.", tags, scope, notFoundPage(brand, brand.home));
+        if (target.kind === "index") {
+          const index = await newsroomIndex(db, newsroom, filters);
+          return found(indexPage(brand, index, filters), place.tags.index(filters.topic), scope, {
+            lastModified: newestChange([...index.items, ...index.featured]),
+            noindex: !brand.live,
+          });
+        }
+        if (target.kind === "topic") {
+          const topic = await topicPage(db, newsroom, target.slug, filters.after);
+          const tags = place.tags.topic(target.slug);
+          if (!topic) return notFound(tags);
+          return found(renderTopicPage(brand, topic, filters.cursor), tags, scope, {
+            lastModified: newestChange(topic.items),
+            noindex: !brand.live,
+          });
+        }
+        const item = await contentItem(db, newsroom, target.slug);
+        if (!item) return notFound(place.tags.missingItem());
+        const tags = place.tags.item(
+          item.id,
+          item.related.map((r) => r.id),
+        );
+        return found(itemPage(brand, item), tags, scope, {
+          lastModified: newestChange([item, ...item.related]),
           noindex: !brand.live,
         });
-      }
-      if (target.kind === "topic") {
-        const topic = await topicPage(db, newsroom, target.slug, filters.after);
-        const tags = place.tags.topic(target.slug);
-        if (!topic) return notFound(tags);
-        return found(renderTopicPage(brand, topic, filters.cursor), tags, scope, {
-          lastModified: newestChange(topic.items),
-          noindex: !brand.live,
-        });
-      }
-      const item = await contentItem(db, newsroom, target.slug);
-      if (!item) return notFound(place.tags.missingItem());
-      const tags = place.tags.item(
-        item.id,
-        item.related.map((r) => r.id),
-      );
-      return found(itemPage(brand, item), tags, scope, {
-        lastModified: newestChange([item, ...item.related]),
-        noindex: !brand.live,
-      });
-    });
+      },
+      pageUnavailable,
+    );
   };
 
   const housePage = (request: Request) =>
@@ -315,6 +336,11 @@ export function pageRoutes(deps: ReadDeps) {
       );
     },
   };
+}
+
+/** A page whose content cannot be read answers the 503 page, not the JSON error. */
+function pageUnavailable(): Response {
+  return unavailablePageResponse(unavailablePage().value);
 }
 
 function plainMissing(tags: string[]): ReadOutcome {
