@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ServiceHandle } from "@newsroom/shared/service";
+import { addMember } from "@newsroom/workspace/people/service";
+import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
+import { createWebhooksService } from "../src/app.ts";
+import {
+  type Fixture,
+  type Receiver,
+  random,
+  startReceiver,
+  waitFor,
+  webhooksFixture,
+} from "./harness.ts";
+
+/**
+ * An endpoint disabled for failing: its organization's owners and admins get one email through
+ * SES (the emulator's inbox), saying which endpoint, why and how to recover; nobody else, and
+ * never twice for one disabling.
+ */
+describe("the disabled-endpoint email", () => {
+  let fx: Fixture;
+  let ses: SesEmulator;
+  let receiver: Receiver;
+  let service: ServiceHandle;
+
+  beforeAll(async () => {
+    ses = await startSesEmulator();
+    fx = await webhooksFixture({
+      env: {
+        SES_ENDPOINT: ses.url,
+        FORMS_FROM_EMAIL: "newsroom@example.com",
+        APP_URL: "https://app.example.com/app",
+        // Two attempts per delivery, 50 ms apart.
+        WEBHOOK_RETRY_SCHEDULE: "0.05",
+      },
+    });
+    receiver = startReceiver();
+    service = await createWebhooksService(fx.runtime(), { pollIntervalMs: 20 });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+    receiver.stop();
+    await fx.close();
+    await ses.close();
+  });
+
+  test("owners and admins get exactly one email when failures disable the endpoint", async () => {
+    const org = await fx.organization();
+    const people = {} as Record<"owner" | "admin" | "editor", string>;
+    for (const role of ["owner", "admin", "editor"] as const) {
+      const email = `${role}-${random()}@example.com`;
+      await addMember(fx.db, org, { email, role }, "admin");
+      people[role] = email;
+    }
+    receiver.on("/down", () => new Response("no", { status: 500 }));
+    const endpoint = await fx.endpoint(receiver.url("/down"), ["story.submitted"], org);
+
+    // Three failed deliveries in a row disable it; more events meanwhile change nothing.
+    for (let i = 0; i < 5; i++) await fx.submitted(org);
+    await waitFor("the endpoint disabled", async () => {
+      const row = await fx.endpointRow(endpoint.id);
+      return row.status === "disabled";
+    });
+    const row = await fx.endpointRow(endpoint.id);
+    expect(row.disabledReason).toBe("failing");
+    expect(row.disabledNotifiedAt).not.toBeNull();
+
+    const mail = await waitFor("the email", async () => (await ses.to(people.owner))[0]);
+    // Everything still in flight has ended: no second email.
+    await waitFor("no pending delivery", async () =>
+      (await fx.deliveriesOf(endpoint.id)).every((d) => d.status !== "pending"),
+    );
+    await Bun.sleep(500);
+    expect(await ses.to(people.owner)).toHaveLength(1);
+    expect(await ses.to(people.admin)).toHaveLength(1);
+    expect(await ses.to(people.editor)).toHaveLength(0);
+    expect(mail.destination.to.sort()).toEqual([people.admin, people.owner].sort());
+    expect(mail.from).toContain("newsroom@example.com");
+    expect(mail.subject).toBe(`Webhook endpoint disabled: ${receiver.url("/down")}`);
+    const text = mail.body.text ?? "";
+    expect(text).toContain(receiver.url("/down"));
+    expect(text).toContain("3 deliveries in a row failed");
+    expect(text).toContain("receiver answered 500");
+    expect(text).toContain(`https://app.example.com/app/webhook-endpoints/${endpoint.id}`);
+    expect(text).toContain("Enable the endpoint");
+  });
+});
