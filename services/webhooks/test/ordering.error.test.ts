@@ -80,46 +80,51 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
     await fx.endpoint(receiver.url("/ordered"), ALL_EVENTS);
     const stories = await Promise.all(Array.from({ length: STORIES }, () => fx.story()));
     /** Per story, its events' ids in the order their transitions committed, with the status before. */
-    const transitions = new Map<string, { eventId: string; previous: StoryStatus }[]>(
-      stories.map((story) => [story.id, []]),
-    );
+    const transitions = new Map<
+      string,
+      { eventId: string; previous: StoryStatus; after: string }[]
+    >(stories.map((story) => [story.id, []]));
 
     let running = await dispatcher();
     /** How many transitions had committed at each kill. */
     const killedAt: number[] = [];
     let done = 0;
-    const runStory = async (storyId: string) => {
-      let status: StoryStatus = "draft";
-      for (let step = 0; step < TRANSITIONS_PER_STORY; step++) {
+    /** Each story's transitions from step `from` up to `to`, the stories side by side. */
+    const runStory = async (storyId: string, from: number, to: number) => {
+      const before = transitions.get(storyId)!;
+      let status: StoryStatus = from === 0 ? "draft" : (before.at(-1)!.after as StoryStatus);
+      for (let step = from; step < to; step++) {
         const story = await transitionStory(fx.db, storyId, { action: actionAt(step) });
-        const seen = new Set(transitions.get(storyId)!.map((t) => t.eventId));
+        const seen = new Set(before.map((t) => t.eventId));
         const ids = await fx.db
           .select({ id: outboxEvents.id })
           .from(outboxEvents)
           .where(eq(outboxEvents.storyId, storyId));
         const fresh = ids.filter((row) => !seen.has(row.id));
         expect(fresh).toHaveLength(1);
-        transitions.get(storyId)!.push({ eventId: fresh[0]!.id, previous: status });
+        before.push({ eventId: fresh[0]!.id, previous: status, after: story.status });
         status = story.status as StoryStatus;
         done += 1;
         if (done % 50 === 0) await fanOut();
       }
     };
-    const burst = Promise.all(stories.map((story) => runStory(story.id)));
-    // Two crashes while the burst runs and its deliveries are in flight.
-    for (const share of [1 / 3, 2 / 3]) {
-      await waitFor(
-        "the burst to go on",
-        () => done >= STORIES * TRANSITIONS_PER_STORY * share,
-        30_000,
-      );
+    const burstPart = (from: number, to: number) =>
+      Promise.all(stories.map((story) => runStory(story.id, from, to)));
+    const cuts = [0, 34, 67, TRANSITIONS_PER_STORY];
+    let part = burstPart(cuts[0]!, cuts[1]!);
+    // Two crashes, each once the burst so far is being delivered, while the next part of the
+    // burst is being written.
+    for (let i = 1; i <= 2; i++) {
+      await part;
+      const heard = receiver.at("/ordered").length;
       await fanOut();
-      await waitFor("deliveries in flight", () => receiver.at("/ordered").length > 0, 15_000);
+      await waitFor("deliveries in flight", () => receiver.at("/ordered").length > heard, 15_000);
+      part = burstPart(cuts[i]!, cuts[i + 1]!);
       killedAt.push(done);
       await crash(running);
       running = await dispatcher();
     }
-    await burst;
+    await part;
     await fanOut();
     const total = STORIES * TRANSITIONS_PER_STORY;
     const deliveries = await fx.db.select().from(webhookDeliveries);
