@@ -68,6 +68,10 @@ export const WebhookEndpointOut = T.Object({
   status: Enum(["enabled", "disabled"] as const),
   disabled_reason: Nullable(Enum(["failing", "by_client", "by_armage"] as const)),
   secret_hint: T.String(),
+  previous_secret_expires_at: T.Union([DateTime, T.Null()], {
+    description:
+      "After a secret rotation, when the replaced secret stops signing (24 hours after the rotation; until then each request carries both signatures). Null when the secret was never rotated.",
+  }),
   created_at: DateTime,
   updated_at: DateTime,
 });

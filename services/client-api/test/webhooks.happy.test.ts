@@ -50,6 +50,7 @@ describe("GET /v1/webhook_endpoints", () => {
       .where(eq(webhookEndpoints.id, f.a.endpointIds[0]!));
     expect(oldest.secret_hint).toBe(stored!.secretHint);
     expect(oldest.secret_hint).toHaveLength(4);
+    expect(oldest.previous_secret_expires_at).toBeNull();
     expect(text).not.toContain("whsec_");
     expect(text).not.toContain(stored!.secretCiphertext);
     expect(text).not.toContain("secret_ciphertext");

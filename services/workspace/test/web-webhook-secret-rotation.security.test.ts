@@ -46,6 +46,7 @@ describe("rotating a webhook endpoint's secret", () => {
     expect(answer.body.secret).toMatch(/^whsec_/);
     expect(answer.body.secret).not.toBe(first);
     expect(answer.body.secret_hint).toBe(answer.body.secret.slice(-4));
+    expect(answer.body.previous_secret_expires_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const row = await endpointRow(id);
     expect(open(row.secretCiphertext, key())).toBe(answer.body.secret);
     expect(open(row.previousSecretCiphertext!, key())).toBe(first);

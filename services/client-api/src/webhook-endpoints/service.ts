@@ -20,6 +20,7 @@ export async function listWebhookEndpoints(
       status: row.status,
       disabled_reason: row.disabledReason ?? null,
       secret_hint: row.secretHint,
+      previous_secret_expires_at: iso(row.previousSecretExpiresAt),
       created_at: iso(row.createdAt),
       updated_at: iso(row.updatedAt),
     })),

@@ -12,6 +12,7 @@ export async function listEndpointRows(db: Queryable, organizationId: string) {
       status: webhookEndpoints.status,
       disabledReason: webhookEndpoints.disabledReason,
       secretHint: webhookEndpoints.secretHint,
+      previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
       createdAt: webhookEndpoints.createdAt,
       updatedAt: webhookEndpoints.updatedAt,
     })

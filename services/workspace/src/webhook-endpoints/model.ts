@@ -25,6 +25,7 @@ export function webhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut 
     status: row.status,
     disabled_reason: row.disabledReason,
     secret_hint: row.secretHint,
+    previous_secret_expires_at: iso(row.previousSecretExpiresAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
