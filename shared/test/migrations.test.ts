@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { openDatabase } from "../src/db/index.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { organizations } from "../src/db/schema.ts";
@@ -11,6 +12,21 @@ describe("migrations", () => {
     await migrateDatabase(database);
     const rows = await database.db.select().from(organizations);
     expect(rows).toEqual([]);
+    await database.close();
+  });
+
+  test("the audit log's page order (organization, created_at, id) has its index", async () => {
+    const database = await openDatabase({ pgliteDir: "memory" });
+    await migrateDatabase(database);
+    const result = await database.db.execute(
+      sql`select indexdef from pg_indexes where tablename = 'audit_events'`,
+    );
+    const definitions = (result as unknown as { rows: { indexdef: string }[] }).rows.map(
+      (row) => row.indexdef,
+    );
+    expect(definitions).toContainEqual(
+      expect.stringContaining("(organization_id, created_at, id)"),
+    );
     await database.close();
   });
 

@@ -100,16 +100,23 @@ export const apiKeys = pgTable(
 );
 
 /** Creation and revocation of keys and endpoints, and other owner actions. */
-export const auditEvents = pgTable("audit_events", {
-  id: uuid("id").primaryKey(),
-  organizationId: uuid("organization_id")
-    .notNull()
-    .references(() => organizations.id),
-  action: text("action").notNull(),
-  subjectId: uuid("subject_id"),
-  actor: text("actor").notNull(),
-  createdAt: createdAt(),
-});
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    action: text("action").notNull(),
+    subjectId: uuid("subject_id"),
+    actor: text("actor").notNull(),
+    createdAt: createdAt(),
+  },
+  // The audit page pages newest first by (created_at, id) within one organization.
+  (table) => [
+    index("audit_events_org_created_idx").on(table.organizationId, table.createdAt, table.id),
+  ],
+);
 
 export const STORY_TYPES = [
   "insight",

@@ -1,0 +1,1 @@
+CREATE INDEX "audit_events_org_created_idx" ON "audit_events" USING btree ("organization_id","created_at","id");
