@@ -41,7 +41,7 @@ describe("the README's table is the code's table", () => {
  * key.* and endpoint.* cases, from the same table, are in web-keys.security.test.ts and
  * web-webhook-endpoints.security.test.ts.
  */
-const WEB_ACTIONS: PermissionAction[] = ["view", "story.decide"];
+const WEB_ACTIONS: PermissionAction[] = ["view", "story.decide", "story.publish"];
 
 describe("every role, every web action, through the pages", () => {
   let h: WebHarness;
@@ -74,6 +74,16 @@ describe("every role, every web action, through the pages", () => {
           ]) {
             expect((await client.get(path)).status).toBe(allowed ? 200 : 403);
           }
+          return;
+        }
+        if (action === "story.publish") {
+          const id = await storyInReview(h, "perm-org", `${role}-publish`);
+          await h.admin("POST", `/stories/${id}/transitions`, { action: "approve" });
+          const page = await client.get(`/app/stories/${id}`);
+          expect(page.text.includes(`action="/app/stories/${id}/publish"`)).toBe(allowed);
+          const answer = await client.post(`/app/stories/${id}/publish`);
+          expect(answer.status).toBe(allowed ? 303 : 403);
+          expect(await statusOf(id)).toBe(allowed ? "published" : "approved");
           return;
         }
         for (const decision of ["approve", "reject"] as const) {

@@ -9,6 +9,7 @@ export const PERMISSION_ACTIONS = [
   "view",
   "story.edit",
   "story.decide",
+  "story.publish",
   "key.create",
   "key.revoke",
   "endpoint.create",
@@ -29,7 +30,8 @@ const EVERYTHING: readonly PermissionAction[] = PERMISSION_ACTIONS;
 export const PERMISSIONS: Record<MemberRole, readonly PermissionAction[]> = {
   viewer: ["view"],
   editor: ["view", "story.edit"],
-  approver: ["view", "story.decide"],
+  // Publishing an approved version is a release decision: the approver's, never the editor's.
+  approver: ["view", "story.decide", "story.publish"],
   admin: EVERYTHING.filter((action) => action !== "members.manage_owners"),
   owner: EVERYTHING,
 };

@@ -21,6 +21,8 @@ const ACTIONS: Record<string, string> = {
   "member.removed": "Member removed",
   "story.approve": "Story approved",
   "story.reject": "Story rejected",
+  "story.publish": "Story published",
+  "story.unpublish": "Story unpublished",
   "newsletter.enabled": "Newsletter turned on",
   "newsletter.disabled": "Newsletter turned off",
   "newsletter.origin_added": "Newsletter origin added",

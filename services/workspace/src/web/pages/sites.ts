@@ -2,6 +2,7 @@ import { canonicalUrl } from "@newsroom/shared/site-address";
 import type { OrgAccess } from "../../people/access.ts";
 import type { SiteRow } from "../../resolve.ts";
 import type { HostnameRow } from "../../sites/model.ts";
+import { activeHostname } from "../../sites/public-pages.ts";
 import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
@@ -27,18 +28,6 @@ export interface SitesPageState {
 
 const when = (at: Date) =>
   html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace("T", " ")} UTC</time>`;
-
-/** The first activated hostname is the canonical address, as public reads serve it. */
-function activeHostname(names: HostnameRow[]): string | null {
-  const active = names
-    .filter((name) => name.status === "active")
-    .sort(
-      (a, b) =>
-        (a.activatedAt?.getTime() ?? 0) - (b.activatedAt?.getTime() ?? 0) ||
-        a.hostname.localeCompare(b.hostname),
-    );
-  return active[0]?.hostname ?? null;
-}
 
 function hostnameStatus(row: HostnameRow): Html {
   return row.status === "active"

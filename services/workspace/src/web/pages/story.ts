@@ -1,6 +1,8 @@
 import type { StoryRow } from "@newsroom/shared/story-records";
 import type { OrgAccess } from "../../people/access.ts";
+import type { PublicPage } from "../../sites/public-pages.ts";
 import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
+import { TRANSITIONS } from "../../stories/state-machine.ts";
 import { type DiffLine, diffLines } from "../diff.ts";
 import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
@@ -16,13 +18,25 @@ export interface StoryPageData {
   events: Awaited<ReturnType<typeof storyEvents>>;
   /** Whether the person's role may approve or reject. */
   mayDecide: boolean;
+  /** Whether the person's role may publish and unpublish. */
+  mayPublish: boolean;
+  /** Where readers find the story, while it is published. */
+  publicPages: PublicPage[];
 }
+
+/** What a redirect after publishing or unpublishing says (`?done=`). */
+export const STORY_DONE: Record<string, string> = {
+  published: "The story is published.",
+  unpublished: "The story is unpublished: it is no longer on the public newsroom.",
+};
 
 export interface DecisionFormState {
   note?: string;
   noteError?: string;
   /** A refusal shown above the page (the story moved on meanwhile). */
   problem?: string;
+  /** Which redirect brought the person here (`?done=`), for a short confirmation. */
+  done?: string;
 }
 
 const when = (at: Date) =>
@@ -89,6 +103,38 @@ function decisionForms(who: Visitor, data: StoryPageData, state: DecisionFormSta
 </form></section>`;
 }
 
+/** Publish an approved story; a published one: where it is read, and Unpublish (confirmed first). */
+function releaseForms(who: Visitor, data: StoryPageData): Html {
+  const { story } = data;
+  const base = `/app/stories/${story.id}`;
+  if (story.status === "published") {
+    const links =
+      data.publicPages.length === 0
+        ? html`<p>No newsroom of this organization shows it yet: it has no enabled hosted site.</p>`
+        : html`<ul>${data.publicPages.map(
+            (page) => html`<li>On ${page.where}: <a href="${page.url}">${page.url}</a></li>`,
+          )}</ul>`;
+    return html`<section aria-labelledby="release"><h2 id="release">Published</h2>
+${links}
+${
+  data.mayPublish
+    ? html`<form method="post" action="${base}/unpublish">${csrfInput(who)}
+  <button type="submit" class="danger">Unpublish</button>
+</form>`
+    : ""
+}</section>`;
+  }
+  if (!TRANSITIONS.publish.from.includes(story.status)) return html``;
+  if (!data.mayPublish) {
+    return html`<p>This story is approved. Your role (${data.access.role}) cannot publish it.</p>`;
+  }
+  return html`<section aria-labelledby="release"><h2 id="release">Publishing</h2>
+<form method="post" action="${base}/publish">${csrfInput(who)}
+  <p>Publish the approved version ${story.approvedVersion}: it appears on the public newsroom.</p>
+  <button type="submit">Publish</button>
+</form></section>`;
+}
+
 /** /app/stories/{id}: versions, the comparison, decisions and events; the decision forms. */
 export function storyPage(who: Visitor, data: StoryPageData, state: DecisionFormState = {}): Html {
   const { story, access } = data;
@@ -98,10 +144,12 @@ export function storyPage(who: Visitor, data: StoryPageData, state: DecisionForm
     who,
     current?.title ?? story.slug,
     html`${state.problem ? notice("error", state.problem) : ""}
+${state.done && STORY_DONE[state.done] ? notice("info", STORY_DONE[state.done]!) : ""}
 ${state.noteError ? notice("error", "The story was not rejected: see the note below.") : ""}
 <p>Status: ${statusBadge(story.status)} · Version ${story.currentVersion ?? "none"} ·
 Approved version ${story.approvedVersion ?? "none"} · <a href="${orgPath}/stories">All stories</a></p>
 ${decisionForms(who, data, state)}
+${releaseForms(who, data)}
 <section aria-labelledby="compare"><h2 id="compare">Changes since the last approval</h2>${comparison(data)}</section>
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
 <table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th></tr></thead>

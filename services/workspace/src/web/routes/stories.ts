@@ -4,6 +4,7 @@ import { announceDataChange } from "../../announce.ts";
 import { audit } from "../../audit.ts";
 import { requirePermission } from "../../people/access.ts";
 import { can } from "../../people/permissions.ts";
+import { storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,
   organizationOfStory,
@@ -12,13 +13,21 @@ import {
   storyVersionsOf,
 } from "../../stories/queries.ts";
 import { transitionStory } from "../../stories/service.ts";
+import type { StoryAction } from "../../stories/state-machine.ts";
 import type { WebDeps } from "../deps.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
-import { type DecisionFormState, type StoryPageData, storyPage } from "../pages/story.ts";
+import { confirmPage } from "../layout.ts";
+import {
+  type DecisionFormState,
+  STORY_DONE,
+  type StoryPageData,
+  storyPage,
+} from "../pages/story.ts";
 
-/** A story's page and the approve and reject decisions made on it. */
+/** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
 export function storyRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
+  const addresses = { houseOrg: deps.houseOrg, newsroomHost: deps.newsroomHost };
 
   /** The story with what its page shows; another organization's story is a 404. */
   async function load(who: SignedInVisitor, storyId: string): Promise<StoryPageData> {
@@ -32,6 +41,10 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
       storyDecisions(deps.db, orgId, storyId),
       storyEvents(deps.db, orgId, storyId),
     ]);
+    const publicPages =
+      story.status === "published"
+        ? await storyPublicPages(deps.db, addresses, access.organization, story.slug)
+        : [];
     return {
       access,
       story,
@@ -39,7 +52,60 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
       decisions,
       events,
       mayDecide: can(access.role, "story.decide"),
+      mayPublish: can(access.role, "story.publish"),
+      publicPages,
     };
+  }
+
+  /** The story service's transition, audited with the person who made it. */
+  function transition(
+    who: SignedInVisitor,
+    organizationId: string,
+    role: string,
+    storyId: string,
+    action: StoryAction,
+    note: string | null,
+  ) {
+    return transitionStory(
+      deps.db,
+      storyId,
+      { action, note, actor_role: role },
+      {
+        afterStoryWrite: (tx) =>
+          audit(tx, organizationId, `story.${action}`, storyId, `person:${who.signedIn.person.id}`),
+        onEvent: deps.kickRelay,
+        onChange: (orgId) => announceDataChange(deps.bus, orgId, "stories"),
+      },
+      { personId: who.signedIn.person.id },
+    );
+  }
+
+  /** Publish, or unpublish once confirmed (a page asks first: it takes the story off the newsroom). */
+  async function release(request: Request, storyId: string, action: "publish" | "unpublish") {
+    const who = await kit.signedIn(request);
+    const form = await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await requirePermission(context, who.signedIn.person, access.organization.id, "story.publish");
+    const base = `/app/stories/${storyId}`;
+    if (action === "unpublish" && form.text("confirm") !== "yes") {
+      const confirmation = confirmPage(who, {
+        title: "Unpublish the story",
+        question:
+          "The story leaves the public newsroom and its feeds. It stays approved here and can be published again.",
+        action: `${base}/unpublish`,
+        button: "Unpublish",
+        back: base,
+      });
+      return kit.page(who, confirmation);
+    }
+    try {
+      await transition(who, access.organization.id, access.role, storyId, action, null);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "invalid_transition") throw error;
+      const state = { problem: `Nothing changed: ${error.message}` };
+      return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
+    }
+    return kit.redirect(`${base}?done=${action === "publish" ? "published" : "unpublished"}`);
   }
 
   async function decide(request: Request, storyId: string, action: "approve" | "reject") {
@@ -54,24 +120,7 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
       return again({ noteError: "Write a note: the author needs to know what to change." }, 422);
     }
     try {
-      await transitionStory(
-        deps.db,
-        storyId,
-        { action, note: note || null, actor_role: access.role },
-        {
-          afterStoryWrite: (tx) =>
-            audit(
-              tx,
-              access.organization.id,
-              `story.${action}`,
-              storyId,
-              `person:${who.signedIn.person.id}`,
-            ),
-          onEvent: deps.kickRelay,
-          onChange: (orgId) => announceDataChange(deps.bus, orgId, "stories"),
-        },
-        { personId: who.signedIn.person.id },
-      );
+      await transition(who, access.organization.id, access.role, storyId, action, note || null);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.code === "invalid_transition") {
@@ -84,9 +133,11 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
   }
 
   return new Elysia()
-    .get("/app/stories/:id", async ({ request, params }) => {
+    .get("/app/stories/:id", async ({ request, params, query }) => {
       const who = await kit.signedIn(request);
-      return kit.page(who, storyPage(who, await load(who, params.id)));
+      const done =
+        typeof query.done === "string" && query.done in STORY_DONE ? query.done : undefined;
+      return kit.page(who, storyPage(who, await load(who, params.id), { done }));
     })
     .post(
       "/app/stories/:id/approve",
@@ -101,5 +152,15 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
       {
         parse: "none",
       },
+    )
+    .post(
+      "/app/stories/:id/publish",
+      ({ request, params }) => release(request, params.id, "publish"),
+      { parse: "none" },
+    )
+    .post(
+      "/app/stories/:id/unpublish",
+      ({ request, params }) => release(request, params.id, "unpublish"),
+      { parse: "none" },
     );
 }
