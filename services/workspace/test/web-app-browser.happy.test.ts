@@ -6,7 +6,8 @@ import { orgWithMembers, storyInReview, type WebHarness, webHarness } from "./su
 
 /**
  * A person's day in Chromium: sign in with the emailed code, see the review queue, approve one
- * story (then published, it shows on the public newsroom), reject another (the note is required).
+ * story and publish it with its button (it shows on the public newsroom, and the page links it;
+ * unpublishing asks first), reject another (the note is required).
  * Every page is checked with axe-core: no serious or critical violation.
  */
 /** The forms by what they do: other ways to sign in may share the pages. */
@@ -113,7 +114,7 @@ describeInBrowser("the workspace web app in Chromium", () => {
     ]);
   });
 
-  test("approve a story: then it can be published and shows on the public newsroom", async () => {
+  test("approve a story, publish it with the button: it shows on the public newsroom", async () => {
     const [first] = org.storyIds;
     await page.goto("/app/orgs/armage/approvals");
     await page.getByRole("link", { name: "Title of story-1" }).click();
@@ -124,10 +125,23 @@ describeInBrowser("the workspace web app in Chromium", () => {
     expect(await decidedBy.count()).toBe(1);
     await expectAccessible(page);
 
-    const published = await h.admin("POST", `/stories/${first}/transitions`, { action: "publish" });
-    expect(published.body.status).toBe("published");
+    await page.getByRole("button", { name: "Publish" }).click();
+    await page.waitForURL(`**/app/stories/${first}?done=published`);
+    expect(await page.locator(".status").first().textContent()).toBe("published");
+    expect(await page.getByRole("status").textContent()).toContain("The story is published.");
+    const link = page.getByRole("link", { name: `${h.url}/newsroom/story-1` });
+    expect(await link.count()).toBe(1);
+    await expectAccessible(page);
     const newsroom = await (await fetch(`${h.url}/v1/public/newsroom`)).json();
     expect(newsroom.items.map((item: { slug: string }) => item.slug)).toContain("story-1");
+
+    // Unpublishing asks first, on a page of its own; Cancel leaves the story published.
+    await page.getByRole("button", { name: "Unpublish" }).click();
+    await page.waitForURL(`**/app/stories/${first}/unpublish`);
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await page.waitForURL(`**/app/stories/${first}`);
+    expect(await page.locator(".status").first().textContent()).toBe("published");
   });
 
   test("reject a story: an empty note is refused beside the field, then a note rejects it", async () => {
