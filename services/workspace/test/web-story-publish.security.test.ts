@@ -97,6 +97,15 @@ describe("publishing and unpublishing in the web app", () => {
     expect(page.text).toContain(`href="${link}"`);
     expect((await fetch(link)).status).toBe(200);
     expect(await slugsAt("/v1/public/sites/client-pub-site/newsroom")).toContain("client-story");
+
+    // With an active hostname, that is the canonical address; the hosted one still serves.
+    await h.admin("POST", "/sites/client-pub-site/hostnames", {
+      hostname: "news.client-pub.example",
+    });
+    await h.admin("POST", "/sites/client-pub-site/hostnames/news.client-pub.example/activate");
+    const withHostname = await clientOwner.get(`/app/stories/${id}`);
+    expect(withHostname.text).toContain('href="https://news.client-pub.example/client-story"');
+    expect(withHostname.text).toContain(`href="${link}"`);
   });
 
   test("an editor gets 403 for publish and unpublish, and nothing changes", async () => {

@@ -24,7 +24,8 @@ export interface PublicPage {
 /**
  * Where readers find a published story of the organization, with the addresses public reads
  * give: the house newsroom's `/newsroom/{slug}` for HOUSE_ORG, and `{site address}/{slug}` on
- * each of its enabled hosted sites.
+ * each of its enabled hosted sites. A site with an active hostname is also served at its hosted
+ * address `{NEWSROOM_HOST}/{site}`, listed too: it works before the hostname's DNS does.
  */
 export async function storyPublicPages(
   db: Queryable,
@@ -36,21 +37,26 @@ export async function storyPublicPages(
     sitesOfOrganization(db, organization.id),
     hostnamesOfOrganization(db, organization.id),
   ]);
+  const item = encodeURIComponent(storySlug);
   const pages: PublicPage[] = sites
     .filter((site) => site.enabled)
-    .map((site) => {
-      const home = canonicalUrl(
-        addresses.newsroomHost,
-        site.slug,
-        activeHostname(names.filter((name) => name.siteId === site.id)),
-      );
-      return { where: site.name, url: `${home}/${encodeURIComponent(storySlug)}` };
+    .flatMap((site) => {
+      const hostname = activeHostname(names.filter((name) => name.siteId === site.id));
+      const hosted = `${canonicalUrl(addresses.newsroomHost, site.slug, null)}/${item}`;
+      if (!hostname) return [{ where: site.name, url: hosted }];
+      return [
+        {
+          where: site.name,
+          url: `${canonicalUrl(addresses.newsroomHost, site.slug, hostname)}/${item}`,
+        },
+        { where: `${site.name} (hosted address)`, url: hosted },
+      ];
     });
   if (organization.slug === addresses.houseOrg) {
     const origin = new URL(addresses.newsroomHost).origin;
     pages.unshift({
       where: "the newsroom",
-      url: `${origin}/newsroom/${encodeURIComponent(storySlug)}`,
+      url: `${origin}/newsroom/${item}`,
     });
   }
   return pages;
