@@ -6,7 +6,7 @@
  * code, approve a story, publish it, see it on the site's newsroom page, create a key and use it.
  */
 import { mkdirSync } from "node:fs";
-import { adminToken, loadConfig } from "@newsroom/shared/config";
+import { loadConfig } from "@newsroom/shared/config";
 import { launchChromium } from "@newsroom/shared/testing/browser";
 import { eventually, freePort } from "@newsroom/shared/testing/ports";
 import type { Page } from "playwright-core";
@@ -28,17 +28,6 @@ const config = loadConfig({
 });
 const embedded = await startEmbedded(config);
 const browser = await launchChromium();
-
-/** The workspace internal API, as `npm run admin` calls it. */
-async function admin(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${embedded.workspaceUrl}/internal/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken(config)}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
-  return response.json();
-}
 
 /** Chromium shows a JSON answer on one line: indent it, as its "Pretty-print" box would. */
 async function prettyJson(page: Page): Promise<void> {
@@ -98,9 +87,11 @@ try {
   await page.waitForURL(`**/app/stories/${storyId}`);
   await shot(page, "04-approved");
 
-  // 3. Approval does not publish: publishing is an operator's transition.
-  const published = await admin("POST", `/stories/${storyId}/transitions`, { action: "publish" });
-  await page.goto(`/newsrooms/${ORG}/${published.slug}`);
+  // 3. Approval does not publish: Publish does, and the page links the story on the newsroom.
+  await page.getByRole("button", { name: "Publish" }).click();
+  await page.waitForURL(`**/app/stories/${storyId}?done=published`);
+  await page.locator(`a[href*="/newsrooms/${ORG}/"]`).first().click();
+  await page.waitForURL(`**/newsrooms/${ORG}/**`);
   await shot(page, "05-published");
 
   // 4. A key made in the browser, shown once; then the client API with it.
