@@ -59,6 +59,10 @@ describe("publishing and unpublishing in the web app", () => {
       .from(auditEvents)
       .where(and(eq(auditEvents.subjectId, id), eq(auditEvents.action, "story.publish")));
     expect(recorded?.actor).toStartWith("person:");
+    // Pressed again (a second tab): the story moved on, nothing changes.
+    const twice = await owner.post(`/app/stories/${id}/publish`);
+    expect(twice.status).toBe(409);
+    expect(twice.text).toContain("Nothing changed: A story in published cannot publish.");
 
     // Without the confirmation, a page asks first and nothing changes.
     const asked = await owner.post(`/app/stories/${id}/unpublish`);
