@@ -204,7 +204,8 @@ function makeCase(random: ReturnType<typeof generator>, key: string): Case {
 }
 
 /** A stack frame (`at name (file:line:col)`), a source position or a path of the server's files. */
-const STACK_OR_PATH = /\n\s+at |\bat [^\s]+ \([^)\s]*:\d+:\d+\)|\.ts:\d+|node_modules|\/(?:work|home|src|app)\//;
+const STACK_OR_PATH =
+  /\n\s+at |\bat [^\s]+ \([^)\s]*:\d+:\d+\)|\.ts:\d+|node_modules|\/(?:work|home|src|app)\//;
 
 /** What is wrong with one answer, or null. */
 function problemOf(item: Case, answer: RawAnswer): string | null {
