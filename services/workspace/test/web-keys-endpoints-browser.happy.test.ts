@@ -132,6 +132,10 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     await page.getByRole("button", { name: "Disable" }).click();
     await page.waitForSelector("text=disabled by your organization");
     await page.getByRole("button", { name: "Enable" }).click();
+    // Enabling offers to recover the deliveries that failed while the endpoint was off.
+    await page.waitForURL("**/recover?enabled=1");
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "Back to the endpoint" }).click();
     await page.waitForSelector("button:has-text('Disable')");
     await page.getByRole("link", { name: "Delete this endpoint" }).click();
     await page.waitForURL("**/delete");
