@@ -80,6 +80,8 @@ const receiverProcess = Bun.spawn(
     stderr: "inherit",
   },
 );
+// Stopped with the bench, also when a run fails or times out.
+process.on("exit", () => receiverProcess.kill());
 const firstLine = await (async () => {
   const reader = receiverProcess.stdout.getReader();
   let text = "";
