@@ -532,7 +532,14 @@ export const webhookDeliveries = pgTable(
   (table) => [
     uniqueIndex("webhook_deliveries_endpoint_event_idx").on(table.endpointId, table.eventId),
     index("webhook_deliveries_org_created_idx").on(table.organizationId, table.createdAt, table.id),
-    index("webhook_deliveries_due_idx").on(table.nextAttemptAt).where(sql`status = 'pending'`),
+    // A claim reads each endpoint's next due rows in order, and counts its attempts in flight,
+    // without reading the rest of its backlog.
+    index("webhook_deliveries_endpoint_due_idx")
+      .on(table.endpointId, table.nextAttemptAt, table.id)
+      .where(sql`status = 'pending'`),
+    index("webhook_deliveries_endpoint_claimed_idx")
+      .on(table.endpointId, table.lockedUntil)
+      .where(sql`status = 'pending' and locked_until is not null`),
   ],
 );
 

@@ -43,6 +43,10 @@ export interface ClaimLimits {
  * claim the same row, and a crashed worker's claim lapses. Two replicas claiming at once rank an
  * endpoint's rows alike, so the second finds the first's rows taken (re-checked after the lock)
  * rather than going past the cap. Works across every organization.
+ *
+ * Its cost follows the endpoints with pending deliveries and the rows it takes, not the backlog:
+ * each endpoint's attempts in flight and its next due rows are read from indexes, at most
+ * `perEndpoint` rows per endpoint.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -54,31 +58,51 @@ export async function claimDueDeliveries(
   const at = sql`${now.toISOString()}::timestamptz`;
   // `locked_until` is a claim's time plus the lease: a claim made within `attemptMs` ends after this.
   const runningSince = new Date(now.getTime() - limits.attemptMs + limits.leaseMs);
-  // Every due row, claimed or not (a claimed row stays due until its attempt is recorded): per
-  // endpoint, how many attempts run, and each unclaimed row's place in its endpoint's queue.
-  // Materialized, so the window runs once however the planner joins it (a fresh table's
-  // estimates would otherwise rerun it for every due row).
+  // Endpoints with pending deliveries, one index probe each (a skip scan: Postgres has no
+  // loose index scan of its own); per endpoint, its attempts in flight and then its first
+  // unclaimed due rows, as many as its cap leaves. A claimed row stays due until its attempt is
+  // recorded, and is skipped. Materialized, so the candidates are picked once. The orders
+  // spell out the whole key of `webhook_deliveries_endpoint_due_idx`, so the planner reads
+  // that index rather than another that needs a filter on every row; the limits are constants,
+  // so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
+  // the plan's cost then turns on JIT compilation, slower than the query). The candidates are
+  // limited before the lock: a row another replica is claiming is skipped, not replaced.
   const due = sql`
-    with queued as materialized (
-      select id from (
-        select id, held,
-          count(*) filter (where running) over (partition by endpoint_id) as in_flight,
-          row_number() over (partition by endpoint_id, held order by next_attempt_at, id) as place
-        from (
-          select id, endpoint_id, next_attempt_at,
-            coalesce(locked_until >= ${at}, false) as held,
-            coalesce(locked_until > ${runningSince.toISOString()}::timestamptz, false) as running
-          from webhook_deliveries
-          where status = 'pending' and next_attempt_at <= ${at}
-        ) as due
-      ) as ranked
-      where not held and in_flight + place <= ${limits.perEndpoint}
+    with recursive endpoints as (
+      (select endpoint_id from webhook_deliveries where status = 'pending'
+        order by endpoint_id, next_attempt_at, id limit 1)
+      union all
+      select (select next.endpoint_id from webhook_deliveries as next
+          where next.status = 'pending' and next.endpoint_id > endpoints.endpoint_id
+          order by next.endpoint_id, next.next_attempt_at, next.id limit 1)
+      from endpoints where endpoints.endpoint_id is not null
+    ),
+    queued as materialized (
+      select queue.id, queue.next_attempt_at from endpoints
+      cross join lateral (
+        select count(*) as in_flight from webhook_deliveries as running
+        where running.endpoint_id = endpoints.endpoint_id and running.status = 'pending'
+          and running.locked_until > ${runningSince.toISOString()}::timestamptz
+      ) as running
+      cross join lateral (
+        select id, next_attempt_at,
+          row_number() over (order by queued.next_attempt_at, queued.id) as place
+        from webhook_deliveries as queued
+        where queued.endpoint_id = endpoints.endpoint_id and queued.status = 'pending'
+          and queued.next_attempt_at <= ${at}
+          and (queued.locked_until is null or queued.locked_until < ${at})
+        order by queued.endpoint_id, queued.next_attempt_at, queued.id
+        limit ${limits.perEndpoint}
+      ) as queue
+      where endpoints.endpoint_id is not null
+        and running.in_flight + queue.place <= ${limits.perEndpoint}
     )
-    select d.id from webhook_deliveries as d join queued on queued.id = d.id
+    select d.id from (
+      select id from queued order by next_attempt_at, id limit ${limit}
+    ) as picked
+    join webhook_deliveries as d on d.id = picked.id
     where d.status = 'pending' and d.next_attempt_at <= ${at}
       and (d.locked_until is null or d.locked_until < ${at})
-    order by d.next_attempt_at
-    limit ${limit}
     for update of d skip locked`;
   return db
     .update(d)

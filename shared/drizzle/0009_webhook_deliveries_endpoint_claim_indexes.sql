@@ -1,0 +1,3 @@
+DROP INDEX "webhook_deliveries_due_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_endpoint_due_idx" ON "webhook_deliveries" USING btree ("endpoint_id","next_attempt_at","id") WHERE status = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_endpoint_claimed_idx" ON "webhook_deliveries" USING btree ("endpoint_id","locked_until") WHERE status = 'pending' and locked_until is not null;
