@@ -36,7 +36,7 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
-  /** Attempts in flight at once to one endpoint, across every replica (2). */
+  /** Attempts in flight at once to one endpoint, across every replica (4). */
   endpointConcurrency?: number;
   /** How long a claim holds; a crashed worker's rows are claimable again after it. */
   leaseMs?: number;
@@ -79,7 +79,7 @@ export class DeliveryWorker {
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.db = options.db;
     this.concurrency = options.concurrency ?? 64;
-    this.endpointConcurrency = options.endpointConcurrency ?? 2;
+    this.endpointConcurrency = options.endpointConcurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
     this.maxAttempts = maxAttempts(options.schedule);
