@@ -32,6 +32,20 @@ const embedded = await startOrExit(async () => {
   });
 });
 const { url, runtime } = embedded;
+// Stop cleanly from the moment anything is printed: a signal before a handler exists kills at once.
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("stopping");
+  await embedded.stop();
+  ses?.close();
+  removeLocalPorts();
+  process.exit(0);
+}
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+
 // For `npm run admin` in another shell: where this start listens (and, in development, its token).
 writeLocalPorts({
   pid: process.pid,
@@ -64,15 +78,3 @@ if (embedded.demoPeople.length > 0) {
 const demo = await demoLines(runtime.database.db, config, embedded);
 if (demo.length > 0) console.log(`${demo.join("\n")}\n`);
 
-let stopping = false;
-async function stop(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log.info("stopping");
-  await embedded.stop();
-  ses?.close();
-  removeLocalPorts();
-  process.exit(0);
-}
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
