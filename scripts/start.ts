@@ -77,4 +77,3 @@ if (embedded.demoPeople.length > 0) {
 }
 const demo = await demoLines(runtime.database.db, config, embedded);
 if (demo.length > 0) console.log(`${demo.join("\n")}\n`);
-
