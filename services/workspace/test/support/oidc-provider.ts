@@ -1,15 +1,6 @@
 import { freePort } from "@newsroom/shared/testing/ports";
+import "./quiet-oidc-provider.ts";
 import Provider from "oidc-provider";
-
-// The provider is a test double: its notes on development keys, in-memory storage and the runtime
-// are expected here and would only bury the test output.
-for (const level of ["info", "warn"] as const) {
-  const write = console[level];
-  console[level] = (...args: unknown[]) => {
-    if (typeof args[0] === "string" && args[0].includes("oidc-provider ")) return;
-    write(...args);
-  };
-}
 
 export interface ProviderAccount {
   email?: string;
