@@ -2,7 +2,7 @@ import type { Config } from "@newsroom/shared/config";
 import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
 import { httpKit, pathOf, withHeader } from "@newsroom/shared/http";
 import { operation } from "@newsroom/shared/openapi/operation";
-import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
 import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia, t } from "elysia";
@@ -22,6 +22,8 @@ export interface GatewayOptions {
   >;
   upstreams: Partial<Record<ServiceName, Upstream>>;
   rateLimits: RateLimitStore;
+  /** The public read limit's counters: this replica's own (see enforcePublicLimits). */
+  publicReadLimits?: RateLimitStore;
   readinessChecks: ReadinessCheck[];
   /** "embedded" when the services are mounted in this process. */
   mode: "embedded" | "distributed";
@@ -31,7 +33,11 @@ export interface GatewayOptions {
  * The gateway: health, then every other path handed to the service its prefix names.
  * Serve it through `edge()` so every response carries the request id and the version.
  */
-export function createGateway(options: GatewayOptions) {
+export function createGateway(given: GatewayOptions) {
+  const options = {
+    ...given,
+    publicReadLimits: given.publicReadLimits ?? new MemoryRateLimitStore(),
+  };
   const kit = httpKit("gateway");
   const ready = readinessResponse(readiness(options.readinessChecks));
   const app = new Elysia({ name: "gateway" })
@@ -139,7 +145,11 @@ async function forward(
     if (host) request.headers.set("x-forwarded-host", host);
     else request.headers.delete("x-forwarded-host");
     const perMinute = options.config.PUBLIC_RATE_LIMIT_PER_MINUTE;
-    await enforcePublicLimits(options.rateLimits, request, perMinute);
+    await enforcePublicLimits(
+      { perReplica: options.publicReadLimits ?? options.rateLimits, shared: options.rateLimits },
+      request,
+      perMinute,
+    );
   }
   let response: Response;
   try {

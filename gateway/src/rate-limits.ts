@@ -53,18 +53,27 @@ const CHECKOUT_PATH = "/v1/public/checkout/";
  * (PUBLIC_RATE_LIMIT_PER_MINUTE), so random slugs and forged cursors cannot churn the read
  * cache; and the checkout summary, on top, 30 a minute per address. An IPv6 client counts per
  * /64. Throws 429 too_many_requests with `Retry-After: 60` when over either.
+ *
+ * The read limit is counted per gateway replica, in memory: it only guards the read cache, and a
+ * shared counter would cost every public read a Redis round trip. The checkout limit, which
+ * guards the Stripe quota, is counted in the shared store.
  */
 export async function enforcePublicLimits(
-  store: RateLimitStore,
+  stores: { perReplica: RateLimitStore; shared: RateLimitStore },
   request: Request,
   perMinute: number,
 ): Promise<void> {
   if (request.method !== "GET" && request.method !== "HEAD") return;
   const address = addressLimitKey(clientIpOf(request));
-  let { allowed } = await checkLimit(store, `public:${address}`, perMinute, WINDOW_SECONDS);
+  let { allowed } = await checkLimit(
+    stores.perReplica,
+    `public:${address}`,
+    perMinute,
+    WINDOW_SECONDS,
+  );
   if (allowed && pathOf(request.url).startsWith(CHECKOUT_PATH)) {
     const byCheckout = await checkLimit(
-      store,
+      stores.shared,
       `checkout:${address}`,
       CHECKOUT_LIMIT,
       WINDOW_SECONDS,

@@ -131,3 +131,31 @@ test("the public read limit is 1,200 a minute per address unless configured", ()
     /PUBLIC_RATE_LIMIT_PER_MINUTE/,
   );
 });
+
+describe.skipIf(!redisUrl)("two gateway replicas on one Redis", () => {
+  test("each counts public reads itself (no Redis round trip per read); checkouts are counted together", async () => {
+    const prefix = `t:${Math.random().toString(36).slice(2, 10)}:`;
+    const [storeA, storeB] = [
+      new RedisRateLimitStore(redisUrl!, prefix),
+      new RedisRateLimitStore(redisUrl!, prefix),
+    ];
+    const a = gatewayOn(storeA);
+    const b = gatewayOn(storeB);
+    const ip = uniqueIp();
+    await awayFromWindowEdge();
+    await expectPasses(Array.from({ length: PER_MINUTE }, () => a.send(ip)));
+    await expectPasses(Array.from({ length: PER_MINUTE }, () => b.send(ip)));
+    await expectTooMany(await a.send(ip));
+    await expectTooMany(await b.send(ip));
+
+    const other = uniqueIp();
+    const checkout = (n: number) => `/v1/public/checkout/cs_test_${String(n).padStart(12, "0")}`;
+    const half = CHECKOUT_LIMIT / 2;
+    await expectPasses(Array.from({ length: half }, (_, i) => a.send(other, checkout(i))));
+    await expectPasses(Array.from({ length: half }, (_, i) => b.send(other, checkout(half + i))));
+    await expectTooMany(await a.send(other, checkout(CHECKOUT_LIMIT)));
+    await expectTooMany(await b.send(other, checkout(CHECKOUT_LIMIT)));
+    await storeA.close();
+    await storeB.close();
+  }, 90_000);
+});
