@@ -1,4 +1,4 @@
-import { type Html, html } from "./html.ts";
+import { type Html, html } from "@newsroom/shared/html";
 
 const HOUR_MS = 3_600_000;
 export const CHART_HOURS = 24;

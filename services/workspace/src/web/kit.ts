@@ -1,10 +1,10 @@
+import type { Html } from "@newsroom/shared/html";
 import { randomToken } from "@newsroom/shared/ids";
 import type { PersonRow } from "../people/store.ts";
 import { resolveSession, SESSION_ABSOLUTE_MS, type SessionRow } from "../sessions/service.ts";
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";
 import type { WebDeps } from "./deps.ts";
-import type { Html } from "./html.ts";
 
 export const SESSION_COOKIE = "nr_session";
 const PRE_SESSION_SHAPE = /^[A-Za-z0-9_-]{43}$/;

@@ -1,7 +1,7 @@
 import type { MemberRole } from "@newsroom/shared/db/schema";
+import { type Html, html } from "@newsroom/shared/html";
 import { can, type PermissionAction } from "../people/permissions.ts";
 import { CSRF_FIELD } from "./csrf.ts";
-import { type Html, html } from "./html.ts";
 import type { Visitor } from "./kit.ts";
 
 /** The organization a page belongs to, for the navigation. */

@@ -1,5 +1,5 @@
+import { type Html, html } from "@newsroom/shared/html";
 import { Elysia } from "elysia";
-import { type Html, html } from "./html.ts";
 
 /**
  * A secret shown once (an API key, an endpoint's signing secret): a read-only field that can be

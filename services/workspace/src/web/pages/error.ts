@@ -1,4 +1,4 @@
-import { type Html, html } from "../html.ts";
+import { type Html, html } from "@newsroom/shared/html";
 import type { Visitor } from "../kit.ts";
 import { layout } from "../layout.ts";
 

@@ -4,9 +4,9 @@ import {
   type KeyEnvironment,
   MAX_LIVE_KEYS_PER_ORGANIZATION,
 } from "@newsroom/shared/api-keys";
+import { type Html, html } from "@newsroom/shared/html";
 import type { ApiKeyRow } from "../../keys/model.ts";
 import type { OrgAccess } from "../../people/access.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { copyScriptTag, secretOnce } from "../secret-once.ts";

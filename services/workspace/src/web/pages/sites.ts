@@ -1,9 +1,9 @@
+import { type Html, html } from "@newsroom/shared/html";
 import { canonicalUrl } from "@newsroom/shared/site-address";
 import type { OrgAccess } from "../../people/access.ts";
 import type { SiteRow } from "../../resolve.ts";
 import type { HostnameRow } from "../../sites/model.ts";
 import { activeHostname } from "../../sites/public-pages.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { navOf } from "./organizations.ts";

@@ -1,6 +1,6 @@
+import { type Html, html } from "@newsroom/shared/html";
 import type { SsoField } from "../../sso/model.ts";
 import type { SsoConfigRow } from "../../sso/store.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 

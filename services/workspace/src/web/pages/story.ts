@@ -1,10 +1,10 @@
+import { type Html, html } from "@newsroom/shared/html";
 import type { StoryRow } from "@newsroom/shared/story-records";
 import type { OrgAccess } from "../../people/access.ts";
 import type { PublicPage } from "../../sites/public-pages.ts";
 import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
 import { TRANSITIONS } from "../../stories/state-machine.ts";
 import { type DiffLine, diffLines } from "../diff.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { versionLines } from "../version-text.ts";

@@ -1,3 +1,4 @@
+import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../people/access.ts";
 import type { CatalogEntry } from "../../webhook-catalog/catalog.ts";
 import {
@@ -5,7 +6,6 @@ import {
   TIMESTAMP_TOLERANCE_SECONDS,
 } from "../../webhook-catalog/verify-signature.ts";
 import type { WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 

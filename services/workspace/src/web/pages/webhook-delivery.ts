@@ -1,7 +1,7 @@
+import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../people/access.ts";
 import type { WebhookAttemptRow } from "../../webhook-endpoints/attempts.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { layout, type OrgNav } from "../layout.ts";
 import { resendButton } from "./webhook-recover.ts";

@@ -1,7 +1,7 @@
+import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../people/access.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
 import { RECOVER_MAX_DAYS } from "../../webhook-endpoints/resend.ts";
-import { type Html, html } from "../html.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 
