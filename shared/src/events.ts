@@ -14,7 +14,6 @@ export const EVENT = {
   webhookTest: "webhook.test",
   webhookTestResult: "webhook.test_result",
   siteChanged: "site.changed",
-  dataChanged: "data.changed",
 } as const;
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
@@ -67,31 +66,10 @@ export const SiteChangedEvent = T.Object({
 });
 export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
 
-/**
- * Something an organization's API readers cache changed: its stories, keys, the organization
- * itself or its webhook endpoints. Readers that cache drop what they hold for it.
- */
-export const DataChangedEvent = T.Object({
-  id: T.String(),
-  type: T.Literal(EVENT.dataChanged),
-  created_at: DateTime,
-  data: T.Object({
-    organization_id: T.String(),
-    scope: T.Union([
-      T.Literal("stories"),
-      T.Literal("keys"),
-      T.Literal("organization"),
-      T.Literal("webhook_endpoints"),
-    ]),
-  }),
-});
-export type DataChangedEvent = Static<typeof DataChangedEvent>;
-
 export const BusEvent = T.Union([
   StoryEvent,
   WebhookTestEvent,
   WebhookTestResultEvent,
   SiteChangedEvent,
-  DataChangedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

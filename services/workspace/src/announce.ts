@@ -1,10 +1,10 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import { type BusEvent, type DataChangedEvent, EVENT } from "@newsroom/shared/events";
+import { type BusEvent, EVENT } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 
 /**
- * Tells readers that cache (public reads, the client API) what changed, after the commit.
+ * Tells public reads' caches what changed, after the commit.
  * Best effort: a lost announcement costs freshness, never correctness of the record.
  */
 async function announce(bus: EventBus, event: BusEvent): Promise<void> {
@@ -29,19 +29,5 @@ export function announceSiteChange(
     type: EVENT.siteChanged,
     created_at: new Date().toISOString(),
     data: { organization_id: organizationId, site },
-  });
-}
-
-/** An organization's stories, keys, settings or webhook endpoints changed. */
-export function announceDataChange(
-  bus: EventBus,
-  organizationId: string,
-  scope: DataChangedEvent["data"]["scope"],
-): Promise<void> {
-  return announce(bus, {
-    id: newId(),
-    type: EVENT.dataChanged,
-    created_at: new Date().toISOString(),
-    data: { organization_id: organizationId, scope },
   });
 }

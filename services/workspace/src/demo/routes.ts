@@ -1,7 +1,5 @@
 import { Elysia, t } from "elysia";
-import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
-import { findOrganization } from "../resolve.ts";
 import { seedSandbox } from "./seed.ts";
 
 export function sandboxRoutes(deps: WorkspaceDeps) {
@@ -9,8 +7,6 @@ export function sandboxRoutes(deps: WorkspaceDeps) {
     "/internal/v1/orgs/:org/sandbox-seed",
     async ({ params, body }) => {
       const created = await seedSandbox(deps.db, params.org, body?.count ?? 40, deps.serviceEnv);
-      const org = await findOrganization(deps.db, params.org);
-      await announceDataChange(deps.bus, org.id, "stories");
       return { object: "sandbox_seed" as const, stories_created: created };
     },
     { body: t.Optional(t.Object({ count: t.Optional(t.Integer({ minimum: 1, maximum: 500 })) })) },

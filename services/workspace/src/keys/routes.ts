@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listApiKeys } from "./list.ts";
@@ -15,7 +14,6 @@ export function keyRoutes(deps: WorkspaceDeps) {
       "/internal/v1/orgs/:org/keys",
       async ({ params, body, set }) => {
         const { row, secret } = await createApiKey(deps.db, params.org, body, deps.serviceEnv);
-        await announceDataChange(deps.bus, row.organizationId, "keys");
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...apiKeyOut(row), secret };
@@ -24,7 +22,6 @@ export function keyRoutes(deps: WorkspaceDeps) {
     )
     .post("/internal/v1/keys/:id/revoke", async ({ params }) => {
       const row = await revokeApiKey(deps.db, params.id);
-      await announceDataChange(deps.bus, row.organizationId, "keys");
       return apiKeyOut(row);
     });
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { announceDataChange, announceSiteChange } from "../announce.ts";
+import { announceSiteChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { findOrganization } from "../resolve.ts";
@@ -27,7 +27,6 @@ export function organizationRoutes(deps: WorkspaceDeps) {
       async ({ params, body }) => {
         const row = await updateOrganization(deps.db, params.org, body);
         await announceSiteChange(deps.bus, row.id, null);
-        await announceDataChange(deps.bus, row.id, "organization");
         return organizationOut(row);
       },
       { body: OrganizationUpdateIn },

@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { findOrganization } from "../resolve.ts";
@@ -8,8 +7,6 @@ import { StoryCreateIn, StoryVersionIn, TransitionIn } from "./model.ts";
 import { addStoryVersion, createStory, transitionStory } from "./service.ts";
 
 export function storyRoutes(deps: WorkspaceDeps) {
-  const onChange = (organizationId: string) =>
-    announceDataChange(deps.bus, organizationId, "stories");
   return new Elysia()
     .get(
       "/internal/v1/orgs/:org/stories",
@@ -28,7 +25,7 @@ export function storyRoutes(deps: WorkspaceDeps) {
       "/internal/v1/orgs/:org/stories",
       async ({ params, body, set }) => {
         set.status = 201;
-        return createStory(deps.db, params.org, body, onChange);
+        return createStory(deps.db, params.org, body);
       },
       { body: StoryCreateIn },
     )
@@ -36,14 +33,13 @@ export function storyRoutes(deps: WorkspaceDeps) {
       "/internal/v1/stories/:id/versions",
       async ({ params, body, set }) => {
         set.status = 201;
-        return addStoryVersion(deps.db, params.id, body, onChange);
+        return addStoryVersion(deps.db, params.id, body);
       },
       { body: StoryVersionIn },
     )
     .post(
       "/internal/v1/stories/:id/transitions",
-      ({ params, body }) =>
-        transitionStory(deps.db, params.id, body, { onEvent: deps.kickRelay, onChange }),
+      ({ params, body }) => transitionStory(deps.db, params.id, body, { onEvent: deps.kickRelay }),
       { body: TransitionIn },
     );
 }

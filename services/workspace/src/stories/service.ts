@@ -22,9 +22,6 @@ import {
   statusAfterNewVersion,
 } from "./state-machine.ts";
 
-/** Called after a story change commits, with its organization. */
-export type OnStoryChange = (organizationId: string) => Promise<void> | void;
-
 export interface StoryCreateInput {
   type: StoryType;
   slug: string;
@@ -67,7 +64,6 @@ export async function createStory(
   db: Db,
   orgIdOrSlug: string,
   input: StoryCreateInput,
-  onChange?: OnStoryChange,
 ): Promise<StoryOut> {
   const org = await findOrganization(db, orgIdOrSlug);
   const id = newId();
@@ -104,7 +100,6 @@ export async function createStory(
       await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
     }
   });
-  await onChange?.(org.id);
   return (await readStory(db, org.id, id))!;
 }
 
@@ -120,7 +115,6 @@ export async function addStoryVersion(
   db: Db,
   storyId: string,
   input: { title: string; summary?: string | null; body?: StoryBody },
-  onChange?: OnStoryChange,
 ): Promise<StoryOut> {
   const story = await db.transaction(async (tx) => {
     const row = await lockStory(tx, storyId);
@@ -149,7 +143,6 @@ export async function addStoryVersion(
       .where(eq(stories.id, row.id));
     return row;
   });
-  await onChange?.(story.organizationId);
   return (await readStory(db, story.organizationId, story.id))!;
 }
 
@@ -169,8 +162,6 @@ export interface TransitionHooks {
   afterStoryWrite?: (tx: Queryable) => Promise<void>;
   /** Runs after commit when an event was written (the relay's kick). */
   onEvent?: () => void;
-  /** Runs after commit: the story changed (cache invalidation). */
-  onChange?: OnStoryChange;
 }
 
 /**
@@ -238,6 +229,5 @@ export async function transitionStory(
     return { story: row, evented: rule.event !== null };
   });
   if (evented) hooks.onEvent?.();
-  await hooks.onChange?.(story.organizationId);
   return (await readStory(db, story.organizationId, story.id))!;
 }

@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { announceDataChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
@@ -25,7 +24,6 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
       "/internal/v1/orgs/:org/webhook_endpoints",
       async ({ params, body, set }) => {
         const { row, secret } = await createWebhookEndpoint(deps, params.org, body);
-        await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...webhookEndpointOut(row), secret };
@@ -34,17 +32,14 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
     )
     .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) => {
       const row = await disableWebhookEndpoint(deps.db, params.id);
-      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
       return webhookEndpointOut(row);
     })
     .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) => {
       const row = await enableWebhookEndpoint(deps.db, params.id);
-      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
       return webhookEndpointOut(row);
     })
     .post("/internal/v1/webhook_endpoints/:id/rotate-secret", async ({ params, set }) => {
       const { row, secret } = await rotateWebhookEndpointSecret(deps, params.id);
-      await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
       set.headers["cache-control"] = "no-store";
       return { ...webhookEndpointOut(row), secret };
     })

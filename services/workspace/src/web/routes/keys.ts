@@ -6,7 +6,6 @@ import {
 } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { announceDataChange } from "../../announce.ts";
 import { personActor } from "../../audit.ts";
 import {
   createApiKey,
@@ -106,7 +105,6 @@ export function keyRoutes(deps: WebDeps, kit: WebKit) {
             deps.serviceEnv,
             personActor(who.signedIn.person.id),
           );
-          await announceDataChange(deps.bus, row.organizationId, "keys");
           return allowOwnScripts(kit.page(who, newKeyPage(who, access, row, secret)));
         } catch (error) {
           if (!(error instanceof ApiError && error.code === "limit_reached")) throw error;
@@ -139,7 +137,6 @@ export function keyRoutes(deps: WebDeps, kit: WebKit) {
         const { access, key } = await keyAccess(who, params.id);
         requireFreshSignIn(who, deps.now(), `/app/keys/${key.id}/revoke`);
         await revokeApiKey(deps.db, key.id, personActor(who.signedIn.person.id));
-        await announceDataChange(deps.bus, access.organization.id, "keys");
         return kit.redirect(keysPath(access));
       },
       { parse: "none" },

@@ -1,6 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { announceDataChange, announceSiteChange } from "../../announce.ts";
+import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
 import { MAX_NEWSLETTER_ORIGINS } from "../../organizations/model.ts";
 import { lockOrganization, updateOrganization } from "../../organizations/service.ts";
@@ -49,7 +49,6 @@ export function newsletterRoutes(deps: WebDeps, kit: WebKit) {
     });
     if (outcome) return outcome;
     await announceSiteChange(deps.bus, orgId, null);
-    await announceDataChange(deps.bus, orgId, "organization");
     return null;
   }
 

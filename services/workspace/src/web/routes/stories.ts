@@ -1,6 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { announceDataChange } from "../../announce.ts";
 import { audit } from "../../audit.ts";
 import { requirePermission } from "../../people/access.ts";
 import { can } from "../../people/permissions.ts";
@@ -74,7 +73,6 @@ export function storyRoutes(deps: WebDeps, kit: WebKit) {
         afterStoryWrite: (tx) =>
           audit(tx, organizationId, `story.${action}`, storyId, `person:${who.signedIn.person.id}`),
         onEvent: deps.kickRelay,
-        onChange: (orgId) => announceDataChange(deps.bus, orgId, "stories"),
       },
       { personId: who.signedIn.person.id },
     );

@@ -1,7 +1,6 @@
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { announceDataChange } from "../../announce.ts";
 import { personActor } from "../../audit.ts";
 import { type OrgAccess, requirePermission } from "../../people/access.ts";
 import type { PermissionAction } from "../../people/permissions.ts";
@@ -72,7 +71,6 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
       requireFreshSignIn(who, deps.now(), returnTo(params.id));
       await run(params.id, personActor(who.signedIn.person.id));
       if (action !== "test") {
-        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
       }
       return kit.redirect(after(params.id, access));
     };
@@ -121,7 +119,6 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
             { url, events: events as WebhookEventType[] },
             personActor(who.signedIn.person.id),
           );
-          await announceDataChange(deps.bus, row.organizationId, "webhook_endpoints");
           return allowOwnScripts(kit.page(who, newEndpointPage(who, access, row, secret)));
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
@@ -189,7 +186,6 @@ export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
           personActor(who.signedIn.person.id),
           deps.now(),
         );
-        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
         return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, row, secret)));
       },
       { parse: "none" },

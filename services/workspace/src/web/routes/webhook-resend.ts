@@ -1,6 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { announceDataChange } from "../../announce.ts";
 import { personActor } from "../../audit.ts";
 import { requirePermission } from "../../people/access.ts";
 import { can, type PermissionAction } from "../../people/permissions.ts";
@@ -76,7 +75,7 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
         await kit.form(request, who);
         const owner = await ownerOfWebhookDelivery(deps.db, params.id);
         if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
-        const access = await requirePermission(
+        await requirePermission(
           context,
           who.signedIn.person,
           owner.organizationId,
@@ -89,7 +88,6 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
           personActor(who.signedIn.person.id),
           deps.now(),
         );
-        await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
         return kit.redirect(endpointPath(row.endpointId));
       },
       { parse: "none" },
@@ -132,7 +130,6 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
           deps.now(),
         );
         if (resent > 0) {
-          await announceDataChange(deps.bus, access.organization.id, "webhook_endpoints");
         }
         return kit.page(who, recoverPage(who, { access, endpoint, since: typed, resent }));
       },
