@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { addressMatcher, clientIp, trustedProxies as parseTrusted } from "./client-ip.ts";
-import { databaseFailure, isDatabaseUnavailable } from "./db/unavailable.ts";
+import { isDatabaseUnavailable } from "./db/unavailable.ts";
 import { ApiError, type FieldError, temporarilyUnavailable } from "./errors.ts";
 import { newRequestId } from "./ids.ts";
 import { log } from "./log.ts";
@@ -150,7 +150,7 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
   if (isDatabaseUnavailable(error)) {
     log.warn("database unavailable", {
       request_id: requestIdOf(request),
-      error: databaseFailure(error),
+      ...describeError(error),
     });
     return temporarilyUnavailable(contexts.get(request)?.service);
   }

@@ -50,19 +50,3 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
-
-/**
- * The driver's own words for a failure, for the logs: drizzle's wrapper message holds the query's
- * parameters (addresses, form fields), so only the innermost cause is told.
- */
-export function databaseFailure(error: unknown): string {
-  let cause = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const next = (cause as { cause?: unknown } | null)?.cause;
-    if (!next) break;
-    cause = next;
-  }
-  if (!(cause instanceof Error)) return String(cause);
-  const code = (cause as { code?: unknown }).code;
-  return `${cause.name}${typeof code === "string" ? ` ${code}` : ""}: ${cause.message}`;
-}

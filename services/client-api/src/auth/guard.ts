@@ -1,7 +1,7 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
-import { databaseFailure, isDatabaseUnavailable } from "@newsroom/shared/db/unavailable";
+import { isDatabaseUnavailable } from "@newsroom/shared/db/unavailable";
 import { ApiError, temporarilyUnavailable } from "@newsroom/shared/errors";
-import { requestIdOf } from "@newsroom/shared/http";
+import { describeError, requestIdOf } from "@newsroom/shared/http";
 import { log } from "@newsroom/shared/log";
 import { presentedKey } from "@newsroom/shared/presented-key";
 import type { ClientApiDeps } from "../deps.ts";
@@ -37,7 +37,7 @@ export async function requireKey(
     if (!isDatabaseUnavailable(error)) throw error;
     log.error("key lookup failed", {
       request_id: requestIdOf(request),
-      error: databaseFailure(error),
+      ...describeError(error),
     });
     throw temporarilyUnavailable("client-api");
   }
