@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { organizations } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http";
 import { serviceEntry } from "@newsroom/shared/service";
 import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
+import { eq } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { buildWorld, type World } from "./support/world.ts";
 
@@ -27,7 +29,13 @@ describeInBrowser("public pages in Chromium", () => {
     await world?.close();
   });
 
-  test("house and hosted pages: index, item, topic, not found", async () => {
+  test("house and hosted pages: index, item, topic, not found, newsletter sign-up", async () => {
+    // With the newsletter on, pages carry its form, and readers without script get a page of its own.
+    await world.database.db
+      .update(organizations)
+      .set({ newsletterEnabled: true })
+      .where(eq(organizations.id, world.client.id));
+    world.service.cache.clear();
     const paths = [
       "/newsroom",
       "/newsroom/h-insight-published",
@@ -36,6 +44,7 @@ describeInBrowser("public pages in Chromium", () => {
       "/n/client-news",
       "/n/client-news/c-video-published",
       "/n/client-news/topics/c-topic-all",
+      "/n/client-news/_newsletter",
     ];
     for (const colorScheme of ["light", "dark"] as const) {
       const context = await browser.newContext({ colorScheme, bypassCSP: true });
@@ -46,7 +55,8 @@ describeInBrowser("public pages in Chromium", () => {
       try {
         const page = await context.newPage();
         for (const path of paths) {
-          await page.goto(`${base}${path}`);
+          const response = await page.goto(`${base}${path}`);
+          expect(response?.status(), path).toBe(path.includes("no-such") ? 404 : 200);
           await expectAccessible(page);
         }
       } finally {
