@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { eventually } from "./eventually.ts";
 
 /**
  * Infrastructure servers a fault test owns: its own NATS (JetStream) and Redis processes on
@@ -70,25 +71,27 @@ export function redisServer(port: number): OwnedServer {
   ]);
 }
 
-/** Resolves once a TCP connection to the port succeeds. */
-export async function waitForPort(port: number, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const open = await Bun.connect({
-      hostname: "127.0.0.1",
-      port,
-      socket: {
-        data() {},
-        open(socket) {
-          socket.end();
-        },
+/** Resolves once a TCP connection to the port succeeds; throws after `timeoutMs`. */
+export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+  await eventually(() => portAccepts(port), {
+    message: `port ${port} on 127.0.0.1 to accept a connection`,
+    timeoutMs,
+    everyMs: 100,
+  });
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data() {},
+      open(socket) {
+        socket.end();
       },
-    }).then(
-      () => true,
-      () => false,
-    );
-    if (open) return;
-    await Bun.sleep(100);
-  }
-  throw new Error(`port ${port} did not open within ${ms} ms`);
+    },
+  }).then(
+    () => true,
+    () => false,
+  );
 }
