@@ -7,7 +7,7 @@ import { createFormsService } from "@newsroom/forms/app";
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/edge";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";

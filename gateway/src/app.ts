@@ -1,6 +1,8 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
-import { httpKit, pathOf, withHeader } from "@newsroom/shared/http";
+import { withHeader } from "@newsroom/shared/http/edge";
+import { httpKit } from "@newsroom/shared/http/http-kit";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { operation } from "@newsroom/shared/openapi/operation";
 import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";

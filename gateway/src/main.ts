@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http";
+import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/edge";
 import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";

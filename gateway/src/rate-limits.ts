@@ -1,7 +1,8 @@
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import { hashKey } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
-import { clientIpOf, pathOf } from "@newsroom/shared/http";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { presentedKey, QUERY_KEY_PATHS } from "@newsroom/shared/presented-key";
 import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 

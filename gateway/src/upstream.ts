@@ -1,4 +1,5 @@
-import { CLIENT_IP_HEADER, clientIpOf, targetOf } from "@newsroom/shared/http";
+import { CLIENT_IP_HEADER, clientIpOf } from "@newsroom/shared/http/request-context";
+import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
 
 /** Something that answers requests for a service: its app in-process, or its URL. */

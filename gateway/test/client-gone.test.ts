@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge, httpKit, SERVER_SAFETY } from "@newsroom/shared/http";
+import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import { log } from "@newsroom/shared/log";
 import { registry } from "@newsroom/shared/metrics";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import {
   MemoryRateLimitStore,
   type RateLimitStore,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClientApiApp } from "@newsroom/client-api/app";
 import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import {
   MemoryRateLimitStore,
   type RateLimitStore,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { edge, httpKit } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import { buildOpenApiDocument, type RouteInfo } from "@newsroom/shared/openapi/document";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
 import { Elysia, t } from "elysia";

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from "prom-client";
-import { pathOf, SERVER_SAFETY } from "./http.ts";
+import { SERVER_SAFETY } from "./http/edge.ts";
+import { pathOf } from "./http/urls.ts";
 import { serveOn } from "./startup.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { queryOf } from "./http.ts";
+import { queryOf } from "./http/urls.ts";
 
 /**
  * The API key a request presents, not yet checked against any record. One reading for the

@@ -1,6 +1,7 @@
 import type { AnyElysia } from "elysia";
 import { type Config, loadConfigOrExit } from "./config.ts";
-import { edge, pathOf, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http.ts";
+import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http/edge.ts";
+import { pathOf } from "./http/urls.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { addressMatcher, clientIp, isLoopback, trustedProxies } from "../src/client-ip.ts";
 import { loadConfig } from "../src/config.ts";
-import { clientIpOf, edge, SERVER_SAFETY } from "../src/http.ts";
+import { edge, SERVER_SAFETY } from "../src/http/edge.ts";
+import { clientIpOf } from "../src/http/request-context.ts";
 import { serviceEdge } from "../src/service.ts";
 
 describe("client address", () => {

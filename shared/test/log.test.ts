@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { edge } from "../src/http.ts";
+import { edge } from "../src/http/edge.ts";
 import { log } from "../src/log.ts";
 
 /** LOG_FORMAT: one JSON object a line for machines, one short line for a person. */

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import parsePrometheus from "parse-prometheus-text-format";
-import { edge, httpKit } from "../src/http.ts";
+import { edge } from "../src/http/edge.ts";
+import { httpKit } from "../src/http/http-kit.ts";
 import { RequestMetrics, serveMetrics, webhookAttempts } from "../src/metrics.ts";
 import { freePort } from "../src/testing/ports.ts";
 

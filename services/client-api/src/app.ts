@@ -1,6 +1,6 @@
 import { type Config, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import { ReadCache, type ReadCacheOptions } from "@newsroom/shared/read-cache";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
 import { apiKeys } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { revokeApiKey } from "@newsroom/workspace/keys/service";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import { eq } from "drizzle-orm";

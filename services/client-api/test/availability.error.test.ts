@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hashKey } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { log } from "@newsroom/shared/log";
 import { requireService } from "@newsroom/shared/testing/database";
 import postgres from "postgres";

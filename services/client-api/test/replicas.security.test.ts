@@ -4,7 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { loadConfig } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { schema } from "@newsroom/shared/db/index";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { ReadCache } from "@newsroom/shared/read-cache";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";

@@ -1,4 +1,4 @@
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import { log } from "@newsroom/shared/log";
 import { openMailer } from "@newsroom/shared/mailer";
 import type { Runtime } from "@newsroom/shared/runtime";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { secretsKey } from "@newsroom/shared/config";
 import { formSubmissions } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";

@@ -1,5 +1,5 @@
 import type { Subscription } from "@newsroom/shared/bus/index";
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";

@@ -5,7 +5,7 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { relatedStories, sites, stories } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { announceSiteChange } from "@newsroom/workspace/announce";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { organizations } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
 import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { organizations } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
 import { eq } from "drizzle-orm";
 import { buildWorld, NEWSROOM_HOST, type World } from "./support/world.ts";

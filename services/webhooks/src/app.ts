@@ -1,5 +1,5 @@
 import { appUrl, retrySchedule, secretsKey } from "@newsroom/shared/config";
-import { httpKit } from "@newsroom/shared/http";
+import { httpKit } from "@newsroom/shared/http/http-kit";
 import { openMailer } from "@newsroom/shared/mailer";
 import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";

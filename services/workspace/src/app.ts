@@ -1,5 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { httpKit, pathOf } from "@newsroom/shared/http";
+import { httpKit } from "@newsroom/shared/http/http-kit";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { fieldsWithNul } from "@newsroom/shared/nul-characters";
 import { readiness, readinessResponse } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";

@@ -1,7 +1,8 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { adminToken, appUrl, type Config, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import { edge, pathOf, SERVER_SAFETY } from "@newsroom/shared/http";
+import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { openMailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { serveOn } from "@newsroom/shared/startup";

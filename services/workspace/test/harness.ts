@@ -1,7 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import type { Config } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { createWorkspaceApp } from "../src/app.ts";
 

@@ -3,7 +3,7 @@ import { createGateway } from "@newsroom/gateway/app";
 import { httpUpstream } from "@newsroom/gateway/upstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { adminToken, loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";

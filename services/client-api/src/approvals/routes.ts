@@ -1,4 +1,4 @@
-import { queryOf } from "@newsroom/shared/http";
+import { queryOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";

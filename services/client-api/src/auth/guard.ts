@@ -1,7 +1,8 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
 import { isDatabaseUnavailable } from "@newsroom/shared/db/unavailable";
 import { ApiError, temporarilyUnavailable } from "@newsroom/shared/errors";
-import { describeError, requestIdOf } from "@newsroom/shared/http";
+import { describeError } from "@newsroom/shared/http/error-response";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { log } from "@newsroom/shared/log";
 import { presentedKey } from "@newsroom/shared/presented-key";
 import type { ClientApiDeps } from "../deps.ts";

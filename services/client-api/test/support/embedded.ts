@@ -1,7 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { Runtime } from "@newsroom/shared/runtime";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";

@@ -4,7 +4,7 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { loadConfig, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { apiKeys, type WebhookEventType, webhookDeliveries } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { createApiKey, revokeApiKey } from "@newsroom/workspace/keys/service";

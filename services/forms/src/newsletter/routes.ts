@@ -1,5 +1,6 @@
 import { ApiError, type FieldError, notFound, validationFailed } from "@newsroom/shared/errors";
-import { clientIpOf, errorResponse, requestIdOf, toApiError } from "@newsroom/shared/http";
+import { errorResponse, toApiError } from "@newsroom/shared/http/error-response";
+import { clientIpOf, requestIdOf } from "@newsroom/shared/http/request-context";
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";

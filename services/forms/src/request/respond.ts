@@ -1,6 +1,7 @@
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import { ApiError } from "@newsroom/shared/errors";
-import { clientIpOf, errorResponse, requestIdOf, toApiError } from "@newsroom/shared/http";
+import { errorResponse, toApiError } from "@newsroom/shared/http/error-response";
+import { clientIpOf, requestIdOf } from "@newsroom/shared/http/request-context";
 import type { Mailer } from "@newsroom/shared/mailer";
 import { checkLimit } from "@newsroom/shared/rate-limit";
 import type { FormsDeps } from "../deps.ts";

@@ -1,5 +1,5 @@
 import { validationFailed } from "@newsroom/shared/errors";
-import { clientIpOf } from "@newsroom/shared/http";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { Static, TObject } from "@sinclair/typebox";
 import type { FormsDeps } from "../deps.ts";

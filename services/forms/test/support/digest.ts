@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, secretsKey } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import type { Mailer } from "@newsroom/shared/mailer";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { weekOf } from "@newsroom/workspace/digest/week";

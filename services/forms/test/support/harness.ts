@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import {
   MemoryRateLimitStore,
   type RateLimitStore,

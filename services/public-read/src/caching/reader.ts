@@ -1,5 +1,6 @@
 import type { Html } from "@newsroom/shared/html";
-import { matchedRouteOf, requestIdOf, targetOf } from "@newsroom/shared/http";
+import { matchedRouteOf, requestIdOf } from "@newsroom/shared/http/request-context";
+import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
 import type { AnswerCache } from "./answer-cache.ts";
 import { type AnswerExtras, notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
 import { Html } from "@newsroom/shared/html";
-import { errorResponse, requestIdOf } from "@newsroom/shared/http";
+import { errorResponse } from "@newsroom/shared/http/error-response";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import type { Answer } from "./answer-cache.ts";
 import { httpDate, notModified } from "./conditional.ts";
 import { TextDocument } from "./text-document.ts";

@@ -1,5 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { errorResponse, requestIdOf } from "@newsroom/shared/http";
+import { errorResponse } from "@newsroom/shared/http/error-response";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { log } from "@newsroom/shared/log";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
 import { Elysia } from "elysia";

@@ -1,4 +1,4 @@
-import { pathOf } from "@newsroom/shared/http";
+import { pathOf } from "@newsroom/shared/http/urls";
 import {
   hostedPagesPrefix,
   hostnameOf,

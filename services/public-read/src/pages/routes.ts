@@ -1,5 +1,6 @@
 import type { StoryType } from "@newsroom/shared/db/schema";
-import { pathOf, queryOf, requestIdOf } from "@newsroom/shared/http";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
+import { pathOf, queryOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
 import {
   hostedPagesPrefix,

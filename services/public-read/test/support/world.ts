@@ -17,7 +17,7 @@ import {
   storyPeople,
   storyVersions,
 } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http";
+import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { Runtime } from "@newsroom/shared/runtime";

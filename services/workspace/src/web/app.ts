@@ -1,4 +1,6 @@
-import { httpKit, requestIdOf, toApiError } from "@newsroom/shared/http";
+import { toApiError } from "@newsroom/shared/http/error-response";
+import { httpKit } from "@newsroom/shared/http/http-kit";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
 import { createSignInService } from "../sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";

@@ -1,4 +1,4 @@
-import { clientIpOf } from "@newsroom/shared/http";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
 import { endAllSessions, endSession, startSession } from "../../sessions/service.ts";
 import type { SignInService } from "../../sign-in/service.ts";

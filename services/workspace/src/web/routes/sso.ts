@@ -1,5 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { clientIpOf } from "@newsroom/shared/http";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
 import { requirePermission, staffRole } from "../../people/access.ts";
 import { endSession, startSession } from "../../sessions/service.ts";

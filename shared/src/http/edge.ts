@@ -1,0 +1,168 @@
+import { addressMatcher, clientIp, trustedProxies as parseTrusted } from "../client-ip.ts";
+import { ApiError } from "../errors.ts";
+import { newRequestId } from "../ids.ts";
+import { log } from "../log.ts";
+import { requestMetrics, requestsAborted } from "../metrics.ts";
+import { SERVICE_VERSION } from "../version.ts";
+import { describeError, errorResponse, toApiError } from "./error-response.ts";
+import {
+  CLIENT_IP_HEADER,
+  contextOf,
+  knownContextOf,
+  REQUEST_ID_HEADER,
+} from "./request-context.ts";
+import { isValidHost, pathOf, routable } from "./urls.ts";
+
+const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
+
+/**
+ * Options for every Bun server of the service: never Bun's development error page (it shows the
+ * exception, the working directory and source lines); an error that escapes the handler is a
+ * plain 500 Error record with our headers.
+ */
+export const SERVER_SAFETY = {
+  development: false,
+  error(error: Error): Response {
+    const requestId = newRequestId();
+    log.error("unhandled error", { request_id: requestId, ...describeError(error) });
+    return withServiceHeaders(errorResponse(new ApiError("api_error"), requestId), requestId);
+  },
+} as const;
+
+/** The status a request whose client left before the answer is counted under (nginx's). */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
+export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
+/** The largest body the service reads (forms set their own, smaller limit). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface EdgeOptions {
+  /** TRUSTED_PROXIES. */
+  trustedProxies: string;
+  /**
+   * A service behind our own gateway: keep the gateway's request id when well formed, and its
+   * `X-Client-Ip` when the peer is the gateway (in `gatewayAddresses`).
+   */
+  behindGateway?: boolean;
+  /** GATEWAY_ADDRESSES: the only peers whose `X-Client-Ip` is believed; none when unset. */
+  gatewayAddresses?: string;
+}
+
+export type FetchHandler = (
+  request: Request,
+  server?: { requestIP(r: Request): { address: string } | null },
+) => Promise<Response>;
+
+/**
+ * Wraps an app's `handle` so that every response, whatever produced it, carries `X-Request-Id`
+ * and `X-Service-Version`; the app sees the request id as a header and the client address
+ * through `clientIpOf`.
+ */
+export function edge(
+  handle: (request: Request) => Response | Promise<Response>,
+  options: EdgeOptions,
+): FetchHandler {
+  const isTrusted = parseTrusted(options.trustedProxies);
+  const isGateway = addressMatcher(options.gatewayAddresses ?? "", "GATEWAY_ADDRESSES");
+  return async (incoming, server) => {
+    const started = performance.now();
+    const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
+    const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
+    const host = incoming.headers.get("host");
+    if (host && !isValidHost(host)) {
+      const refused = new ApiError("invalid_parameters", "The Host header is not a valid host.", {
+        fields: [{ field: "host", reason: "invalid" }],
+      });
+      return withServiceHeaders(errorResponse(refused, requestId), requestId);
+    }
+    const request = withRequestId(routable(incoming), requestId);
+    if (server) {
+      contextOf(request).clientIp = () => {
+        const peer = server.requestIP(incoming)?.address;
+        if (peer === undefined) return "unknown"; // the client has gone
+        const fromGateway = request.headers.get(CLIENT_IP_HEADER);
+        // Believed only from the gateway's own addresses: TRUSTED_PROXIES says whose
+        // X-Forwarded-For counts, not who may name the client.
+        if (options.behindGateway && fromGateway && isGateway(peer)) {
+          return fromGateway;
+        }
+        return clientIp(peer, request.headers.get("x-forwarded-for"), isTrusted);
+      };
+    } else if (!request.headers.has(CLIENT_IP_HEADER)) {
+      // Called in-process (tests, an embedded upstream): a given X-Client-Ip stands.
+      contextOf(request).clientIp = () =>
+        clientIp("127.0.0.1", request.headers.get("x-forwarded-for"), isTrusted);
+    }
+    let response: Response;
+    try {
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > MAX_BODY_BYTES) {
+        throw new ApiError("body_too_large", `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      }
+      response = await handle(request);
+    } catch (error) {
+      response = errorResponse(toApiError(error, request), requestId);
+    }
+    const context = knownContextOf(request);
+    const route = context?.route ?? "unmatched";
+    const seconds = (performance.now() - started) / 1000;
+    let status = response.status;
+    if (status >= 500 && incoming.signal.aborted) {
+      status = CLIENT_CLOSED_REQUEST;
+      requestsAborted.inc({ service: context?.service ?? "edge" });
+    }
+    requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
+    // One line per request. The path only: a query string may hold a feed key.
+    if (log.enabled("info")) {
+      log.info("request", {
+        request_id: requestId,
+        method: incoming.method,
+        path: pathOf(incoming.url),
+        route,
+        status,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+      });
+    }
+    return withServiceHeaders(response, requestId);
+  };
+}
+
+/**
+ * The request as the app sees it: with our request id. The headers of a request Bun's server
+ * made are set in place (no copy on the hot path); others are copied.
+ */
+function withRequestId(incoming: Request, requestId: string): Request {
+  try {
+    incoming.headers.set(REQUEST_ID_HEADER, requestId);
+    return incoming;
+  } catch {
+    const headers = new Headers(incoming.headers);
+    headers.set(REQUEST_ID_HEADER, requestId);
+    return new Request(incoming, { headers });
+  }
+}
+
+/** Sets the two headers every response carries, replacing whatever was there. */
+export function withServiceHeaders(response: Response, requestId: string): Response {
+  const out = withHeader(response, REQUEST_ID_HEADER, requestId);
+  out.headers.set("x-service-version", SERVICE_VERSION);
+  return out;
+}
+
+/**
+ * Sets a header on an answer in place. Only an answer whose headers are immutable (a
+ * `Response.error()`; fetch answers in runtimes that follow the Fetch standard there, unlike
+ * Bun) is copied first: its body stream
+ * is handed on, never read.
+ */
+export function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const out = new Response(response.body, response);
+    out.headers.set(name, value);
+    return out;
+  }
+}
