@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookAttempts } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { and, asc, eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { ANSWER_PREFIX_BYTES, answerPrefixText } from "../src/delivery/answer-prefix.ts";
@@ -12,7 +13,6 @@ import {
   type Receiver,
   SHORT_SCHEDULE,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -49,10 +49,13 @@ describe("attempt details", () => {
     const org = await fx.organization();
     const endpoint = await fx.endpoint(receiver.url("/details"), ["story.submitted"], org);
     const { eventId } = await fx.submitted(org);
-    const delivery = await waitFor("the delivery", async () => {
-      const row = await fx.delivery(endpoint.id, eventId);
-      return row?.status === "delivered" ? row : null;
-    });
+    const delivery = await eventually(
+      async () => {
+        const row = await fx.delivery(endpoint.id, eventId);
+        return row?.status === "delivered" ? row : null;
+      },
+      { message: "the delivery" },
+    );
     expect(delivery.lastDurationMs).toBeGreaterThanOrEqual(100);
     const attempts = await fx.db
       .select()
@@ -80,10 +83,13 @@ describe("attempt details", () => {
       org,
     );
     const { eventId } = await fx.submitted(org);
-    const delivery = await waitFor("the refused attempt", async () => {
-      const row = await fx.delivery(endpoint.id, eventId);
-      return row && row.attempts >= 1 ? row : null;
-    });
+    const delivery = await eventually(
+      async () => {
+        const row = await fx.delivery(endpoint.id, eventId);
+        return row && row.attempts >= 1 ? row : null;
+      },
+      { message: "the refused attempt" },
+    );
     const [attempt] = await fx.db
       .select()
       .from(webhookAttempts)

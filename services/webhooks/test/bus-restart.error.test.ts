@@ -3,6 +3,7 @@ import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { type OutboxRelay, startOutboxRelay } from "@newsroom/workspace/outbox/relay";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { isNull } from "drizzle-orm";
@@ -13,7 +14,6 @@ import {
   type Receiver,
   random,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 import { type NatsServer, natsServerBinary, startNatsServer } from "./processes.ts";
@@ -89,8 +89,7 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
 
   /** Waits until there are `count` events and every one of their deliveries is delivered. */
   const everyDelivery = (count: number) =>
-    waitFor(
-      `${count} events delivered to both endpoints`,
+    eventually(
       async () => {
         const events = await allEvents();
         const rows = await fx.db.select().from(webhookDeliveries);
@@ -100,7 +99,7 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
           rows.every((row) => row.status === "delivered")
         );
       },
-      45_000,
+      { message: `${count} events delivered to both endpoints`, timeoutMs: 45_000 },
     );
 
   const lag = (row: typeof outboxEvents.$inferSelect) =>
@@ -110,13 +109,12 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
   const busCarriesEvents = async () => {
     const before = new Set((await allEvents()).map((row) => row.id));
     await produce(5);
-    const fresh = await waitFor(
-      "fresh events to be fanned out",
+    const fresh = await eventually(
       async () => {
         const rows = (await allEvents()).filter((row) => !before.has(row.id));
         return rows.length === 5 && rows.every((row) => row.fannedOutAt) ? rows : null;
       },
-      10_000,
+      { message: "fresh events to be fanned out", timeoutMs: 10_000 },
     );
     expect(fresh.filter((row) => lag(row) >= RECONCILE_AFTER_MS)).toEqual([]);
   };
@@ -136,13 +134,12 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
     await produce(15);
     await nats.start();
     await produce(15);
-    await waitFor(
-      "the events of the first restart to be fanned out",
+    await eventually(
       async () => {
         const rows = await allEvents();
         return rows.length === 45 && rows.every((row) => row.fannedOutAt !== null);
       },
-      30_000,
+      { message: "the events of the first restart to be fanned out", timeoutMs: 30_000 },
     );
     await busCarriesEvents();
 
@@ -151,12 +148,11 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
     await service.stop();
     service = null;
     await produce(15);
-    await waitFor(
-      "the relay to publish them",
+    await eventually(
       async () =>
         (await fx.db.select().from(outboxEvents).where(isNull(outboxEvents.publishedAt))).length ===
         0,
-      30_000,
+      { message: "the relay to publish them", timeoutMs: 30_000 },
     );
     const lost = (
       await fx.db.select().from(outboxEvents).where(isNull(outboxEvents.fannedOutAt))

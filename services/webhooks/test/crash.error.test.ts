@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { requireService } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
@@ -9,7 +10,6 @@ import {
   type Hit,
   type Receiver,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 import { type ChildProcess, startDispatcher } from "./processes.ts";
@@ -70,7 +70,10 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     expect(await pendingRows()).toHaveLength(EVENTS * ENDPOINTS);
 
     const first = await dispatcher();
-    await waitFor("a third of the deliveries", () => receiver.hits.length >= 300, 60_000);
+    await eventually(() => receiver.hits.length >= 300, {
+      message: "a third of the deliveries",
+      timeoutMs: 60_000,
+    });
     expect(await first.kill("SIGKILL")).not.toBe(0);
     // A claim the process sent just before it died still commits on the server.
     await Bun.sleep(1_000);
@@ -87,11 +90,10 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     // Everything else is delivered by the new process (once the dead one's claims stop counting
     // against their endpoints' caps, two attempt timeouts after they were made); those claims
     // hold until their lease (at least 60 s) lapses, so none of those is sent twice meanwhile.
-    await waitFor(
-      "every unclaimed delivery",
-      async () => (await pendingRows()).length === held.length,
-      60_000,
-    );
+    await eventually(async () => (await pendingRows()).length === held.length, {
+      message: "every unclaimed delivery",
+      timeoutMs: 60_000,
+    });
     await Bun.sleep(1_500);
     const stillHeld = await pendingRows();
     expect(stillHeld.map((row) => row.id).sort()).toEqual([...heldIds].sort());
@@ -104,7 +106,10 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
       .where(
         and(inArray(webhookDeliveries.id, heldIds), gt(webhookDeliveries.lockedUntil, killedAt)),
       );
-    await waitFor("every delivery", async () => (await pendingRows()).length === 0, 60_000);
+    await eventually(async () => (await pendingRows()).length === 0, {
+      message: "every delivery",
+      timeoutMs: 60_000,
+    });
     // A graceful stop of the second process: exit 0.
     expect(await second.kill("SIGTERM")).toBe(0);
 

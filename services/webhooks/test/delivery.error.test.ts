@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import {
   disableWebhookEndpoint,
   enableWebhookEndpoint,
@@ -14,7 +15,6 @@ import {
   type Receiver,
   SHORT_SCHEDULE,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -81,10 +81,9 @@ describe("failed attempts and retries", () => {
       async () => {
         const { eventId } = await fx.submitted(org);
         for (const endpoint of Object.values(endpoints)) {
-          await waitFor(
-            "the delivery to fail",
+          await eventually(
             async () => (await fx.delivery(endpoint.id, eventId))?.status === "failed",
-            15_000,
+            { message: "the delivery to fail", timeoutMs: 15_000 },
           );
         }
 
@@ -150,10 +149,13 @@ describe("failed attempts and retries", () => {
     const endpoint = await fx.endpoint(receiver.url("/later"), ["story.submitted"], org);
     await withService("1,1,1,1,1,1,1", async () => {
       const { eventId } = await fx.submitted(org);
-      const pending = await waitFor("the first attempt", async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
-        return row?.attempts === 1 ? row : null;
-      });
+      const pending = await eventually(
+        async () => {
+          const row = await fx.delivery(endpoint.id, eventId);
+          return row?.attempts === 1 ? row : null;
+        },
+        { message: "the first attempt" },
+      );
       expect(pending).toMatchObject({
         status: "pending",
         lastStatusCode: 503,
@@ -164,10 +166,13 @@ describe("failed attempts and retries", () => {
       expect(wait).toBeGreaterThan(500);
       expect(wait).toBeLessThanOrEqual(1_000);
       fail = false;
-      const delivered = await waitFor("the second attempt", async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
-        return row?.status === "delivered" ? row : null;
-      });
+      const delivered = await eventually(
+        async () => {
+          const row = await fx.delivery(endpoint.id, eventId);
+          return row?.status === "delivered" ? row : null;
+        },
+        { message: "the second attempt" },
+      );
       expect(delivered).toMatchObject({
         attempts: 2,
         lastStatusCode: 204,
@@ -187,10 +192,13 @@ describe("disabling endpoints", () => {
     const flaky = await fx.endpoint(receiver.url("/flaky"), ["story.submitted"], org);
     const steady = await fx.endpoint(receiver.url("/steady"), ["story.submitted"], org);
     const settle = async (eventId: string, status: "delivered" | "failed") =>
-      waitFor(`a ${status} delivery`, async () => {
-        const row = await fx.delivery(flaky.id, eventId);
-        return row?.status === status;
-      });
+      eventually(
+        async () => {
+          const row = await fx.delivery(flaky.id, eventId);
+          return row?.status === status;
+        },
+        { message: `a ${status} delivery` },
+      );
 
     await withService(SHORT_SCHEDULE, async () => {
       for (let i = 0; i < 2; i++) await settle((await fx.submitted(org)).eventId, "failed");
@@ -224,9 +232,12 @@ describe("disabling endpoints", () => {
 
       // Disabled: no new deliveries, while the steady endpoint still gets its own.
       const { eventId } = await fx.submitted(org);
-      await waitFor("the steady delivery", async () => {
-        return (await fx.delivery(steady.id, eventId))?.status === "delivered";
-      });
+      await eventually(
+        async () => {
+          return (await fx.delivery(steady.id, eventId))?.status === "delivered";
+        },
+        { message: "the steady delivery" },
+      );
       expect(await fx.delivery(flaky.id, eventId)).toBeUndefined();
       expect(await fx.deliveriesOf(flaky.id)).toHaveLength(6);
 
@@ -249,14 +260,20 @@ describe("disabling endpoints", () => {
       "1,1,1,1,1,1,1",
       async () => {
         const { eventId } = await fx.submitted(org);
-        await waitFor("the first attempt", async () => {
-          return (await fx.delivery(endpoint.id, eventId))?.attempts === 1;
-        });
+        await eventually(
+          async () => {
+            return (await fx.delivery(endpoint.id, eventId))?.attempts === 1;
+          },
+          { message: "the first attempt" },
+        );
         await disableWebhookEndpoint(fx.db, endpoint.id);
-        const stopped = await waitFor("the delivery to stop", async () => {
-          const row = await fx.delivery(endpoint.id, eventId);
-          return row?.status === "failed" ? row : null;
-        });
+        const stopped = await eventually(
+          async () => {
+            const row = await fx.delivery(endpoint.id, eventId);
+            return row?.status === "failed" ? row : null;
+          },
+          { message: "the delivery to stop" },
+        );
         expect(stopped).toMatchObject({
           attempts: 1,
           lastError: "endpoint disabled",

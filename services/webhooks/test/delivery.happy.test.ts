@@ -6,6 +6,7 @@ import { newId } from "@newsroom/shared/ids";
 import type { WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { testWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -18,7 +19,6 @@ import {
   type Hit,
   type Receiver,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -113,8 +113,9 @@ describe("the request a receiver gets", () => {
     ] as const;
     for (const step of steps) {
       const eventId = await fx.transition(step.storyId, step.input);
-      const hit = await waitFor(`the ${step.type} request`, () =>
-        receiver.hits.find((h) => h.headers.get("webhook-id") === eventId),
+      const hit = await eventually(
+        () => receiver.hits.find((h) => h.headers.get("webhook-id") === eventId),
+        { message: `the ${step.type} request` },
       );
       const [outbox] = await fx.db.select().from(outboxEvents).where(eq(outboxEvents.id, eventId));
 
@@ -145,10 +146,13 @@ describe("the request a receiver gets", () => {
         type: "insight",
       });
 
-      const delivery = await waitFor("the delivery record", async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
-        return row?.status === "delivered" ? row : null;
-      });
+      const delivery = await eventually(
+        async () => {
+          const row = await fx.delivery(endpoint.id, eventId);
+          return row?.status === "delivered" ? row : null;
+        },
+        { message: "the delivery record" },
+      );
       expect(delivery).toMatchObject({
         attempts: 1,
         lastStatusCode: 200,
@@ -175,7 +179,7 @@ describe("the request a receiver gets", () => {
       eventCreatedAt: new Date("2026-01-02T03:04:05.000Z"),
       nextAttemptAt: new Date(),
     });
-    const hit = await waitFor("the request", () => receiver.at("/gone")[0]);
+    const hit = await eventually(() => receiver.at("/gone")[0], { message: "the request" });
     expect(new Webhook(endpoint.secret).verify(hit.body, headersOf(hit))).toEqual({
       id: eventId,
       object: "event",
@@ -211,7 +215,7 @@ for (const kind of busKinds()) {
       await fx.endpoint(receiver.url("/bystander"), ALL_EVENTS, org);
       await testWebhookEndpoint({ db: fx.db, bus: fx.bus }, tested.id);
 
-      const hit = await waitFor("the test event", () => receiver.at("/tested")[0]);
+      const hit = await eventually(() => receiver.at("/tested")[0], { message: "the test event" });
       const body = new Webhook(tested.secret).verify(
         hit.body,
         headersOf(hit),
@@ -230,7 +234,7 @@ for (const kind of busKinds()) {
       receiver.on("/broken", () => new Response("no", { status: 500 }));
       const broken = await fx.endpoint(receiver.url("/broken"), ["story.published"], org);
       await testWebhookEndpoint({ db: fx.db, bus: fx.bus }, broken.id);
-      await waitFor("the test event", () => receiver.at("/broken")[0]);
+      await eventually(() => receiver.at("/broken")[0], { message: "the test event" });
       await Bun.sleep(500);
       expect(receiver.at("/broken")).toHaveLength(1);
       expect(await fx.deliveriesOf(broken.id)).toHaveLength(0);
@@ -305,13 +309,12 @@ describe("delivery workers", () => {
       const workers = pools.map((pool) => worker(pool.db));
       for (const w of workers) w.start();
       try {
-        await waitFor(
-          "every delivery",
+        await eventually(
           async () =>
             (await fx.db.select().from(webhookDeliveries)).filter(
               (row) => row.organizationId === org && row.status === "delivered",
             ).length === rows.length,
-          20_000,
+          { message: "every delivery", timeoutMs: 20_000 },
         );
       } finally {
         for (const w of workers) await w.stop();
@@ -346,7 +349,7 @@ describe("delivery workers", () => {
     const w = worker();
     w.start();
     try {
-      await waitFor("the lapsed claim", () => receiver.at("/claims")[0]);
+      await eventually(() => receiver.at("/claims")[0], { message: "the lapsed claim" });
       await Bun.sleep(300);
     } finally {
       await w.stop();
@@ -366,7 +369,7 @@ describe("delivery workers", () => {
     const [row] = await insertDue(endpoint.id, 1);
     const w = worker();
     w.start();
-    await waitFor("the slow request to start", () => receiver.at("/slow")[0]);
+    await eventually(() => receiver.at("/slow")[0], { message: "the slow request to start" });
     const stopping = Date.now();
     await w.stop();
     expect(Date.now() - stopping).toBeGreaterThan(300);

@@ -3,10 +3,11 @@ import { outboxEvents, webhookAttempts } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { fanOutEvent } from "../src/fan-out/service.ts";
-import { type Fixture, type Receiver, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;
@@ -47,7 +48,7 @@ describe("tenancy", () => {
     const otherEndpoint = await fx.endpoint(receiver.url("/other"), ["story.submitted"], other);
     const story = await fx.story(owner);
     const eventId = await fx.transition(story.id, { action: "submit" });
-    await waitFor("the owner's delivery", () => receiver.at("/owner")[0]);
+    await eventually(() => receiver.at("/owner")[0], { message: "the owner's delivery" });
     // A forged copy claiming the other organization changes nothing, even if the event were
     // not yet marked as fanned out.
     await fx.db.update(outboxEvents).set({ fannedOutAt: null }).where(eq(outboxEvents.id, eventId));
@@ -71,10 +72,13 @@ describe("what is kept and shown", () => {
     );
     const endpoint = await fx.endpoint(receiver.url("/chatty"), ["story.submitted"], org);
     const { eventId } = await fx.submitted(org);
-    const row = await waitFor("the failed attempt", async () => {
-      const delivery = await fx.delivery(endpoint.id, eventId);
-      return delivery?.attempts === 1 ? delivery : null;
-    });
+    const row = await eventually(
+      async () => {
+        const delivery = await fx.delivery(endpoint.id, eventId);
+        return delivery?.attempts === 1 ? delivery : null;
+      },
+      { message: "the failed attempt" },
+    );
     expect(row.lastError).toBe("receiver answered 500");
     expect(JSON.stringify(row)).not.toContain("hunter2");
     const [attempt] = await fx.db
@@ -116,7 +120,9 @@ describe("bus input", () => {
     ];
     for (const event of junk) await fx.bus.publish(event as unknown as BusEvent);
     const { eventId } = await fx.submitted(org);
-    const hit = await waitFor("the good event", () => receiver.at("/after-junk")[0]);
+    const hit = await eventually(() => receiver.at("/after-junk")[0], {
+      message: "the good event",
+    });
     expect(hit.headers.get("webhook-id")).toBe(eventId);
   });
 });

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { addMember } from "@newsroom/workspace/people/service";
 import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
 import { createWebhooksService } from "../src/app.ts";
-import {
-  type Fixture,
-  type Receiver,
-  random,
-  startReceiver,
-  waitFor,
-  webhooksFixture,
-} from "./harness.ts";
+import { type Fixture, type Receiver, random, startReceiver, webhooksFixture } from "./harness.ts";
 
 /**
  * An endpoint disabled for failing: its organization's owners and admins get one email through
@@ -58,18 +52,24 @@ describe("the disabled-endpoint email", () => {
 
     // Three failed deliveries in a row disable it; more events meanwhile change nothing.
     for (let i = 0; i < 5; i++) await fx.submitted(org);
-    await waitFor("the endpoint disabled", async () => {
-      const row = await fx.endpointRow(endpoint.id);
-      return row.status === "disabled";
-    });
+    await eventually(
+      async () => {
+        const row = await fx.endpointRow(endpoint.id);
+        return row.status === "disabled";
+      },
+      { message: "the endpoint disabled" },
+    );
     const row = await fx.endpointRow(endpoint.id);
     expect(row.disabledReason).toBe("failing");
     expect(row.disabledNotifiedAt).not.toBeNull();
 
-    const mail = await waitFor("the email", async () => (await ses.to(people.owner))[0]);
+    const mail = await eventually(async () => (await ses.to(people.owner))[0], {
+      message: "the email",
+    });
     // Everything still in flight has ended: no second email.
-    await waitFor("no pending delivery", async () =>
-      (await fx.deliveriesOf(endpoint.id)).every((d) => d.status !== "pending"),
+    await eventually(
+      async () => (await fx.deliveriesOf(endpoint.id)).every((d) => d.status !== "pending"),
+      { message: "no pending delivery" },
     );
     await Bun.sleep(500);
     expect(await ses.to(people.owner)).toHaveLength(1);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { disableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
@@ -12,7 +13,6 @@ import {
   type Fixture,
   type Receiver,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -73,10 +73,13 @@ for (const kind of busKinds()) {
 
       const submitted = await fx.submitted(org);
       eventId = submitted.eventId;
-      const outbox = await waitFor("the event to be fanned out", async () => {
-        const row = await outboxRow(eventId);
-        return row.fannedOutAt ? row : null;
-      });
+      const outbox = await eventually(
+        async () => {
+          const row = await outboxRow(eventId);
+          return row.fannedOutAt ? row : null;
+        },
+        { message: "the event to be fanned out" },
+      );
 
       const rows = await deliveriesOfEvent(eventId);
       expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
@@ -86,7 +89,7 @@ for (const kind of busKinds()) {
         expect(row.storyId).toBe(submitted.storyId);
         expect(row.eventCreatedAt.toISOString()).toBe(outbox.createdAt.toISOString());
       }
-      await waitFor("both deliveries", () => receiver.hits.length >= 2);
+      await eventually(() => receiver.hits.length >= 2, { message: "both deliveries" });
       await Bun.sleep(200);
       expect(receiver.hits.map((hit) => hit.path).sort()).toEqual(["/every", "/only-submitted"]);
     });
@@ -128,14 +131,19 @@ for (const kind of busKinds()) {
         storyId: story.id,
         createdAt,
       });
-      const hit = await waitFor("the reconciled delivery", () => receiver.at("/reconciled")[0]);
+      const hit = await eventually(() => receiver.at("/reconciled")[0], {
+        message: "the reconciled delivery",
+      });
       expect(hit.headers.get("webhook-id")).toBe(lostId);
       expect(JSON.parse(hit.body).created_at).toBe(createdAt.toISOString());
       expect((await outboxRow(lostId)).fannedOutAt).not.toBeNull();
-      const delivery = await waitFor("the delivery to be recorded", async () => {
-        const row = await fx.delivery(endpoint.id, lostId);
-        return row?.status === "delivered" ? row : null;
-      });
+      const delivery = await eventually(
+        async () => {
+          const row = await fx.delivery(endpoint.id, lostId);
+          return row?.status === "delivered" ? row : null;
+        },
+        { message: "the delivery to be recorded" },
+      );
       expect(delivery.attempts).toBe(1);
     });
 

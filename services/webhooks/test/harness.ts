@@ -119,21 +119,6 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Waits until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T> | T,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
-
 export interface FixtureOptions {
   /** Extra environment for the config (e.g. WEBHOOK_RETRY_SCHEDULE). */
   env?: Record<string, string>;

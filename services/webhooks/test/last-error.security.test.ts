@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { failureReason } from "../src/delivery/failure-reason.ts";
 import type { HostResolver } from "../src/delivery/target-guard.ts";
-import { closedPort, type Fixture, waitFor, webhooksFixture } from "./harness.ts";
+import { closedPort, type Fixture, webhooksFixture } from "./harness.ts";
 
 /** An IPv4 address, an IPv6 address (two colons or more) or a port after a colon. */
 const IPV4 = /\b\d{1,3}(\.\d{1,3}){3}\b/;
@@ -82,10 +83,13 @@ describe("last_error gives the reason, never the service's view of the network",
     );
     try {
       for (const [index, [url, reason]] of cases.entries()) {
-        const row = await waitFor("the first attempt", async () => {
-          const [delivery] = await fx.deliveriesOf(endpoints[index]!);
-          return delivery && delivery.attempts >= 1 ? delivery : null;
-        });
+        const row = await eventually(
+          async () => {
+            const [delivery] = await fx.deliveriesOf(endpoints[index]!);
+            return delivery && delivery.attempts >= 1 ? delivery : null;
+          },
+          { message: "the first attempt" },
+        );
         expect({ url, lastError: row.lastError }).toEqual({ url, lastError: reason });
         expectNoAddress(row.lastError);
       }

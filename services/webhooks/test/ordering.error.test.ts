@@ -3,6 +3,7 @@ import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { WebhookEventOut } from "@newsroom/shared/records";
 import { requireService } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import type { StoryAction } from "@newsroom/workspace/stories/state-machine";
 import { and, eq, gt, sql } from "drizzle-orm";
@@ -12,7 +13,6 @@ import {
   type Fixture,
   type Receiver,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 import { type ChildProcess, startDispatcher } from "./processes.ts";
@@ -118,7 +118,10 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
       await part;
       const heard = receiver.at("/ordered").length;
       await fanOut();
-      await waitFor("deliveries in flight", () => receiver.at("/ordered").length > heard, 15_000);
+      await eventually(() => receiver.at("/ordered").length > heard, {
+        message: "deliveries in flight",
+        timeoutMs: 15_000,
+      });
       part = burstPart(cuts[i]!, cuts[i + 1]!);
       killedAt.push(done);
       await crash(running);
@@ -129,11 +132,10 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
     const total = STORIES * TRANSITIONS_PER_STORY;
     const deliveries = await fx.db.select().from(webhookDeliveries);
     expect(deliveries).toHaveLength(total);
-    await waitFor(
-      "every delivery",
+    await eventually(
       async () =>
         (await fx.db.select().from(webhookDeliveries)).every((row) => row.status === "delivered"),
-      30_000,
+      { message: "every delivery", timeoutMs: 30_000 },
     );
     expect(await running.kill("SIGTERM")).toBe(0);
 

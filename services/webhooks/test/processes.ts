@@ -3,8 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Subprocess } from "bun";
-import { closedPort, waitFor } from "./harness.ts";
+import { closedPort } from "./harness.ts";
 
 const REPO_ROOT = resolve(import.meta.dir, "../../..");
 
@@ -68,8 +69,7 @@ export async function startDispatcher(env: Record<string, string>): Promise<Chil
   });
   const output = collect(child);
   try {
-    await waitFor(
-      "the dispatcher to answer /health",
+    await eventually(
       async () => {
         if (child.exitCode !== null) {
           throw new Error(`the dispatcher exited (${child.exitCode}):\n${output()}`);
@@ -77,7 +77,7 @@ export async function startDispatcher(env: Record<string, string>): Promise<Chil
         const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
         return response?.ok ?? false;
       },
-      30_000,
+      { message: "the dispatcher to answer /health", timeoutMs: 30_000 },
     );
   } catch (error) {
     child.kill("SIGKILL");
@@ -139,15 +139,14 @@ export async function startNatsServer(binary: string): Promise<NatsServer> {
     );
     child = spawned;
     output = collect(spawned);
-    await waitFor(
-      "nats-server to listen",
+    await eventually(
       async () => {
         if (spawned.exitCode !== null) {
           throw new Error(`nats-server exited (${spawned.exitCode}):\n${output()}`);
         }
         return canConnect(port);
       },
-      15_000,
+      { message: "nats-server to listen", timeoutMs: 15_000 },
     );
   };
   const kill = async () => {

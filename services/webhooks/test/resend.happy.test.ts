@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import {
   recoverWebhookEndpoint,
   resendWebhookDelivery,
@@ -13,7 +14,6 @@ import {
   type Receiver,
   SHORT_SCHEDULE,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -52,10 +52,13 @@ describe("resend and recover over real HTTP", () => {
       (await fx.submitted(org)).eventId,
       (await fx.submitted(org)).eventId,
     ];
-    await waitFor("three failed deliveries", async () => {
-      const rows = await fx.deliveriesOf(endpoint.id);
-      return rows.length === 3 && rows.every((row) => row.status === "failed");
-    });
+    await eventually(
+      async () => {
+        const rows = await fx.deliveriesOf(endpoint.id);
+        return rows.length === 3 && rows.every((row) => row.status === "failed");
+      },
+      { message: "three failed deliveries" },
+    );
     // Three failed deliveries in a row disabled the endpoint.
     expect((await fx.endpointRow(endpoint.id)).status).toBe("disabled");
     const [old, ...recent] = events as [string, string, string];
@@ -77,10 +80,13 @@ describe("resend and recover over real HTTP", () => {
     expect(second.resent).toBe(0);
 
     for (const eventId of recent) {
-      const row = await waitFor("the recovered delivery", async () => {
-        const current = await fx.delivery(endpoint.id, eventId);
-        return current?.status === "delivered" ? current : null;
-      });
+      const row = await eventually(
+        async () => {
+          const current = await fx.delivery(endpoint.id, eventId);
+          return current?.status === "delivered" ? current : null;
+        },
+        { message: "the recovered delivery" },
+      );
       expect(row.attempts).toBe(1);
       expect(row.lastStatusCode).toBe(200);
     }
@@ -94,10 +100,13 @@ describe("resend and recover over real HTTP", () => {
     const resent = await resendWebhookDelivery(fx.db, oldRow.id);
     expect(resent.status).toBe("pending");
     expect(resent.attempts).toBe(0);
-    const delivered = await waitFor("the resent delivery", async () => {
-      const current = await fx.delivery(endpoint.id, old);
-      return current?.status === "delivered" ? current : null;
-    });
+    const delivered = await eventually(
+      async () => {
+        const current = await fx.delivery(endpoint.id, old);
+        return current?.status === "delivered" ? current : null;
+      },
+      { message: "the resent delivery" },
+    );
     expect(delivered.id).toBe(oldRow.id);
     expect(delivered.attempts).toBe(1);
     expect(hitsOf(old)).toHaveLength(9);
@@ -105,6 +114,6 @@ describe("resend and recover over real HTTP", () => {
 
     // A delivered delivery may be resent too; a pending one may not.
     await resendWebhookDelivery(fx.db, oldRow.id);
-    await waitFor("the second resend", () => hitsOf(old).length === 10);
+    await eventually(() => hitsOf(old).length === 10, { message: "the second resend" });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { createWebhooksService } from "../src/app.ts";
 import { MAX_RETRY_AFTER_MS, retryAfterOf } from "../src/delivery/retry-after.ts";
 import {
@@ -7,7 +8,6 @@ import {
   type Receiver,
   SHORT_SCHEDULE,
   startReceiver,
-  waitFor,
   webhooksFixture,
 } from "./harness.ts";
 
@@ -35,10 +35,13 @@ async function firstAttempt(path: string, status: number, headers: Record<string
   const org = await fx.organization();
   const endpoint = await fx.endpoint(receiver.url(path), ["story.submitted"], org);
   const { eventId } = await fx.submitted(org);
-  const delivery = await waitFor(`the first attempt to ${path}`, async () => {
-    const row = await fx.delivery(endpoint.id, eventId);
-    return row && row.attempts >= 1 ? row : null;
-  });
+  const delivery = await eventually(
+    async () => {
+      const row = await fx.delivery(endpoint.id, eventId);
+      return row && row.attempts >= 1 ? row : null;
+    },
+    { message: `the first attempt to ${path}` },
+  );
   const [hit] = receiver.at(path);
   return { delivery, hitAt: hit!.at };
 }
@@ -78,10 +81,13 @@ describe("receivers that push back", () => {
     const org = await fx.organization();
     const endpoint = await fx.endpoint(receiver.url("/broken"), ["story.submitted"], org);
     const { eventId } = await fx.submitted(org);
-    const delivery = await waitFor("the delivery to fail", async () => {
-      const row = await fx.delivery(endpoint.id, eventId);
-      return row?.status === "failed" ? row : null;
-    });
+    const delivery = await eventually(
+      async () => {
+        const row = await fx.delivery(endpoint.id, eventId);
+        return row?.status === "failed" ? row : null;
+      },
+      { message: "the delivery to fail" },
+    );
     expect(delivery.attempts).toBe(8);
     expect(receiver.at("/broken")).toHaveLength(8);
   });

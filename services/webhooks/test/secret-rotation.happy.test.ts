@@ -3,13 +3,14 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { secretsKey } from "@newsroom/shared/config";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import {
   rotateWebhookEndpointSecret,
   SECRET_OVERLAP_MS,
 } from "@newsroom/workspace/webhook-endpoints/rotate-secret";
 import { Webhook } from "standardwebhooks";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
-import { type Fixture, type Hit, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Hit, startReceiver, webhooksFixture } from "./harness.ts";
 
 /**
  * A verifier written from the Standard Webhooks text alone, sharing no code with the signer:
@@ -92,8 +93,9 @@ describe("rotating an endpoint's secret", () => {
         nextAttemptAt: new Date(),
       });
       worker.kick();
-      return waitFor("the delivery", () =>
-        receiver.at("/rotation").find((hit) => hit.headers.get("webhook-id") === eventId),
+      return eventually(
+        () => receiver.at("/rotation").find((hit) => hit.headers.get("webhook-id") === eventId),
+        { message: "the delivery" },
       );
     };
     worker.start();

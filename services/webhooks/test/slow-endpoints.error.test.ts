@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, type Receiver, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;
@@ -60,10 +61,9 @@ describe("one organization's slow endpoints", () => {
     );
     try {
       for (let i = 0; i < SLOW_EVENTS; i++) await fx.submitted(slowOrg);
-      await waitFor(
-        "the slow endpoints to hold their attempts",
-        () => slowHits().length >= SLOW_ENDPOINTS * PER_ENDPOINT,
-      );
+      await eventually(() => slowHits().length >= SLOW_ENDPOINTS * PER_ENDPOINT, {
+        message: "the slow endpoints to hold their attempts",
+      });
 
       // While they hang, each of the healthy organization's events arrives at once.
       const latencies: number[] = [];
@@ -71,18 +71,16 @@ describe("one organization's slow endpoints", () => {
         const before = receiver.at("/healthy").length;
         const sentAt = Date.now();
         await fx.submitted(healthyOrg);
-        const hit = await waitFor(
-          "the healthy delivery",
-          () => receiver.at("/healthy")[before],
-          ATTEMPT_TIMEOUT_MS * 3,
-        );
+        const hit = await eventually(() => receiver.at("/healthy")[before], {
+          message: "the healthy delivery",
+          timeoutMs: ATTEMPT_TIMEOUT_MS * 3,
+        });
         latencies.push(hit.at - sentAt);
       }
       expect(latencies.filter((ms) => ms >= 1_000)).toEqual([]);
 
       // Capped rows stayed due and were claimed later: every slow delivery got its attempt.
-      await waitFor(
-        "every slow delivery to be attempted",
+      await eventually(
         async () => {
           for (const id of slow) {
             const rows = await fx.deliveriesOf(id);
@@ -90,7 +88,10 @@ describe("one organization's slow endpoints", () => {
           }
           return true;
         },
-        (SLOW_EVENTS / PER_ENDPOINT + 2) * ATTEMPT_TIMEOUT_MS,
+        {
+          message: "every slow delivery to be attempted",
+          timeoutMs: (SLOW_EVENTS / PER_ENDPOINT + 2) * ATTEMPT_TIMEOUT_MS,
+        },
       );
     } finally {
       await service.stop();

@@ -7,6 +7,7 @@ import { secretsKey } from "@newsroom/shared/config";
 import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import {
@@ -16,7 +17,7 @@ import {
   systemResolver,
 } from "../src/delivery/target-guard.ts";
 import { sendTestEvent } from "../src/delivery/test-event.ts";
-import { type Fixture, type Receiver, startReceiver, waitFor, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;
@@ -82,13 +83,12 @@ async function dueDeliveryTo(url: string): Promise<string> {
 }
 
 async function firstAttempt(endpointId: string) {
-  return waitFor(
-    "the first attempt",
+  return eventually(
     async () => {
       const [row] = await fx.deliveriesOf(endpointId);
       return row && row.attempts >= 1 ? row : null;
     },
-    15_000,
+    { message: "the first attempt", timeoutMs: 15_000 },
   );
 }
 
@@ -215,15 +215,21 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
         const row = await firstAttempt(endpoints[index]!);
         expect({ url, lastError: row.lastError }).toEqual({ url, lastError: expected });
       }
-      const [delivered] = await waitFor("the allowed delivery", async () => {
-        const rows = await fx.deliveriesOf(allowed);
-        return rows[0]?.status === "delivered" ? rows : null;
-      });
+      const [delivered] = await eventually(
+        async () => {
+          const rows = await fx.deliveriesOf(allowed);
+          return rows[0]?.status === "delivered" ? rows : null;
+        },
+        { message: "the allowed delivery" },
+      );
       expect(delivered!.lastError).toBeNull();
-      await waitFor("the delivery to localhost", async () => {
-        const rows = await fx.deliveriesOf(byName);
-        return rows[0]?.status === "delivered" ? rows : null;
-      });
+      await eventually(
+        async () => {
+          const rows = await fx.deliveriesOf(byName);
+          return rows[0]?.status === "delivered" ? rows : null;
+        },
+        { message: "the delivery to localhost" },
+      );
     });
     expect(receiver.hits.map((hit) => hit.path).sort()).toEqual(["/allowed", "/by-name"]);
   });
@@ -307,10 +313,13 @@ describe("the checked address is the one connected to", () => {
     const lookupsBefore = lookups.filter((name) => name === "hooks.example.test").length;
     const fetchedBefore = fetched.length;
     await withService(true, async () => {
-      await waitFor("the delivery", async () => {
-        const [row] = await fx.deliveriesOf(endpointId);
-        return row?.status === "delivered";
-      });
+      await eventually(
+        async () => {
+          const [row] = await fx.deliveriesOf(endpointId);
+          return row?.status === "delivered";
+        },
+        { message: "the delivery" },
+      );
     });
     const [hit] = receiver.at("/named");
     expect(hit!.headers.get("host")).toBe(`hooks.example.test:${port}`);
