@@ -1,14 +1,17 @@
 import { afterAll } from "bun:test";
 import { readFileSync } from "node:fs";
-import { answerRecorder } from "@newsroom/shared/openapi/recorder";
+import { observeAnswers } from "@newsroom/shared/http/answer-observer";
+import { answerRecorder, recordAnswer } from "@newsroom/shared/openapi/recorder";
 import { contractChecker, DESCRIBED_SERVICES } from "../support/contract.ts";
 
 /**
  * Preloaded into every test run: records every answer the apps give and, after the last test,
  * checks each answer of a described service against gateway/openapi.json. A mismatch, or a
- * route or status the document lacks, fails the run.
+ * route or status the document lacks, fails the run. The recorder is installed as the apps'
+ * answer observer here, before any test builds an app: production code never calls it.
  */
 answerRecorder.enabled = true;
+observeAnswers(recordAnswer);
 
 afterAll(async () => {
   await Promise.all(answerRecorder.pending);

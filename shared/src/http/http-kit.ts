@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { contractOf, retiringHeaders } from "../openapi/operation.ts";
-import { recordAnswer } from "../openapi/recorder.ts";
 import { allowedMethods, type RoutedApp } from "./allowed-methods.ts";
+import { answerObserver } from "./answer-observer.ts";
 import { type ElysiaError, errorResponse, toApiError } from "./error-response.ts";
 import { contextOf, knownContextOf, requestIdOf } from "./request-context.ts";
 import { pathOf } from "./urls.ts";
@@ -9,9 +9,12 @@ import { pathOf } from "./urls.ts";
 /**
  * The error handling every app shares: one Error record per failure, the request id in the body,
  * 405 for a known path with another method, never a stack trace. Routes marked retiring in their
- * `operation()` answer with `Deprecation` and `Sunset`.
+ * `operation()` answer with `Deprecation` and `Sunset`. An answer observer installed before the
+ * app is built (the test run's contract recorder) sees every answer; without one there is no
+ * hook for it.
  */
 export function httpKit(name: string) {
+  const observe = answerObserver();
   let routesOf: (path: string) => string[] = () => [];
   let retiring = new Map<string, Record<string, string>>();
   /** Notes the route that answers the request; gives its retiring headers, if it is retiring. */
@@ -36,21 +39,23 @@ export function httpKit(name: string) {
         if (route && typeof value === "string") response.headers.set(header, value);
       }
       return response;
-    })
-    .mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
-      const status = typeof set.status === "number" ? set.status : 200;
-      recordAnswer(name, request.method, route, status, responseValue);
     });
+  if (observe) {
+    kit.mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
+      const status = typeof set.status === "number" ? set.status : 200;
+      observe(name, request.method, route, status, responseValue);
+    });
+  }
   return Object.assign(kit, {
     /**
      * What the kit's hooks do to an answer, for one the app gave without routing the request
-     * (a cached answer): the route for metrics, retiring headers, the recorded answer.
+     * (a cached answer): the route for metrics, retiring headers, the observed answer.
      */
     answered(request: Request, route: string, response: Response): Response {
       const headers = routed(request, route);
       if (headers)
         for (const [header, value] of Object.entries(headers)) response.headers.set(header, value);
-      recordAnswer(name, request.method, route, response.status, response);
+      observe?.(name, request.method, route, response.status, response);
       return response;
     },
     /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */

@@ -1,6 +1,7 @@
 /**
  * In tests, every answer an app gives is recorded here and checked against the OpenAPI
- * document at the end of the run (test/setup/contract.ts). Off unless a test run turns it on.
+ * document at the end of the run: the test preload (test/setup/contract.ts) installs
+ * `recordAnswer` as the apps' answer observer. No production module imports this one.
  */
 export interface RecordedAnswer {
   service: string;
