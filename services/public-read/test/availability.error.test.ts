@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readiness } from "@newsroom/shared/service";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import postgres from "postgres";
 import { createPublicReadService } from "../src/app.ts";
 import {
@@ -110,13 +111,11 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL stops under a running service", () =>
 
         // Back: the same process answers without a restart.
         await admin.unsafe(`alter database ${name} allow_connections true`);
-        const deadline = Date.now() + 15_000;
-        let answer = await get("/v1/public/newsroom?type=insight");
-        while (answer.status !== 200 && Date.now() < deadline) {
-          await Bun.sleep(200);
-          answer = await get("/v1/public/newsroom?type=insight");
-        }
-        expect(answer.status).toBe(200);
+        const answer = await eventually(
+          () => get("/v1/public/newsroom?type=insight"),
+          (answer) => answer.status === 200,
+          { message: "the newsroom to answer 200 again", timeoutMs: 15_000, everyMs: 200 },
+        );
         expect(answer.body.items.map((i: { slug: string }) => i.slug)).toEqual(["a-story"]);
         expect(await allChecksPass(service)).toBe(true);
       } finally {

@@ -8,6 +8,7 @@ import { relatedStories, sites, stories } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
@@ -28,16 +29,6 @@ import {
 } from "./support/world.ts";
 
 const SLOW = 60_000;
-
-/** Polls until `check` holds, for at most 10 s. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`not within 10 s: ${what}`);
-}
 
 function slugsOf(answer: Answer): string[] {
   return answer.body.items.map((item: { slug: string }) => item.slug);
@@ -202,7 +193,7 @@ function invalidationSuite(
         for (const [index, get] of gets.entries()) {
           await eventually(
             async () => slugsOf(await get("/v1/public/newsroom"))[0] === "fresh-story",
-            `replica ${index} shows the published story`,
+            { message: `replica ${index} shows the published story` },
           );
           expect(slugsOf(await get("/v1/public/newsroom"))).toEqual([
             "fresh-story",
@@ -218,7 +209,7 @@ function invalidationSuite(
         for (const [index, get] of gets.entries()) {
           await eventually(
             async () => (await get("/v1/public/newsroom/fresh-story")).status === 404,
-            `replica ${index} drops the unpublished story`,
+            { message: `replica ${index} drops the unpublished story` },
           );
           expect(slugsOf(await get("/v1/public/newsroom"))).not.toContain("fresh-story");
           expect((await get("/v1/public/search/newsroom")).text).not.toContain("fresh-story");
@@ -239,10 +230,9 @@ function invalidationSuite(
         await addHostname(database.db, "house-site", "news.house.example");
         await announceSiteChange(buses[0]!, orgId, "house-site");
         for (const [index, get] of gets.entries()) {
-          await eventually(
-            async () => (await get("/v1/public/sites/house-site")).status === 200,
-            `replica ${index} sees the new site`,
-          );
+          await eventually(async () => (await get("/v1/public/sites/house-site")).status === 200, {
+            message: `replica ${index} sees the new site`,
+          });
           const record = await get("/v1/public/sites/house-site");
           expect(record.body.canonical_url).toBe("https://newsrooms.example.test/n/house-site");
           expect((await get("/v1/public/hosts/news.house.example")).status).toBe(404);
@@ -262,7 +252,7 @@ function invalidationSuite(
           await eventually(
             async () =>
               (await get("/v1/public/sites/house-site")).body.name === "House Site Renamed",
-            `replica ${index} sees the renamed site`,
+            { message: `replica ${index} sees the renamed site` },
           );
           const record = await get("/v1/public/sites/house-site");
           expect(record.body.canonical_url).toBe("https://news.house.example");
@@ -274,7 +264,7 @@ function invalidationSuite(
         for (const [index, get] of gets.entries()) {
           await eventually(
             async () => (await get("/v1/public/hosts/news.house.example")).status === 404,
-            `replica ${index} stops serving the disabled site`,
+            { message: `replica ${index} stops serving the disabled site` },
           );
           expect((await get("/v1/public/sites/house-site")).status).toBe(404);
         }
@@ -374,7 +364,7 @@ describe("a publish drops only the answers it changes", () => {
         await relayOnce(database.db, bus);
         await eventually(
           async () => service.cache.getByTarget("/v1/public/newsroom") === undefined,
-          "the house index is dropped",
+          { message: "the house index is dropped" },
         );
         // Still the very entries read before the publish: never read again.
         for (const path of untouched) {
@@ -424,7 +414,7 @@ describe("a publish drops only the answers it changes", () => {
         await announceSiteChange(bus, orgId, "site-one");
         await eventually(
           async () => (await get("/v1/public/hosts/news.one.example")).status === 200,
-          "the new hostname answers",
+          { message: "the new hostname answers" },
         );
         expect(service.cache.getByTarget("/v1/public/sites/site-two")).toBeDefined();
         expect(service.cache.getByTarget("/v1/public/newsroom")).toBeDefined();
@@ -560,10 +550,9 @@ describe("answers given again without routing", () => {
     const storyId = await draftStory(database, orgId, "second-story");
     await transitionStory(database.db, storyId, { action: "publish" });
     await relayOnce(database.db, bus);
-    await eventually(
-      async () => service.cache.getByTarget("/v1/public/newsroom") === undefined,
-      "the remembered answer is dropped",
-    );
+    await eventually(async () => service.cache.getByTarget("/v1/public/newsroom") === undefined, {
+      message: "the remembered answer is dropped",
+    });
     const after = await get("/v1/public/newsroom");
     expect(slugsOf(after)).toEqual(["second-story", ...slugsOf(before)]);
   });

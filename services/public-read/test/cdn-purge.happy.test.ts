@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { log } from "@newsroom/shared/log";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { createSite } from "@newsroom/workspace/sites/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
@@ -50,16 +51,6 @@ function startFakeProvider() {
 }
 
 type FakeProvider = ReturnType<typeof startFakeProvider>;
-
-async function eventually<T>(what: string, check: () => T | undefined, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 let database: TestDatabase;
 let houseId: string;
@@ -168,10 +159,9 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
       await withService(env(), async (bus, get) => {
         const before = provider.requests.length;
         await transition(bus, storyId, "publish");
-        const published = await eventually(
-          "the publish purge",
-          () => provider.requests.slice(before)[0],
-        );
+        const published = await eventually(() => provider.requests.slice(before)[0], {
+          message: "the publish purge",
+        });
         expect(published.method).toBe("POST");
         expect(published.path).toBe(shape.path);
         expect(shape.auth(published.headers)).toEqual(shape.expectedAuth);
@@ -196,10 +186,9 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
         }
 
         await transition(bus, storyId, "unpublish");
-        const unpublished = await eventually(
-          "the unpublish purge",
-          () => provider.requests.slice(before)[1],
-        );
+        const unpublished = await eventually(() => provider.requests.slice(before)[1], {
+          message: "the unpublish purge",
+        });
         expect(unpublished.path).toBe(shape.path);
         expect(shape.auth(unpublished.headers)).toEqual(shape.expectedAuth);
         expect(purgedTags(unpublished).sort()).toEqual(expected);
@@ -214,7 +203,9 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
       await withService(env(), async (bus, get) => {
         const before = provider.requests.length;
         await transition(bus, storyId, "publish");
-        const request = await eventually("the purge", () => provider.requests.slice(before)[0]);
+        const request = await eventually(() => provider.requests.slice(before)[0], {
+          message: "the purge",
+        });
         const tags = purgedTags(request).sort();
         expect(tags).toEqual(
           [
@@ -260,7 +251,9 @@ describe("CDN purge failures", () => {
           const before = provider.requests.length;
           provider.failNext(2);
           await transition(bus, storyId, "publish");
-          await eventually("three tries", () => provider.requests.length - before >= 3);
+          await eventually(() => provider.requests.length - before >= 3, {
+            message: "three tries",
+          });
           const tries = provider.requests.slice(before);
           expect(tries.map((request) => purgedTags(request).sort())).toEqual([
             purgedTags(tries[0]!).sort(),

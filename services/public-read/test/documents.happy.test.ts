@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sites } from "@newsroom/shared/db/schema";
 import { JsonFeed } from "@newsroom/shared/feed-formats/model";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { transitionStory } from "@newsroom/workspace/stories/service";
@@ -270,11 +271,9 @@ describe("invalidation", () => {
       const houseSitemap = await world.get("/sitemap.xml");
       await transitionStory(world.database.db, story.id, { action: "unpublish" });
       await relayOnce(world.database.db, world.runtime.bus);
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline) {
-        if (!(await onClientHost("/feed.json")).text.includes(story.id)) break;
-        await Bun.sleep(25);
-      }
+      await eventually(async () => !(await onClientHost("/feed.json")).text.includes(story.id), {
+        message: "the client's feed to drop the unpublished story",
+      });
       expect((await onClientHost(`/${story.slug}`)).status).toBe(404);
       for (const path of pagePaths) {
         expect((await onClientHost(path)).text, path).not.toContain(`/${story.slug}"`);
@@ -303,11 +302,11 @@ describe("site changes", () => {
     expect((await world.get(`/n/${site}/feed.xml`)).headers.get("x-robots-tag")).toBe("noindex");
     await world.database.db.update(sites).set({ live: true }).where(eq(sites.slug, site));
     await announceSiteChange(world.runtime.bus, world.dormant.id, site);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (!(await world.get("/robots.txt")).text.includes(`/n/${site}/`)) break;
-      await Bun.sleep(25);
-    }
+    // Waits for the disallow line itself: the live site's sitemap line names its path too.
+    await eventually(
+      async () => !(await world.get("/robots.txt")).text.includes(`Disallow: /n/${site}/`),
+      { message: "robots.txt to stop disallowing the site that went live" },
+    );
     const robots = (await world.get("/robots.txt")).text;
     expect(robots).not.toContain(`Disallow: /n/${site}/`);
     expect(robots).toContain(`Sitemap: ${NEWSROOM_HOST}/${site}/sitemap.xml`);

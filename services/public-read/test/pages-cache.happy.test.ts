@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { storyVersions } from "@newsroom/shared/db/schema";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
@@ -19,15 +20,6 @@ import {
 } from "./support/world.ts";
 
 const SLOW = 60_000;
-
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`not within 10 s: ${what}`);
-}
 
 describe("pages are cached and dropped with the JSON answers' tags", () => {
   const bus = new MemoryBus();
@@ -77,10 +69,9 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
       await transitionStory(database.db, story.id, { action: "approve" });
       await transitionStory(database.db, story.id, { action: "publish" });
       await relayOnce(database.db, bus);
-      await eventually(
-        async () => (await get("/newsroom")).text.includes("Title fresh-story"),
-        "the index page shows the published story",
-      );
+      await eventually(async () => (await get("/newsroom")).text.includes("Title fresh-story"), {
+        message: "the index page shows the published story",
+      });
       const item = await get("/newsroom/fresh-story");
       expect(item.status).toBe(200);
       expect(item.text).toContain("<p>Text of the fresh story</p>");
@@ -90,10 +81,9 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
 
       await transitionStory(database.db, story.id, { action: "unpublish" });
       await relayOnce(database.db, bus);
-      await eventually(
-        async () => (await get("/newsroom/fresh-story")).status === 404,
-        "the unpublished story's page is gone",
-      );
+      await eventually(async () => (await get("/newsroom/fresh-story")).status === 404, {
+        message: "the unpublished story's page is gone",
+      });
       expect((await get("/newsroom")).text).not.toContain("Title fresh-story");
     },
     SLOW,
@@ -117,7 +107,9 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
 
       await activateHostname(database.db, "house-site", "news.house.example");
       await announceSiteChange(bus, orgId, "house-site");
-      await eventually(async () => (await get("/", host)).status === 200, "the host page");
+      await eventually(async () => (await get("/", host)).status === 200, {
+        message: "the host page",
+      });
       const index = await get("/", host);
       expect(index.text).toContain("House Site");
       expect(index.text).toContain('<link rel="canonical" href="https://news.house.example">');
