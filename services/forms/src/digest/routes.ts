@@ -1,6 +1,7 @@
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
+import { digestPage } from "../confirmations/newsletter-pages.ts";
 import { pageResponse } from "../confirmations/pages.ts";
 import { digestConfirmOperation, formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
@@ -74,21 +75,4 @@ export function tokenOf(body: ParsedBody): string {
     throw validationFailed([{ field: "t", reason: "required", message: "is required" }]);
   }
   return typeof value === "string" ? value.trim() : "";
-}
-
-export function digestPage(outcome: ConfirmationOutcome) {
-  return outcome === "confirmed"
-    ? {
-        title: "Subscription confirmed",
-        heading: "You are subscribed",
-        message:
-          "The weekly digest will reach you once a week. Every issue has an unsubscribe link.",
-        brand: "Weekly digest",
-      }
-    : {
-        title: "Link expired",
-        heading: "This link has expired",
-        message: "Confirmation links work for 48 hours. Subscribe again to get a new one.",
-        brand: "Weekly digest",
-      };
 }

@@ -1,9 +1,17 @@
-import { ApiError, type FieldError, notFound, validationFailed } from "@newsroom/shared/errors";
+import { ApiError } from "@newsroom/shared/errors";
 import { errorResponse, toApiError } from "@newsroom/shared/http/error-response";
-import { clientIpOf, requestIdOf } from "@newsroom/shared/http/request-context";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
-import { type PageContent, pageResponse } from "../confirmations/pages.ts";
+import {
+  digestConfirmationPage,
+  digestPage,
+  EXPIRED_PAGE,
+  errorPage,
+  organizationConfirmationPage,
+  subscribedPage,
+} from "../confirmations/newsletter-pages.ts";
+import { pageResponse } from "../confirmations/pages.ts";
 import {
   confirmPageOperation,
   confirmPostOperation,
@@ -11,8 +19,7 @@ import {
   organizationSubscribeOperation,
 } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
-import { digestPage } from "../digest/routes.ts";
-import { bodyKindOf, type ParsedBody, readBody } from "../request/body.ts";
+import { type ParsedBody, readBody } from "../request/body.ts";
 import {
   acceptsJson,
   enforceClientLimit,
@@ -21,17 +28,15 @@ import {
   NO_STORE,
   requireMailer,
 } from "../request/respond.ts";
-import { deliverOnce } from "../submission/deliver.ts";
-import { checkSubmission, looksAutomated } from "../submission/envelope.ts";
-import { type FormOutcome, ORG_SLUG, OrganizationSubscribeIn } from "./model.ts";
-import { originOf, requestOrigin, withOutcome } from "./origins.ts";
+import { submitForm } from "../submission/pipeline.ts";
+import { originOf } from "./origins.ts";
+import { confirmOrganization, describeConfirmation } from "./service.ts";
 import {
-  confirmOrganization,
-  describeConfirmation,
-  loadNewsletter,
-  type Newsletter,
-  subscribeToOrganization,
-} from "./service.ts";
+  corsHeaders,
+  newsletterOf,
+  organizationSubscribeForm,
+  seeOther,
+} from "./subscribe-form.ts";
 
 const SUBSCRIBE = "/v1/public/newsletter/:org/subscribe";
 const CONFIRM = "/v1/public/newsletter/confirm";
@@ -42,10 +47,15 @@ export function newsletterRoutes(deps: FormsDeps) {
     .options(SUBSCRIBE, ({ request, params }) => preflight(deps, request, params.org), {
       detail: organizationPreflightOperation,
     })
-    .post(SUBSCRIBE, ({ request, params }) => subscribe(deps, request, params.org), {
-      parse: "none",
-      detail: organizationSubscribeOperation,
-    })
+    .post(
+      SUBSCRIBE,
+      ({ request, params }) =>
+        submitForm(deps, request, organizationSubscribeForm(deps, params.org)),
+      {
+        parse: "none",
+        detail: organizationSubscribeOperation,
+      },
+    )
     .get(CONFIRM, ({ request }) => confirmationPage(deps, request), {
       detail: confirmPageOperation,
     })
@@ -53,20 +63,6 @@ export function newsletterRoutes(deps: FormsDeps) {
       parse: "none",
       detail: confirmPostOperation,
     });
-}
-
-async function newsletterOf(deps: FormsDeps, slug: string): Promise<Newsletter> {
-  const newsletter = ORG_SLUG.test(slug) ? await loadNewsletter(deps, slug) : null;
-  if (!newsletter) throw notFound("No newsletter here.");
-  return newsletter;
-}
-
-/** CORS answers only the organization's allowed origins; never with credentials. */
-function corsHeaders(origin: string): Record<string, string> {
-  return {
-    "access-control-allow-origin": origin,
-    "access-control-expose-headers": "X-Request-Id",
-  };
 }
 
 function preflight(deps: FormsDeps, request: Request, slug: string): Promise<Response> {
@@ -86,109 +82,6 @@ function preflight(deps: FormsDeps, request: Request, slug: string): Promise<Res
   });
 }
 
-/** `fields`: for `invalid`, the fields at fault, so a page without JavaScript can say which. */
-function seeOther(url: string, outcome: FormOutcome, fields: string[] = []): Response {
-  return new Response(null, {
-    status: 303,
-    headers: { location: withOutcome(url, outcome, fields), ...NO_STORE },
-  });
-}
-
-/** The top-level fields named by field errors (`body.0.text` is `body`), each once. */
-function faultyFields(errors: FieldError[]): string[] {
-  return [...new Set(errors.map((error) => error.field.split(/[.[]/)[0]!))];
-}
-
-/** The `redirect` field as posted (the last one when repeated), before any validation. */
-function postedRedirect(fields: ParsedBody["fields"]): string | undefined {
-  const raw = Object.hasOwn(fields, "redirect") ? fields.redirect : undefined;
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-/**
- * POST /v1/public/newsletter/{org}/subscribe. Order: configured, rate limit per client, known
- * organization, allowed origin, newsletter open, body, validation, bot screening, human check,
- * then one idempotent confirmation (or, single opt-in, welcome) email keyed by submission_id.
- * Form posts without `Accept: application/json` are answered 303 to `redirect` when it is on an
- * allowed origin, else to the posting page, with `?newsletter=<outcome>` and, when invalid,
- * `&newsletter_fields=<the fields at fault>`.
- */
-function subscribe(deps: FormsDeps, request: Request, slug: string): Promise<Response> {
-  const headers: Record<string, string> = { ...NO_STORE, vary: "Origin" };
-  const formPost = bodyKindOf(request) === "form" && !acceptsJson(request);
-  return guarded(request, headers, async () => {
-    const mailer = requireMailer(deps);
-    await enforceClientLimit(deps, request, "newsletter");
-    const newsletter = await newsletterOf(deps, slug);
-    const origin = requestOrigin(request);
-    if (!origin || !newsletter.allowed.has(origin)) throw new ApiError("origin_not_allowed");
-    Object.assign(headers, corsHeaders(origin));
-    const { organization, allowed } = newsletter;
-    // The posting page when it is on the same allowed origin, else that origin's root.
-    const referer = request.headers.get("referer");
-    const postingPage = referer && originOf(referer) === origin ? referer : `${origin}/`;
-
-    if (!organization.newsletterEnabled && !formPost) throw notFound("No newsletter here.");
-    const body = await readBody(request);
-    // A form post returns to `redirect` whatever the outcome, when it is on an allowed origin:
-    // the Referer is often cut to the origin, and the posting page is what the person knows.
-    const posted = postedRedirect(body.fields);
-    const redirectAllowed = posted !== undefined && allowed.has(originOf(posted) ?? "");
-    const target = redirectAllowed ? posted : postingPage;
-    if (!organization.newsletterEnabled) return seeOther(target, "closed");
-    const result = checkSubmission(OrganizationSubscribeIn, body.fields, body.kind);
-    const errors: FieldError[] = "errors" in result ? [...result.errors] : [];
-    const redirect = "value" in result ? result.value.redirect : undefined;
-    if (posted !== undefined && !redirectAllowed && !errors.some((e) => e.field === "redirect")) {
-      errors.push({
-        field: "redirect",
-        reason: "not_allowed",
-        message: "must be an address on one of the organization's allowed origins",
-      });
-    }
-    if (errors.length > 0 || !("value" in result)) {
-      if (formPost) return seeOther(target, "invalid", faultyFields(errors));
-      throw validationFailed(errors);
-    }
-    const input = result.value;
-    const answer = (status: "pending" | "subscribed") =>
-      formPost ? seeOther(target, status) : json({ status }, 202);
-    if (looksAutomated(input, deps.now())) return answer("pending");
-
-    let singleOptIn = false;
-    if (input.human_check_token) {
-      const check = await deps.humanCheck.verify(input.human_check_token, clientIpOf(request));
-      if (check === "failed") {
-        if (formPost) return seeOther(target, "invalid", ["human_check_token"]);
-        throw validationFailed([
-          { field: "human_check_token", reason: "human_check_failed", message: "did not pass" },
-        ]);
-      }
-      singleOptIn = check === "passed";
-    }
-    await deliverOnce(
-      deps.db,
-      input.submission_id,
-      `newsletter:${organization.slug}`,
-      deps.now,
-      () =>
-        subscribeToOrganization(deps, mailer, organization, {
-          email: input.email,
-          redirect: redirect ?? null,
-          singleOptIn,
-        }),
-    );
-    return answer(singleOptIn ? "subscribed" : "pending");
-  });
-}
-
-const EXPIRED_PAGE: Omit<PageContent, "brand"> = {
-  title: "Link expired",
-  heading: "This link has expired",
-  message: "Confirmation links work for 48 hours. Subscribe again on the website to get a new one.",
-};
-
 /** GET /v1/public/newsletter/confirm?t=: a page with one button that POSTs. Never subscribes. */
 function confirmationPage(deps: FormsDeps, request: Request): Promise<Response> {
   return pageErrors(request, async () => {
@@ -196,48 +89,20 @@ function confirmationPage(deps: FormsDeps, request: Request): Promise<Response> 
     await enforceClientLimit(deps, request, "confirm");
     const token = new URL(request.url).searchParams.get("t") ?? "";
     const page = await describeConfirmation(deps, token);
-    if (page.state === "expired")
-      return pageResponse({ ...EXPIRED_PAGE, brand: "Newsletter" }, 410);
+    if (page.state === "expired") return pageResponse(EXPIRED_PAGE, 410);
     if (page.list === "digest") {
       if (page.state === "used") return pageResponse(digestPage("confirmed"), 200);
-      return pageResponse(
-        {
-          title: "Confirm your subscription",
-          heading: "Confirm your subscription",
-          message:
-            "Press the button to receive the weekly digest at the address this link was sent to.",
-          brand: "Weekly digest",
-          form: { action: DIGEST_CONFIRM, token, button: "Confirm subscription" },
-        },
-        200,
-      );
+      return pageResponse(digestConfirmationPage(DIGEST_CONFIRM, token), 200);
     }
     const { organization, accent } = page.newsletter;
     if (page.state === "used") {
       return pageResponse(subscribedPage(organization.name, accent, "Already confirmed"), 200);
     }
     return pageResponse(
-      {
-        title: `Confirm your subscription to ${organization.name}`,
-        heading: "Confirm your subscription",
-        message: `Press the button to receive ${organization.name}'s newsletter at the address this link was sent to.`,
-        brand: organization.name,
-        accent,
-        form: { action: CONFIRM, token, button: "Confirm subscription" },
-      },
+      organizationConfirmationPage(organization.name, accent, CONFIRM, token),
       200,
     );
   });
-}
-
-function subscribedPage(name: string, accent: string | null, heading = "You are subscribed") {
-  return {
-    title: `Subscribed to ${name}`,
-    heading,
-    message: `You will receive ${name}'s newsletter. Every issue has a link to unsubscribe.`,
-    brand: name,
-    accent,
-  };
 }
 
 /**
@@ -260,9 +125,7 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
       throw error;
     }
     if (outcome.status === "expired") {
-      return wantsJson
-        ? json({ status: "expired" }, 410)
-        : pageResponse({ ...EXPIRED_PAGE, brand: "Newsletter" }, 410);
+      return wantsJson ? json({ status: "expired" }, 410) : pageResponse(EXPIRED_PAGE, 410);
     }
     if (wantsJson) return json({ status: "confirmed" }, 200);
     const { organization, allowed, accent } = outcome.newsletter;
@@ -290,34 +153,15 @@ async function confirmationTokenOf(request: Request): Promise<string> {
   return typeof value === "string" ? value.trim() : "";
 }
 
-const ERROR_PAGES: Partial<Record<number, Omit<PageContent, "brand">>> = {
-  429: {
-    title: "Too many attempts",
-    heading: "Too many attempts",
-    message: "Wait a minute, then try again.",
-  },
-  502: {
-    title: "Not finished",
-    heading: "We could not finish",
-    message:
-      "The confirmation could not be completed. Your link still works: try again in a moment.",
-  },
-  503: {
-    title: "Unavailable",
-    heading: "Newsletters are unavailable",
-    message: "Try again later.",
-  },
-};
-
 /** For pages: an error becomes a small page with the error's status instead of JSON. */
 async function pageErrors(request: Request, run: () => Promise<Response>): Promise<Response> {
   try {
     return await run();
   } catch (error) {
     const apiError = toApiError(error, request);
-    const page = ERROR_PAGES[apiError.status];
+    const page = errorPage(apiError.status);
     if (!page) return errorResponse(apiError, requestIdOf(request));
-    const response = pageResponse({ ...page, brand: "Newsletter" }, apiError.status);
+    const response = pageResponse(page, apiError.status);
     for (const [name, value] of Object.entries(apiError.headers)) response.headers.set(name, value);
     return response;
   }
