@@ -8,7 +8,8 @@
 import { mkdirSync } from "node:fs";
 import { loadConfig } from "@newsroom/shared/config";
 import { launchChromium } from "@newsroom/shared/testing/browser";
-import { eventually, freePort } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { freePort } from "@newsroom/shared/testing/ports";
 import type { Page } from "playwright-core";
 import { startSesEmulator } from "../services/forms/test/support/harness.ts";
 import { startEmbedded } from "./embedded.ts";
@@ -63,8 +64,7 @@ try {
       const [email] = await ses.to(OWNER);
       return email ? /\b(\d{6})\b/.exec(email.body.text ?? "")?.[1] : undefined;
     },
-    10_000,
-    "the sign-in code",
+    { message: "the sign-in code", timeoutMs: 10_000 },
   );
   const inbox = await context.newPage();
   await inbox.goto(`${ses.url}/store`);

@@ -6,6 +6,7 @@ import { JetStreamBus } from "../src/bus/jetstream.ts";
 import { MemoryBus } from "../src/bus/memory.ts";
 import type { BusEvent, StoryEvent } from "../src/events.ts";
 import { requireService } from "../src/testing/database.ts";
+import { eventually } from "../src/testing/eventually.ts";
 import { freePort } from "../src/testing/ports.ts";
 import { NATS_SERVER, natsServer, requireBinary, waitForPort } from "../src/testing/servers.ts";
 
@@ -18,14 +19,6 @@ function storyEvent(type: StoryEvent["type"] = "story.published"): StoryEvent {
     created_at: new Date().toISOString(),
     data: { organization_id: crypto.randomUUID(), story_id: crypto.randomUUID() },
   };
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
 }
 
 type Backend = { name: string; open(): Promise<EventBus>; cleanup(): Promise<void> };
@@ -65,7 +58,7 @@ for (const backend of backends) {
       await bus.subscribe(async (e) => void b.push(e), { durable: `group-${suffix}` });
       const events = Array.from({ length: 10 }, () => storyEvent());
       for (const event of events) await bus.publish(event);
-      await until(() => a.length + b.length >= 10);
+      await eventually(() => a.length + b.length >= 10, { message: "the ten events in the group" });
       await Bun.sleep(200);
       const ids = [...a, ...b].map((e) => e.id).sort();
       expect(ids).toEqual(events.map((e) => e.id).sort());
@@ -77,7 +70,7 @@ for (const backend of backends) {
       const event = storyEvent("story.submitted");
       expect(await bus.publish(event)).toEqual({ duplicate: false });
       expect(await bus.publish(event)).toEqual({ duplicate: true });
-      await until(() => seen.some((e) => e.id === event.id));
+      await eventually(() => seen.some((e) => e.id === event.id), { message: "the event" });
       await Bun.sleep(300);
       expect(seen.filter((e) => e.id === event.id)).toHaveLength(1);
     });
@@ -94,7 +87,7 @@ for (const backend of backends) {
         { durable: `retry-${suffix}` },
       );
       await bus.publish(event);
-      await until(() => calls >= 2, 10_000);
+      await eventually(() => calls >= 2, { message: "the second delivery", timeoutMs: 10_000 });
       expect(calls).toBe(2);
     });
 
@@ -113,7 +106,9 @@ for (const backend of backends) {
         data: { organization_id: crypto.randomUUID(), site: "x" },
       };
       await bus.publish(site);
-      await until(() => one.length >= 1 && two.length >= 1);
+      await eventually(() => one.length >= 1 && two.length >= 1, {
+        message: "the event at both subscribers",
+      });
       await Bun.sleep(200);
       expect(one.map((e) => e.id)).toEqual([site.id]);
       expect(two.map((e) => e.id)).toEqual([site.id]);
@@ -137,7 +132,9 @@ describe.skipIf(!natsBinary)(
       try {
         const before = storyEvent();
         await bus.publish(before);
-        await until(() => seen.includes(before.id));
+        await eventually(() => seen.includes(before.id), {
+          message: "the event before the restart",
+        });
 
         // The server dies and comes back empty: no stream, no consumer.
         await server.stop();
@@ -146,15 +143,17 @@ describe.skipIf(!natsBinary)(
         await waitForPort(port);
 
         const after = storyEvent();
-        await until(async () => {
-          try {
+        await eventually(
+          async () => {
             await bus.publish(after);
             return true;
-          } catch {
-            return false;
-          }
-        }, 20_000);
-        await until(() => seen.includes(after.id), 20_000);
+          },
+          { message: "a publish to the restarted server", timeoutMs: 20_000 },
+        );
+        await eventually(() => seen.includes(after.id), {
+          message: "the event after the restart",
+          timeoutMs: 20_000,
+        });
         expect(seen).toContain(after.id);
       } finally {
         await bus.close();

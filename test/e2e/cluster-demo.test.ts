@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
 
 /**
@@ -115,15 +116,18 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
       },
     );
     expect(response.status).toBe(202);
-    const deadline = Date.now() + 15_000;
-    let delivered = false;
-    while (!delivered && Date.now() < deadline) {
-      const store = await (await fetch(`http://127.0.0.1:${port.ses}/store`)).json();
-      delivered = store.emails.some((mail: { destination: { to: string[] } }) =>
-        mail.destination.to.includes(email),
-      );
-      if (!delivered) await Bun.sleep(200);
-    }
-    expect(delivered).toBe(true);
+    await eventually(
+      async () => {
+        const store = await (await fetch(`http://127.0.0.1:${port.ses}/store`)).json();
+        return store.emails.some((mail: { destination: { to: string[] } }) =>
+          mail.destination.to.includes(email),
+        );
+      },
+      {
+        message: `the confirmation email to ${email} in the emulator`,
+        timeoutMs: 15_000,
+        everyMs: 200,
+      },
+    );
   }, 30_000);
 });

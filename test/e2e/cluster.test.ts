@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
-import { eventually, freePort } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { freePort } from "@newsroom/shared/testing/ports";
+import { waitForReady } from "@newsroom/shared/testing/servers";
 import { Webhook } from "standardwebhooks";
-import { type Cluster, startCluster, waitForReady } from "../../scripts/cluster.ts";
+import { type Cluster, startCluster } from "../../scripts/cluster.ts";
 
 /**
  * The six processes on the real PostgreSQL, JetStream and Redis: a story moves through
@@ -165,29 +167,29 @@ describe.skipIf(!ready)("the cluster end to end", () => {
 
     await admin("POST", `/stories/${story.id}/transitions`, { action: "publish" });
     expect(await statusInApi()).toBe("published");
-    await eventually(
-      async () => ((await inNewsroom()) ? true : undefined),
-      15_000,
-      "published in newsroom",
-    );
+    await eventually(() => inNewsroom(), {
+      message: "published in newsroom",
+      timeoutMs: 15_000,
+    });
     expect(await item()).toBe(200);
     const feed = await (await api("/v1/feed.json")).json();
     expect(feed.items.map((i: { id: string }) => i.id).join(" ")).toContain(story.id);
 
     await admin("POST", `/stories/${story.id}/transitions`, { action: "unpublish" });
     expect(await statusInApi()).toBe("unpublished");
-    await eventually(
-      async () => ((await inNewsroom()) ? undefined : true),
-      15_000,
-      "gone from newsroom",
-    );
-    await eventually(async () => ((await item()) === 404 ? true : undefined), 15_000, "item gone");
+    await eventually(async () => !(await inNewsroom()), {
+      message: "gone from newsroom",
+      timeoutMs: 15_000,
+    });
+    await eventually(async () => (await item()) === 404, {
+      message: "item gone",
+      timeoutMs: 15_000,
+    });
 
-    await eventually(
-      async () => (received.length >= 4 ? true : undefined),
-      30_000,
-      "four webhooks",
-    );
+    await eventually(() => received.length >= 4, {
+      message: "four webhooks",
+      timeoutMs: 30_000,
+    });
     await Bun.sleep(500);
     expect(received.map((r) => r.type)).toEqual([
       "story.submitted",
@@ -205,8 +207,7 @@ describe.skipIf(!ready)("the cluster end to end", () => {
           ? page
           : undefined;
       },
-      15_000,
-      "delivery log",
+      { message: "delivery log", timeoutMs: 15_000 },
     );
     expect(log.data.map((d: { event_type: string }) => d.event_type).sort()).toEqual([
       "story.approved",

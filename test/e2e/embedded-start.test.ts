@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@newsroom/shared/testing/ports";
-import { waitForReady } from "../../scripts/cluster.ts";
+import { waitForReady } from "@newsroom/shared/testing/servers";
 
 /**
  * `npm start` refuses, in one line naming the variable and with exit code 1, what it cannot

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { freePort } from "@newsroom/shared/testing/ports";
-import { waitForReady } from "../../scripts/cluster.ts";
+import { waitForReady } from "@newsroom/shared/testing/servers";
 
 /**
  * Each service as its own process, configured by environment variables only: it answers its

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
-import { eventually, freePort } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { freePort } from "@newsroom/shared/testing/ports";
 import {
   NATS_SERVER,
   natsServer,
@@ -10,10 +11,11 @@ import {
   redisServer,
   requireBinary,
   waitForPort,
+  waitForReady,
 } from "@newsroom/shared/testing/servers";
 import postgres from "postgres";
 import { Webhook } from "standardwebhooks";
-import { type Cluster, clusterPlan, startCluster, waitForReady } from "../../scripts/cluster.ts";
+import { type Cluster, clusterPlan, startCluster } from "../../scripts/cluster.ts";
 
 /**
  * Faults under the six processes: NATS restarted, the webhooks process and the workspace relay
@@ -140,7 +142,10 @@ describe.skipIf(!ready)("faults under the cluster", () => {
 
   /** Retries a workspace call across a crash of the workspace process. */
   async function adminRetrying(method: string, path: string, body?: unknown) {
-    return eventually(() => admin(method, path, body), 30_000, `${method} ${path}`);
+    return eventually(() => admin(method, path, body), {
+      message: `${method} ${path}`,
+      timeoutMs: 30_000,
+    });
   }
 
   async function newStories(prefix: string, count: number): Promise<string[]> {
@@ -167,10 +172,9 @@ describe.skipIf(!ready)("faults under the cluster", () => {
         const allSeen = events.every((event) => seen.has(event.id));
         const allDelivered =
           deliveries.length === events.length && deliveries.every((d) => d.status === "delivered");
-        return events.length > 0 && allSeen && allDelivered ? true : undefined;
+        return events.length > 0 && allSeen && allDelivered;
       },
-      ms,
-      "every event delivered",
+      { message: "every event delivered", timeoutMs: ms },
     );
   }
 
@@ -203,8 +207,7 @@ describe.skipIf(!ready)("faults under the cluster", () => {
             if (String(error).includes("invalid_transition")) return true;
             throw error;
           }),
-        30_000,
-        `submit ${id}`,
+        { message: `submit ${id}`, timeoutMs: 30_000 },
       );
     const flow = (async () => {
       for (const id of ids) await submit(id);
@@ -238,8 +241,7 @@ describe.skipIf(!ready)("faults under the cluster", () => {
           const response = await fetch(`${base}/v1/public/newsroom?type=video`);
           return response.status === 503 ? response : undefined;
         },
-        20_000,
-        "503 while the database is down",
+        { message: "503 while the database is down", timeoutMs: 20_000 },
       );
       expect(down.headers.get("retry-after")).toBe("60");
       expect(down.headers.get("cache-control")).toBe("no-store");
@@ -249,18 +251,15 @@ describe.skipIf(!ready)("faults under the cluster", () => {
       await adminDb.end();
     }
     await eventually(
-      async () =>
-        (await fetch(`${base}/v1/public/newsroom?type=event`)).status === 200 ? true : undefined,
-      30_000,
-      "recovery without a restart",
+      async () => (await fetch(`${base}/v1/public/newsroom?type=event`)).status === 200,
+      { message: "recovery without a restart", timeoutMs: 30_000 },
     );
     const stories = () =>
       fetch(`${base}/v1/stories?limit=2`, { headers: { authorization: `Bearer ${key}` } });
-    await eventually(
-      async () => ((await stories()).status === 200 ? true : undefined),
-      30_000,
-      "the client API recovers too",
-    );
+    await eventually(async () => (await stories()).status === 200, {
+      message: "the client API recovers too",
+      timeoutMs: 30_000,
+    });
   }, 90_000);
 
   test("Redis down: rate limiting fails open, never a 500; back up, limits hold again", async () => {
@@ -279,10 +278,9 @@ describe.skipIf(!ready)("faults under the cluster", () => {
         async () => {
           expect((await call()).status).toBe(200);
           const keys = (await client.send("KEYS", ["rl:*"])) as string[];
-          return keys.length > 0 ? true : undefined;
+          return keys.length > 0;
         },
-        20_000,
-        "counters in the restarted Redis",
+        { message: "counters in the restarted Redis", timeoutMs: 20_000 },
       );
     } finally {
       client.close();

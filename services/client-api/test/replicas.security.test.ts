@@ -8,10 +8,10 @@ import { edge } from "@newsroom/shared/http/edge";
 import { ReadCache } from "@newsroom/shared/read-cache";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
+import { waitForReady } from "@newsroom/shared/testing/servers";
 import type { Subprocess } from "bun";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { waitForReady } from "../../../scripts/cluster.ts";
 import { createClientApiApp } from "../src/app.ts";
 import { clientApiFixture } from "./support/fixture.ts";
 

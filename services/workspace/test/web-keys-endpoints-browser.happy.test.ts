@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
-import { eventually } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
@@ -72,11 +72,10 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     expect(key).toMatch(/^armk_test_[A-Za-z0-9_-]{43}$/);
     expect(await page.textContent("main")).toContain("will not be shown again");
     await page.getByRole("button", { name: "Copy" }).click();
-    await eventually(
-      async () => ((await page.textContent("#secret-copied")) === "Copied." ? true : undefined),
-      5_000,
-      "the copy confirmation",
-    );
+    await eventually(async () => (await page.textContent("#secret-copied")) === "Copied.", {
+      message: "the copy confirmation",
+      timeoutMs: 5_000,
+    });
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
 
     expect((await readStories(key)).status).toBe(200);
@@ -115,8 +114,7 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
 
     const [hit] = await eventually(
       async () => (receiver.at("/hooks").length > 0 ? receiver.at("/hooks") : undefined),
-      10_000,
-      "the test event at the receiver",
+      { message: "the test event at the receiver", timeoutMs: 10_000 },
     );
     const headers = Object.fromEntries(
       ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [

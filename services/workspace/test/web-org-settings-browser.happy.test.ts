@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
-import { eventually } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { expectAccessible } from "./support/accessibility.ts";
 import { orgWithMembers, unique, type WebHarness, webHarness } from "./support/web-app.ts";
@@ -146,7 +146,10 @@ describeInBrowser("an organization's settings pages in Chromium", () => {
     expect(await textOf(page.getByRole("status"))).toBe(
       "The person was added and told by email how to sign in.",
     );
-    const email = await eventually(async () => (await h.ses.to(invited))[0], 10_000, "the email");
+    const email = await eventually(async () => (await h.ses.to(invited))[0], {
+      message: "the email",
+      timeoutMs: 10_000,
+    });
     expect(email.subject).toBe("You were added to Org setorg on the newsroom workspace");
     expect(email.body.text).toContain(`${org.members.owner} added you to Org setorg as editor.`);
     expect(email.body.text).toContain(`Sign in at ${h.url}/app/sign-in`);

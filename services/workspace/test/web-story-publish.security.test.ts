@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, stories } from "@newsroom/shared/db/schema";
-import { eventually } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { and, eq } from "drizzle-orm";
 import {
   orgWithMembers,
@@ -73,9 +73,8 @@ describe("publishing and unpublishing in the web app", () => {
     expect(unpublished.status).toBe(303);
     expect(await statusOf(id)).toBe("unpublished");
     await eventually(
-      async () => !(await slugsAt("/v1/public/newsroom")).includes("from-the-browser") || undefined,
-      10_000,
-      "the story gone from the newsroom",
+      async () => !(await slugsAt("/v1/public/newsroom")).includes("from-the-browser"),
+      { message: "the story gone from the newsroom", timeoutMs: 10_000 },
     );
     // Unpublished, its approved version may be published again.
     const again = await owner.get(`/app/stories/${id}?done=unpublished`);

@@ -7,7 +7,7 @@ import {
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { eventually } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
 import type { PermissionAction } from "../src/people/permissions.ts";
@@ -87,7 +87,10 @@ describe("webhook endpoints in the web app", () => {
       action: "endpoint.test",
       path: "test",
       expected: (_id, hook) =>
-        eventually(async () => receiver.at(hook).length > 0 || undefined, 10_000, "the test event"),
+        eventually(async () => receiver.at(hook).length > 0, {
+          message: "the test event",
+          timeoutMs: 10_000,
+        }),
     },
     {
       action: "endpoint.disable",

@@ -95,3 +95,15 @@ function portAccepts(port: number): Promise<boolean> {
     () => false,
   );
 }
+
+/** Resolves once GET `url` answers with a 2xx status; throws after `timeoutMs`. */
+export async function waitForReady(url: string, timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    async () => {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      return response.ok;
+    },
+    { message: `${url} to answer 2xx`, timeoutMs, everyMs: 200 },
+  );
+}

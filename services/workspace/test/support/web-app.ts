@@ -1,5 +1,6 @@
 import { adminToken, loadConfig } from "@newsroom/shared/config";
-import { eventually, freePort } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { freePort } from "@newsroom/shared/testing/ports";
 import { type Embedded, startEmbedded } from "../../../../scripts/embedded.ts";
 import { type SesEmulator, startSesEmulator } from "../../../forms/test/support/harness.ts";
 
@@ -81,8 +82,7 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
           const last = mine.at(-1);
           return last ? /\b(\d{6})\b/.exec(last.body.text ?? "")?.[1] : undefined;
         },
-        10_000,
-        `a sign-in code for ${email}`,
+        { message: `a sign-in code for ${email}`, timeoutMs: 10_000 },
       );
     },
     async signedIn(email) {
