@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { lockFolder } from "./folder-lock.ts";
+import { fillFromSnapshot } from "./pglite-snapshot.ts";
 import * as schema from "./schema.ts";
 import {
   connectionParameters,
@@ -63,8 +64,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const dir = options.pgliteDir ?? "memory";
   if (dir !== "memory") mkdirSync(dir, { recursive: true });
   const lock = dir === "memory" ? null : lockFolder(dir);
-  const client = dir === "memory" ? new PGlite() : new PGlite(dir);
+  let client: PGlite;
   try {
+    // A new folder starts as a copy of the migrated snapshot, not with PGlite's `initdb`.
+    if (dir !== "memory") await fillFromSnapshot(dir);
+    client = dir === "memory" ? new PGlite() : new PGlite(dir);
     await client.waitReady;
   } catch (error) {
     lock?.release();
