@@ -1,7 +1,7 @@
 /**
  * Embedded footprint: `npm start` on an empty PGlite folder (migrations and demo data on that
  * first start), timed from the spawn to the first 200 on /health and on the newsroom index, and
- * its resident memory once it answers and after a few seconds at rest. Median of
+ * its peak resident memory until then, its resident memory once it answers and after a few seconds at rest. Median of
  * BENCH_STARTS starts (default 3), each in a fresh folder. Run: `bun bench/startup.bench.ts`.
  */
 import { loadavg } from "node:os";
@@ -11,6 +11,8 @@ import { startEmbeddedServer } from "./support/servers.ts";
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
 
 interface Start {
+  /** The highest RSS of the first start, from spawn to answering (the kernel's VmHWM). */
+  rssPeak: number;
   /** The same folder started again (no initdb, migrations or seed left to do). */
   againMs: number;
   rssAgain: number;
@@ -27,6 +29,7 @@ try {
     const folder = scratchPath(`start-${i}`);
     const server = await startEmbeddedServer({ PGLITE_DIR: folder });
     const rssReady = await rssMiB(server.pid);
+    const rssPeak = await peakRssMiB(server.pid);
     await Bun.sleep(3_000);
     const rssSettled = await rssMiB(server.pid);
     await stopProcess(server.pid);
@@ -37,13 +40,14 @@ try {
     starts.push({
       healthMs: server.healthMs,
       newsroomMs: server.newsroomMs,
+      rssPeak,
       rssReady,
       rssSettled,
       againMs: again.newsroomMs,
       rssAgain,
     });
     console.error(
-      `  start ${i + 1}/${STARTS}: /health ${server.healthMs.toFixed(0)} ms, newsroom ${server.newsroomMs.toFixed(0)} ms, RSS ${rssReady} MiB, ${rssSettled} MiB after 3 s; again ${again.newsroomMs.toFixed(0)} ms, ${rssAgain} MiB`,
+      `  start ${i + 1}/${STARTS}: /health ${server.healthMs.toFixed(0)} ms, newsroom ${server.newsroomMs.toFixed(0)} ms, RSS peak ${rssPeak} MiB, ${rssReady} MiB, ${rssSettled} MiB after 3 s; again ${again.newsroomMs.toFixed(0)} ms, ${rssAgain} MiB`,
     );
   }
 } finally {
@@ -57,6 +61,10 @@ console.log(`### Embedded first start (empty PGlite folder, demo data)
 |---|---|---|
 | spawn to first 200 on /health | ${(m((s) => s.healthMs) / 1000).toFixed(2)} s | ${range(starts.map((s) => s.healthMs / 1000))} s |
 | spawn to first 200 on /v1/public/newsroom | ${(m((s) => s.newsroomMs) / 1000).toFixed(2)} s | ${range(starts.map((s) => s.newsroomMs / 1000))} s |
+| peak RSS until it first answers | ${m((s) => s.rssPeak).toFixed(0)} MiB | ${range(
+  starts.map((s) => s.rssPeak),
+  0,
+)} MiB |
 | RSS when it first answers | ${m((s) => s.rssReady).toFixed(0)} MiB | ${range(
   starts.map((s) => s.rssReady),
   0,
@@ -73,6 +81,12 @@ console.log(`### Embedded first start (empty PGlite folder, demo data)
 
 Load average ${loadLine(loadBefore)} before, ${loadLine()} after; ${new Date().toISOString()}.`);
 process.exit(0);
+
+/** The highest resident memory the process has had so far. */
+async function peakRssMiB(pid: number): Promise<number> {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+}
 
 /** Stops a started server and waits for it to go: the PGlite folder's lock is released on exit. */
 async function stopProcess(pid: number): Promise<void> {
