@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Subprocess } from "bun";
 import type { CapturedAnswer } from "./bare-server.ts";
 
@@ -148,18 +149,14 @@ export async function startBareProxy(base: string): Promise<Target> {
 
 /** Resolves when GET url answers 200; throws after `ms`. */
 export async function waitFor200(url: string, ms = 60_000, everyMs = 100): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) })
-      .then(async (r) => {
+  await eventually(
+    () =>
+      fetch(url, { signal: AbortSignal.timeout(2_000) }).then(async (r) => {
         await r.arrayBuffer();
         return r.status === 200;
-      })
-      .catch(() => false);
-    if (ok) return;
-    await Bun.sleep(everyMs);
-  }
-  throw new Error(`${url} did not answer 200 within ${ms} ms`);
+      }),
+    { message: `${url} to answer 200`, timeoutMs: ms, everyMs },
+  );
 }
 
 /** Resident memory of a process in MiB, from /proc. */

@@ -1,4 +1,5 @@
 import { createServer } from "node:net";
+import { eventually as waitUntil } from "./eventually.ts";
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -13,22 +14,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it returns a value other than undefined, or throws after `ms`. */
-export async function eventually<T>(
+/**
+ * The former polling helper, kept as a thin wrapper until its last caller moves to
+ * `eventually` in ./eventually.ts: done when `check` returns anything but undefined.
+ * @deprecated use `eventually` from ./eventually.ts
+ */
+export function eventually<T>(
   check: () => Promise<T | undefined>,
   ms = 20_000,
   what = "condition",
 ): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await Bun.sleep(100);
-  }
-  throw new Error(`${what} not met within ${ms} ms${last ? `: ${String(last)}` : ""}`);
+  return waitUntil(check, (value): value is T => value !== undefined, {
+    message: what,
+    timeoutMs: ms,
+    everyMs: 100,
+  });
 }
