@@ -7,6 +7,7 @@ import {
 } from "@newsroom/shared/openapi/operation";
 import { ErrorOut } from "@newsroom/shared/records";
 import { type TSchema, Type as t } from "@sinclair/typebox";
+import { ConfirmTokenIn } from "./confirmations/tokens.ts";
 
 /**
  * OpenAPI descriptions of the forms routes, built from the same TypeBox schemas that validate
@@ -73,8 +74,6 @@ export function formOperation(spec: {
     },
   });
 }
-
-export const ConfirmTokenIn = t.Object({ t: t.String({ pattern: "^[A-Za-z0-9_-]{43}$" }) });
 
 export const digestConfirmOperation = operation({
   summary: "Confirm a digest subscription",

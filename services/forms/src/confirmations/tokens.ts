@@ -1,8 +1,27 @@
 import { createHash } from "node:crypto";
 import { randomToken } from "@newsroom/shared/ids";
+import { Type as t } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 
 /** A confirmation token: 32 random bytes in base64url, 43 characters. */
-export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_PATTERN = "^[A-Za-z0-9_-]{43}$";
+export const TOKEN_SHAPE = new RegExp(TOKEN_PATTERN);
+
+/** The body of a confirmation POST (JSON or form data), as the OpenAPI document shows it. */
+export const ConfirmTokenIn = t.Object({ t: t.String({ pattern: TOKEN_PATTERN }) });
+
+/**
+ * The token of a read confirmation body, checked against ConfirmTokenIn (a repeated form field
+ * keeps its last value; surrounding space is dropped): `undefined` when the body has no `t`,
+ * `null` when its `t` is no token, which is answered like an unknown link.
+ */
+export function confirmTokenOf(fields: Record<string, unknown>): string | null | undefined {
+  const raw = Object.hasOwn(fields, "t") ? fields.t : undefined;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (value === undefined || value === null || value === "") return undefined;
+  const body = { t: typeof value === "string" ? value.trim() : value };
+  return Value.Check(ConfirmTokenIn, body) ? body.t : null;
+}
 /** A confirmation link works for 48 hours, once. */
 export const CONFIRMATION_VALIDITY_MS = 48 * 60 * 60 * 1000;
 

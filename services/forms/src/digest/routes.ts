@@ -3,9 +3,10 @@ import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
 import { digestPage } from "../confirmations/newsletter-pages.ts";
 import { pageResponse } from "../confirmations/pages.ts";
+import { confirmTokenOf } from "../confirmations/tokens.ts";
 import { digestConfirmOperation, formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
-import { type ParsedBody, readBody } from "../request/body.ts";
+import { readBody } from "../request/body.ts";
 import {
   acceptsJson,
   enforceClientLimit,
@@ -48,10 +49,13 @@ export function digestRoutes(deps: FormsDeps) {
           const mailer = requireMailer(deps);
           await enforceClientLimit(deps, request, "confirm");
           const body = await readBody(request);
-          const token = tokenOf(body);
+          const token = confirmTokenOf(body.fields);
+          if (token === undefined) {
+            throw validationFailed([{ field: "t", reason: "required", message: "is required" }]);
+          }
           let outcome: ConfirmationOutcome;
           try {
-            outcome = await confirmDigest(deps, mailer, token);
+            outcome = token === null ? "expired" : await confirmDigest(deps, mailer, token);
           } catch (error) {
             if (error instanceof MailDeliveryError) throw new ApiError("delivery_failed");
             throw error;
@@ -65,14 +69,4 @@ export function digestRoutes(deps: FormsDeps) {
         }),
       { parse: "none", detail: digestConfirmOperation },
     );
-}
-
-/** The token field `t`: required; any other shape answers 410 like an unknown token. */
-export function tokenOf(body: ParsedBody): string {
-  const raw = Object.hasOwn(body.fields, "t") ? body.fields.t : undefined;
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  if (value === undefined || value === null || value === "") {
-    throw validationFailed([{ field: "t", reason: "required", message: "is required" }]);
-  }
-  return typeof value === "string" ? value.trim() : "";
 }
