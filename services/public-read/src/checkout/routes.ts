@@ -1,5 +1,4 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { errorResponse } from "@newsroom/shared/http/error-response";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { log } from "@newsroom/shared/log";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
@@ -18,30 +17,27 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
   return new Elysia({ name: "public-read:checkout" }).get(
     "/v1/public/checkout/:id",
     async ({ request, params }) => {
-      const requestId = requestIdOf(request);
       if (!reader) {
-        return errorResponse(
-          new ApiError("content_unavailable", "Checkout is not configured in this environment.", {
+        throw new ApiError(
+          "content_unavailable",
+          "Checkout is not configured in this environment.",
+          {
             headers: { ...NO_STORE, "retry-after": "60" },
-          }),
-          requestId,
+          },
         );
       }
       const result = await reader.summary(params.id);
       if (result.ok) return Response.json(result.summary, { headers: NO_STORE });
       if (result.reason === "not_found") {
-        return errorResponse(
-          new ApiError("not_found", "No such checkout session.", { headers: NO_STORE }),
-          requestId,
-        );
+        throw new ApiError("not_found", "No such checkout session.", { headers: NO_STORE });
       }
-      log.warn("checkout session read failed", { request_id: requestId, error: result.detail });
-      return errorResponse(
-        new ApiError("content_unavailable", "Checkout is temporarily unavailable.", {
-          headers: { ...NO_STORE, "retry-after": "60" },
-        }),
-        requestId,
-      );
+      log.warn("checkout session read failed", {
+        request_id: requestIdOf(request),
+        error: result.detail,
+      });
+      throw new ApiError("content_unavailable", "Checkout is temporarily unavailable.", {
+        headers: { ...NO_STORE, "retry-after": "60" },
+      });
     },
     {
       params: CheckoutParams,
