@@ -1,39 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { digestSubscriptions, formSubmissions } from "@newsroom/shared/db/schema";
 import { copyId } from "@newsroom/workspace/digest/service";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import { eq, like } from "drizzle-orm";
 import { sweepExpired } from "../src/sweep.ts";
-import { ADMIN_TOKEN, type DigestSetup, digestSetup, isIssue } from "./support/digest.ts";
+import { ADMIN_TOKEN, digestWorld } from "./support/digest.ts";
 import { publishedStory } from "./support/fixtures.ts";
-import {
-  address,
-  random,
-  type SesEmulator,
-  startRefusingProvider,
-  startSesEmulator,
-} from "./support/harness.ts";
+import { address, random, startRefusingProvider } from "./support/harness.ts";
 
-let ses: SesEmulator;
-let setup: DigestSetup;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  setup = await digestSetup(ses);
-});
-
-afterAll(async () => {
-  await setup.close();
-  await ses.close();
-});
+const { setup } = digestWorld();
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
-
-async function issuesTo(email: string) {
-  return (await ses.to(email)).filter((mail) => isIssue(mail.subject));
-}
 
 /** Runs a test in a week of its own (the clock moved `weeks` ahead), then moves it back. */
 async function inWeek(weeks: number, run: () => Promise<void>) {
@@ -80,7 +59,7 @@ describe("weeks without news", () => {
       await onlySubscribed(emails);
       const quiet = await (await setup.send()).json();
       expect(quiet).toMatchObject({ items: 0, sent: 0, subscribers: 0 });
-      for (const email of emails) expect(await issuesTo(email)).toHaveLength(0);
+      for (const email of emails) expect(await setup.issuesTo(email)).toHaveLength(0);
 
       await story();
       const later = await (await setup.send()).json();
@@ -103,7 +82,7 @@ describe("weeks without news", () => {
           newsroom_running: true,
         });
       }
-      expect(await issuesTo(emails[0]!)).toHaveLength(0);
+      expect(await setup.issuesTo(emails[0]!)).toHaveLength(0);
     });
   });
 });
@@ -119,7 +98,7 @@ describe("at most once per subscriber and week", () => {
       const runs = [await a.json(), await b.json()];
       expect(runs[0].sent + runs[1].sent).toBe(6);
       expect(runs[0].already_sent + runs[1].already_sent).toBe(6);
-      for (const email of emails) expect(await issuesTo(email)).toHaveLength(1);
+      for (const email of emails) expect(await setup.issuesTo(email)).toHaveLength(1);
     });
   });
 
@@ -145,8 +124,8 @@ describe("at most once per subscriber and week", () => {
       }
       const rerun = await (await setup.send()).json();
       expect(rerun).toMatchObject({ sent: 3, already_sent: 2 });
-      for (const email of emails.slice(0, 2)) expect(await issuesTo(email)).toHaveLength(0);
-      for (const email of emails.slice(2)) expect(await issuesTo(email)).toHaveLength(1);
+      for (const email of emails.slice(0, 2)) expect(await setup.issuesTo(email)).toHaveLength(0);
+      for (const email of emails.slice(2)) expect(await setup.issuesTo(email)).toHaveLength(1);
     });
   });
 
@@ -175,7 +154,7 @@ describe("at most once per subscriber and week", () => {
       } finally {
         setup.forms.clock.advance(-jump);
       }
-      expect(await issuesTo(emails[0]!)).toHaveLength(1);
+      expect(await setup.issuesTo(emails[0]!)).toHaveLength(1);
     });
   });
 });
@@ -197,7 +176,7 @@ describe("the provider", () => {
       }
       const retry = await (await setup.send()).json();
       expect(retry).toMatchObject({ sent: 3, already_sent: 0 });
-      for (const email of emails) expect(await issuesTo(email)).toHaveLength(1);
+      for (const email of emails) expect(await setup.issuesTo(email)).toHaveLength(1);
     });
   });
 
@@ -244,7 +223,7 @@ describe("the provider", () => {
       }
       const rerun = await (await setup.send()).json();
       expect(rerun).toMatchObject({ sent: 0, already_sent: 2 });
-      for (const email of emails) expect(await issuesTo(email)).toHaveLength(0);
+      for (const email of emails) expect(await setup.issuesTo(email)).toHaveLength(0);
     });
   });
 });

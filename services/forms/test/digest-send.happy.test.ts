@@ -1,39 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { eq } from "drizzle-orm";
-import { ADMIN_TOKEN, type DigestSetup, digestSetup, isIssue } from "./support/digest.ts";
+import { ADMIN_TOKEN, digestWorld } from "./support/digest.ts";
 import { publishedStory } from "./support/fixtures.ts";
-import {
-  address,
-  headerOf,
-  random,
-  type SesEmulator,
-  startSesEmulator,
-  unsubscribeLinkIn,
-} from "./support/harness.ts";
+import { address, headerOf, random, unsubscribeLinkIn } from "./support/harness.ts";
 
-let ses: SesEmulator;
-let setup: DigestSetup;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  setup = await digestSetup(ses);
-});
-
-afterAll(async () => {
-  await setup.close();
-  await ses.close();
-});
+const { setup } = digestWorld();
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const NEWSROOM = "https://newsrooms.example.test/newsroom";
-
-async function issuesTo(email: string) {
-  return (await ses.to(email)).filter((mail) => isIssue(mail.subject));
-}
 
 describe("npm run admin -- digest send", () => {
   test("sends the week's house items to each confirmed subscriber once, with their own link", async () => {
@@ -101,7 +79,7 @@ describe("npm run admin -- digest send", () => {
 
     const links = new Set<string>();
     for (const reader of readers) {
-      const issues = await issuesTo(reader);
+      const issues = await setup.issuesTo(reader);
       expect(issues).toHaveLength(1);
       const issue = issues[0]!;
       expect(issue.subject).toBe(
@@ -127,13 +105,13 @@ describe("npm run admin -- digest send", () => {
       links.add(link);
     }
     expect(links.size).toBe(readers.length);
-    expect(await issuesTo(pending)).toHaveLength(0);
-    expect(await issuesTo(gone)).toHaveLength(0);
+    expect(await setup.issuesTo(pending)).toHaveLength(0);
+    expect(await setup.issuesTo(gone)).toHaveLength(0);
 
     // The same week again: nothing new goes out.
     const again = await (await setup.send()).json();
     expect(again).toMatchObject({ sent: 0, already_sent: readers.length, items: 2 });
-    for (const reader of readers) expect(await issuesTo(reader)).toHaveLength(1);
+    for (const reader of readers) expect(await setup.issuesTo(reader)).toHaveLength(1);
   });
 
   test("a copy's link unsubscribes its reader only; next week goes to the others", async () => {
@@ -147,7 +125,7 @@ describe("npm run admin -- digest send", () => {
       publishedAt: new Date(forms.clock.now().getTime() - HOUR),
     });
     await setup.send();
-    const link = unsubscribeLinkIn((await issuesTo(readers[0]!))[0]);
+    const link = unsubscribeLinkIn((await setup.issuesTo(readers[0]!))[0]);
     const oneClick = await forms.post(link, "List-Unsubscribe=One-Click", {
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
@@ -162,8 +140,8 @@ describe("npm run admin -- digest send", () => {
     const run = await (await setup.send()).json();
     expect(run.week).toBe(weekOf(forms.clock.now()).name);
     expect(run.items).toBe(1);
-    expect(await issuesTo(readers[0]!)).toHaveLength(1);
-    const second = await issuesTo(readers[1]!);
+    expect(await setup.issuesTo(readers[0]!)).toHaveLength(1);
+    const second = await setup.issuesTo(readers[1]!);
     expect(second).toHaveLength(2);
     expect(second[1]!.body.text).toContain("Next week");
     expect(second[1]!.body.text).not.toContain("This week");
@@ -182,7 +160,7 @@ describe("npm run admin -- digest send", () => {
     });
     const run = await (await setup.send({ week: lastWeek.name })).json();
     expect(run.week).toBe(lastWeek.name);
-    const issues = await issuesTo(reader);
+    const issues = await setup.issuesTo(reader);
     expect(issues).toHaveLength(1);
     expect(issues[0]!.body.text).toContain("From last week");
   });
@@ -219,13 +197,13 @@ describe("the command line", () => {
       expect(first.code).toBe(0);
       expect(first.run.object).toBe("digest_run");
       expect(first.run.sent).toBeGreaterThanOrEqual(1);
-      expect(await issuesTo(reader)).toHaveLength(1);
+      expect(await setup.issuesTo(reader)).toHaveLength(1);
 
       const second = await run();
       expect(second.code).toBe(0);
       expect(second.run.sent).toBe(0);
       expect(second.run.already_sent).toBeGreaterThanOrEqual(1);
-      expect(await issuesTo(reader)).toHaveLength(1);
+      expect(await setup.issuesTo(reader)).toHaveLength(1);
     } finally {
       server.stop(true);
     }

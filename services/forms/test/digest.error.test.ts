@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import { newsletterOrg } from "./support/fixtures.ts";
@@ -6,25 +6,12 @@ import {
   address,
   envelope,
   type FormsHarness,
-  formsHarness,
-  type SesEmulator,
   startRefusingProvider,
-  startSesEmulator,
   tokenIn,
 } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 async function digestToken(email = address("reader")) {
   const response = await forms.post("/v1/public/newsletter/subscribe", {

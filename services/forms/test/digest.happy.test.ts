@@ -1,29 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { digestSubscriptions, newsletterConfirmations } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-} from "./support/harness.ts";
+import { address, envelope, tokenIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 const subscribe = (email: string, as: "json" | "form" | "multipart" = "json") =>
   forms.post("/v1/public/newsletter/subscribe", { email, consent: true, ...envelope() }, { as });

@@ -1,26 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-} from "./support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { address, envelope, tokenIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 const HOUR = 3600_000;
 

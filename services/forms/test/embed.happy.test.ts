@@ -1,36 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { runInNewContext } from "node:vm";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-} from "./support/harness.ts";
+import { newsletterOrg } from "./support/fixtures.ts";
+import { address } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-let org: NewsletterOrg;
-let server: ReturnType<typeof Bun.serve>;
-let base: string;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-  org = await newsletterOrg(forms.database.db);
-  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => forms.handle(r) });
-  base = `http://127.0.0.1:${server.port}`;
-});
-
-afterAll(async () => {
-  server.stop(true);
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms, org, server } = formsWorld({ org: {}, serve: true });
 
 async function script() {
-  const response = await fetch(`${base}/v1/public/newsletter/embed.js`);
+  const response = await fetch(`${server.url}/v1/public/newsletter/embed.js`);
   return { response, text: await response.text() };
 }
 
@@ -164,7 +141,7 @@ describe("the script on an organization's page", () => {
   test("posts with fetch and shows the pending outcome in place", async () => {
     const { text } = await script();
     const email = address("embed");
-    const p = page({ action: `${base}/v1/public/newsletter/${org.slug}/subscribe`, email });
+    const p = page({ action: `${server.url}/v1/public/newsletter/${org.slug}/subscribe`, email });
     runInNewContext(text, p.context);
     const id = p.inputs.find((i) => i.name === "submission_id")?.value;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -182,7 +159,7 @@ describe("the script on an organization's page", () => {
   test("shows the site's own message and the invalid outcome", async () => {
     const { text } = await script();
     const p = page({
-      action: `${base}/v1/public/newsletter/${org.slug}/subscribe`,
+      action: `${server.url}/v1/public/newsletter/${org.slug}/subscribe`,
       email: "not an address",
       attributes: { "data-newsletter-invalid": "Bitte prüfen Sie Ihre Adresse." },
     });
@@ -196,7 +173,7 @@ describe("the script on an organization's page", () => {
     const closed = await newsletterOrg(forms.database.db, { enabled: false });
     const { text } = await script();
     const p = page({
-      action: `${base}/v1/public/newsletter/${closed.slug}/subscribe`,
+      action: `${server.url}/v1/public/newsletter/${closed.slug}/subscribe`,
       email: address(),
     });
     p.context.fetch = (url: string, init: RequestInit) => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { CAREER_AREAS } from "../src/careers/model.ts";
 import {
   CONTACT_AUDIENCES,
@@ -7,14 +7,8 @@ import {
   CONTACT_TOPICS,
 } from "../src/contact/model.ts";
 import { casesFor, type FieldSpec, withField } from "./support/field-cases.ts";
-import {
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  validCareer,
-  validContact,
-} from "./support/harness.ts";
+import { validCareer, validContact } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
 /** The spec's field tables, written out again here so the test does not read the code's. */
 const CONTACT_TABLE: FieldSpec[] = [
@@ -42,18 +36,7 @@ const CAREER_TABLE: FieldSpec[] = [
   { field: "consent", kind: "consent" },
 ];
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 const FORMS = [
   { path: "/v1/public/contact", table: CONTACT_TABLE, valid: validContact },

@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   awayFromMinuteEdge,
   envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
   startRefusingProvider,
-  startSesEmulator,
   validCareer,
   validContact,
   validMappingCall,
 } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 type ErrorBody = {
   error: {

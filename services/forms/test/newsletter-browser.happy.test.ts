@@ -6,19 +6,9 @@ import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import type { Browser } from "playwright-core";
-import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  random,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-  unsubscribeLinkIn,
-} from "./support/harness.ts";
+import { newsletterOrg } from "./support/fixtures.ts";
+import { address, envelope, random, tokenIn, unsubscribeLinkIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
 const ACCENT = "#d4145a";
 const ACCENT_RGB = "rgb(212, 20, 90)";
@@ -47,36 +37,29 @@ function websitePage(service: string, slug: string, pageUrl: string, extra = "")
 }
 
 describeInBrowser("newsletter pages in Chromium", () => {
-  let ses: SesEmulator;
-  let contacts: ContactsServer;
-  let forms: FormsHarness;
-  let org: NewsletterOrg;
+  const { ses, contacts, forms, org, server } = formsWorld({
+    contacts: true,
+    org: { site: { accent: ACCENT } },
+    serve: true,
+  });
   let browser: Browser;
-  let service: ReturnType<typeof Bun.serve>;
   let website: ReturnType<typeof Bun.serve>;
-  let base: string;
   let site: string;
   let pageVariant = "";
 
   beforeAll(async () => {
-    ses = await startSesEmulator();
-    contacts = startContactsServer();
-    forms = await formsHarness({ SES_ENDPOINT: ses.url, SES_CONTACTS_ENDPOINT: contacts.url });
-    service = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => forms.handle(r) });
-    base = `http://127.0.0.1:${service.port}`;
     website = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       fetch: (request) => {
         const url = new URL(request.url);
         if (url.pathname !== "/newsletter") return new Response("not here", { status: 404 });
-        return new Response(websitePage(base, org.slug, `${site}/newsletter`, pageVariant), {
+        return new Response(websitePage(server.url, org.slug, `${site}/newsletter`, pageVariant), {
           headers: { "content-type": "text/html; charset=utf-8" },
         });
       },
     });
     site = `http://127.0.0.1:${website.port}`;
-    org = await newsletterOrg(forms.database.db, { site: { accent: ACCENT } });
     await updateOrganization(forms.database.db, org.slug, { newsletter_origins: [site] });
     browser = await launchChromium();
   }, 60_000);
@@ -84,10 +67,6 @@ describeInBrowser("newsletter pages in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     website?.stop(true);
-    service?.stop(true);
-    await forms?.close();
-    contacts?.close();
-    await ses?.close();
   });
 
   const listOf = () => contacts.list(`org-${org.id}`);
@@ -203,7 +182,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
     const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
     try {
       const page = await context.newPage();
-      const response = await page.goto(`${base}/v1/public/newsletter/confirm?t=${token}`);
+      const response = await page.goto(`${server.url}/v1/public/newsletter/confirm?t=${token}`);
       expect(response?.status()).toBe(200);
       expect(await page.title()).toBe(`Confirm your subscription to ${org.name}`);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
@@ -230,7 +209,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
 
       await Promise.all([page.waitForLoadState("load"), button.click()]);
       await page.waitForSelector("text=You are subscribed", { timeout: 10_000 });
-      expect(page.url()).toBe(`${base}/v1/public/newsletter/confirm`);
+      expect(page.url()).toBe(`${server.url}/v1/public/newsletter/confirm`);
       expect(listOf()?.get(email)).toBe(false);
       const welcome = (await ses.to(email)).filter((m) => m.subject.startsWith("You are"));
       expect(welcome).toHaveLength(1);
@@ -258,7 +237,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
     const withScript = await browser.newContext();
     try {
       const page = await withScript.newPage();
-      await page.goto(`${base}/v1/public/newsletter/confirm?t=${token}`);
+      await page.goto(`${server.url}/v1/public/newsletter/confirm?t=${token}`);
       await Promise.all([
         page.waitForURL(`${site}/newsletter?newsletter=confirmed`, { timeout: 10_000 }),
         page.getByRole("button", { name: "Confirm subscription" }).click(),
@@ -298,7 +277,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
       try {
         const page = await context.newPage();
         for (const slug of [plain.slug, org.slug]) {
-          await page.goto(`${base}/v1/public/newsletter/confirm?t=${await tokenFor(slug)}`);
+          await page.goto(`${server.url}/v1/public/newsletter/confirm?t=${await tokenFor(slug)}`);
           await expectAccessible(page);
           await Promise.all([
             page.waitForSelector("text=You are subscribed"),
@@ -306,9 +285,9 @@ describeInBrowser("newsletter pages in Chromium", () => {
           ]);
           await expectAccessible(page);
         }
-        await page.goto(`${base}/v1/public/newsletter/confirm?t=not-a-token`);
+        await page.goto(`${server.url}/v1/public/newsletter/confirm?t=not-a-token`);
         await expectAccessible(page);
-        await page.goto(`${base}/v1/public/newsletter/confirm?t=${digestToken}`);
+        await page.goto(`${server.url}/v1/public/newsletter/confirm?t=${digestToken}`);
         await expectAccessible(page);
         if (colorScheme === "light") {
           await page.getByRole("button").click();
@@ -317,7 +296,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
         }
         const welcome = (await ses.to(digestEmail)).find((m) => m.subject.startsWith("Welcome"));
         if (welcome) {
-          await page.goto(`${base}${unsubscribeLinkIn(welcome)}`);
+          await page.goto(`${server.url}${unsubscribeLinkIn(welcome)}`);
           await expectAccessible(page);
         }
       } finally {
@@ -336,13 +315,13 @@ describeInBrowser("newsletter pages in Chromium", () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`${base}${unsubscribeLinkIn(welcome)}`);
+      await page.goto(`${server.url}${unsubscribeLinkIn(welcome)}`);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
         "Unsubscribe from the weekly digest",
       );
       await page.getByRole("button", { name: "Unsubscribe" }).click();
       await page.waitForSelector("text=You are unsubscribed", { timeout: 10_000 });
-      const again = await page.goto(`${base}${unsubscribeLinkIn(welcome)}`);
+      const again = await page.goto(`${server.url}${unsubscribeLinkIn(welcome)}`);
       expect(again?.status()).toBe(200);
       expect(await page.getByRole("button").count()).toBe(0);
     } finally {

@@ -1,36 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { newsletterConfirmations } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-} from "./support/harness.ts";
+import { newsletterOrg } from "./support/fixtures.ts";
+import { address, envelope, tokenIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let contacts: ContactsServer;
-let forms: FormsHarness;
-let org: NewsletterOrg;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  contacts = startContactsServer();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url, SES_CONTACTS_ENDPOINT: contacts.url });
-  org = await newsletterOrg(forms.database.db);
-});
-
-afterAll(async () => {
-  await forms.close();
-  contacts.close();
-  await ses.close();
-});
+const { ses, contacts, forms, org } = formsWorld({ contacts: true, org: {} });
 
 const listOf = (organization: { id: string }) => `org-${organization.id}`;
 

@@ -1,31 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { log } from "@newsroom/shared/log";
 import { answerRecorder } from "@newsroom/shared/openapi/recorder";
 import { sql } from "drizzle-orm";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-} from "./support/harness.ts";
+import { address, envelope } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-let org: NewsletterOrg;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-  org = await newsletterOrg(forms.database.db);
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { forms, org } = formsWorld({ org: {} });
 
 test("a failed query is logged with its class and code, never the address or redirect it held", async () => {
   // This file's own database: the table the subscribe flow writes refuses every new row, so the

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import { secretsKey } from "@newsroom/shared/config";
 import { formSubmissions } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http/edge";
-import { createWorkspaceApp } from "@newsroom/workspace/app";
-import { weekOf } from "@newsroom/workspace/digest/week";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import { like } from "drizzle-orm";
 import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
+import { ADMIN_TOKEN, toMidweek, workspaceOn } from "./support/digest.ts";
 import { type NewsletterOrg, newsletterOrg, publishedStory } from "./support/fixtures.ts";
 import { address, envelope, type FormsHarness, formsHarness } from "./support/harness.ts";
 
@@ -16,7 +13,6 @@ import { address, envelope, type FormsHarness, formsHarness } from "./support/ha
  * opted-in contacts of its SES contact list, once per subscriber and week, with SES list
  * management (its RFC 8058 headers and unsubscribe link). Subscribers are never stored here.
  */
-const ADMIN_TOKEN = "newsletter-send-admin-token-01";
 const DAY = 24 * 3600_000;
 let contacts: ContactsServer;
 let forms: FormsHarness;
@@ -25,26 +21,15 @@ let org: NewsletterOrg;
 const bus = new MemoryBus();
 
 beforeAll(async () => {
+  // The stand-in answers sends too: the issues are read from what it was sent.
   contacts = startContactsServer();
   forms = await formsHarness({ SES_ENDPOINT: contacts.url, SES_CONTACTS_ENDPOINT: contacts.url });
-  const midweek = weekOf(new Date()).start.getTime() + 2.5 * DAY;
-  forms.clock.advance(midweek - Date.now());
-  const app = createWorkspaceApp(
-    {
-      db: forms.database.db,
-      bus,
-      secretsKey: secretsKey(forms.config),
-      adminToken: ADMIN_TOKEN,
-      serviceEnv: forms.config.SERVICE_ENV,
-      allowInsecureTargets: false,
-      kickRelay: () => {},
-    },
-    { digest: { config: forms.config, now: forms.clock.now } },
-  );
-  workspace = edge((request) => app.handle(request), { trustedProxies: "" });
+  toMidweek(forms);
+  workspace = workspaceOn(forms, bus);
   org = await newsletterOrg(forms.database.db, { site: {} });
   await updateOrganization(forms.database.db, org.slug, { newsroom_running: true });
 });
+
 afterAll(async () => {
   await bus.close();
   await forms.close();

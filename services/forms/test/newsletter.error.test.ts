@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
@@ -6,29 +6,13 @@ import {
   address,
   awayFromMinuteEdge,
   envelope,
-  type FormsHarness,
-  formsHarness,
   type PostInit,
-  type SesEmulator,
   startRefusingProvider,
-  startSesEmulator,
   tokenIn,
 } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-let org: NewsletterOrg;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-  org = await newsletterOrg(forms.database.db);
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms, org } = formsWorld({ org: {} });
 
 const JSON_ACCEPT = { accept: "application/json" };
 

@@ -1,33 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type PostInit,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-} from "./support/harness.ts";
+import { newsletterOrg } from "./support/fixtures.ts";
+import { address, envelope, type PostInit, tokenIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-let org: NewsletterOrg;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-  org = await newsletterOrg(forms.database.db, { site: { accent: "#d4145a" } });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms, org } = formsWorld({ org: { site: { accent: "#d4145a" } } });
 
 const hash = (email: string) => createHash("sha256").update(email.toLowerCase()).digest("hex");
 

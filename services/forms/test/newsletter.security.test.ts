@@ -1,33 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type PostInit,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-} from "./support/harness.ts";
+import { address, envelope, type PostInit, tokenIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-let org: NewsletterOrg;
+const { ses, forms, org } = formsWorld({ org: {} });
 let other: NewsletterOrg;
 
 beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-  org = await newsletterOrg(forms.database.db);
   other = await newsletterOrg(forms.database.db);
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
 });
 
 const path = () => `/v1/public/newsletter/${org.slug}/subscribe`;

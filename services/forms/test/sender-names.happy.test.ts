@@ -1,27 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
 import { newsletterOrg } from "./support/fixtures.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-} from "./support/harness.ts";
+import { address, envelope } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 /** What a mail client shows as the sender: the From header read by a real MIME parser. */
 async function shownSender(from: string) {

@@ -1,28 +1,10 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { formSubmissions, newsletterConfirmations } from "@newsroom/shared/db/schema";
 import { sweepExpired } from "../src/sweep.ts";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  validContact,
-} from "./support/harness.ts";
+import { address, envelope, validContact } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 test("expired submission ids and confirmation links are forgotten, with their addresses", async () => {
   const db = forms.database.db;

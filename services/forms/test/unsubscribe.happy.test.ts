@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import {
   address,
   clientIp,
   envelope,
-  type FormsHarness,
-  formsHarness,
   headerOf,
-  type SesEmulator,
-  startSesEmulator,
   tokenIn,
   unsubscribeLinkIn,
 } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 const WELCOME = "Welcome to the weekly digest";
 

@@ -1,29 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import {
-  address,
-  envelope,
-  type FormsHarness,
-  formsHarness,
-  type SesEmulator,
-  startSesEmulator,
-  tokenIn,
-  unsubscribeLinkIn,
-} from "./support/harness.ts";
+import { address, envelope, tokenIn, unsubscribeLinkIn } from "./support/harness.ts";
+import { formsWorld } from "./support/world.ts";
 
-let ses: SesEmulator;
-let forms: FormsHarness;
-
-beforeAll(async () => {
-  ses = await startSesEmulator();
-  forms = await formsHarness({ SES_ENDPOINT: ses.url });
-});
-
-afterAll(async () => {
-  await forms.close();
-  await ses.close();
-});
+const { ses, forms } = formsWorld();
 
 const PATH = "/v1/public/newsletter/unsubscribe";
 

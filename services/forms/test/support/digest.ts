@@ -1,4 +1,4 @@
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, secretsKey } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
@@ -11,7 +11,9 @@ import {
   type FormsHarness,
   formsHarness,
   random,
+  type SesEmail,
   type SesEmulator,
+  startSesEmulator,
   tokenIn,
 } from "./harness.ts";
 
@@ -31,6 +33,8 @@ export interface DigestSetup {
   send(body?: object, handle?: (request: Request) => Promise<Response>): Promise<Response>;
   /** Subscribes and confirms an address through the forms routes. */
   subscriber(email: string): Promise<void>;
+  /** The digest issues (not confirmation or welcome emails) an address received. */
+  issuesTo(email: string): Promise<SesEmail[]>;
   close(): Promise<void>;
 }
 
@@ -42,30 +46,15 @@ export interface DigestSetup {
 export async function digestSetup(ses: SesEmulator, env: Record<string, string> = {}) {
   const houseSlug = `house-${random()}`;
   const forms = await formsHarness({ SES_ENDPOINT: ses.url, HOUSE_ORG: houseSlug, ...env });
-  const midweek = weekOf(new Date()).start.getTime() + 2.5 * DAY;
-  forms.clock.advance(midweek - Date.now());
+  toMidweek(forms);
   const org = await createOrganization(forms.database.db, {
     slug: houseSlug,
     name: `House ${houseSlug}`,
     newsroom_running: true,
   });
   const bus = new MemoryBus();
-  const workspaceWith = (config: Partial<Config>, mailer?: Mailer | null) => {
-    const merged = { ...forms.config, ...config };
-    const app = createWorkspaceApp(
-      {
-        db: forms.database.db,
-        bus,
-        secretsKey: secretsKey(merged),
-        adminToken: ADMIN_TOKEN,
-        serviceEnv: merged.SERVICE_ENV,
-        allowInsecureTargets: false,
-        kickRelay: () => {},
-      },
-      { digest: { config: merged, mailer, now: forms.clock.now } },
-    );
-    return edge((request) => app.handle(request), { trustedProxies: "" });
-  };
+  const workspaceWith = (config: Partial<Config>, mailer?: Mailer | null) =>
+    workspaceOn(forms, bus, config, mailer);
   const workspace = workspaceWith({});
   const setup: DigestSetup = {
     forms,
@@ -92,12 +81,66 @@ export async function digestSetup(ses: SesEmulator, env: Record<string, string> 
       });
       expect(confirmed.status).toBe(200);
     },
+    issuesTo: async (email) => (await ses.to(email)).filter((mail) => isIssue(mail.subject)),
     async close() {
       await bus.close();
       await forms.close();
     },
   };
   return setup;
+}
+
+/**
+ * The setup of a digest test file: `digestSetup` on an SES v2 emulator of its own, started
+ * before the file's first test and closed after its last. Destructure it at the top of the file:
+ * `setup` is empty until `beforeAll` fills it in place.
+ */
+export function digestWorld(env: Record<string, string> = {}) {
+  const world = { setup: {} as DigestSetup };
+  let stop = async () => {};
+  beforeAll(async () => {
+    const ses = await startSesEmulator();
+    const setup = await digestSetup(ses, env);
+    stop = async () => {
+      await setup.close();
+      await ses.close();
+    };
+    Object.assign(world.setup, setup);
+  });
+  afterAll(() => stop());
+  return world;
+}
+
+/** Moves the forms clock to Wednesday noon (UTC) of the current week. */
+export function toMidweek(forms: FormsHarness): void {
+  const midweek = weekOf(new Date()).start.getTime() + 2.5 * DAY;
+  forms.clock.advance(midweek - Date.now());
+}
+
+/**
+ * The workspace internal API (the digest and newsletter senders) on the forms service's
+ * database, config (with `config` over it) and clock.
+ */
+export function workspaceOn(
+  forms: FormsHarness,
+  bus: MemoryBus,
+  config: Partial<Config> = {},
+  mailer?: Mailer | null,
+): (request: Request) => Promise<Response> {
+  const merged = { ...forms.config, ...config };
+  const app = createWorkspaceApp(
+    {
+      db: forms.database.db,
+      bus,
+      secretsKey: secretsKey(merged),
+      adminToken: ADMIN_TOKEN,
+      serviceEnv: merged.SERVICE_ENV,
+      allowInsecureTargets: false,
+      kickRelay: () => {},
+    },
+    { digest: { config: merged, mailer, now: forms.clock.now } },
+  );
+  return edge((request) => app.handle(request), { trustedProxies: "" });
 }
 
 /** Digest issues (not confirmation or welcome emails) among emails. */
