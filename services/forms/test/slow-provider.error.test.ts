@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { newsletterConfirmations } from "@newsroom/shared/db/schema";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { inArray, sql } from "drizzle-orm";
 import { digestSetup } from "./support/digest.ts";
 import { type NewsletterOrg, newsletterOrg, publishedStory } from "./support/fixtures.ts";
@@ -28,11 +29,6 @@ const backends: ("pglite" | "postgres")[] = requireService("DATABASE_URL")
 /** Resolves with the value, or with "too slow" after `ms`. */
 function within<T>(ms: number, work: Promise<T>): Promise<T | "too slow"> {
   return Promise.race([work, Bun.sleep(ms).then(() => "too slow" as const)]);
-}
-
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await Bun.sleep(20);
 }
 
 for (const backend of backends) {
@@ -71,7 +67,11 @@ for (const backend of backends) {
               { headers: { origin: org.origin, accept: "application/json" } },
             ),
       );
-      await until(() => silent.held() >= 10, 3_000);
+      await eventually(
+        () => silent.held(),
+        (held) => held >= 10,
+        { message: "the ten sends to reach the provider", timeoutMs: 3_000 },
+      );
 
       const page = await within(
         1_000,

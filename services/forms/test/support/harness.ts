@@ -300,16 +300,6 @@ export function validMappingCall(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Waits until `check` holds (emails arrive synchronously, but some tests race on purpose). */
-export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean) {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await read();
-    if (check(value) || Date.now() > deadline) return value;
-    await Bun.sleep(50);
-  }
-}
-
 /** The confirmation token in an email's link. */
 export function tokenIn(email: SesEmail | undefined): string {
   const match = /\/v1\/public\/newsletter\/confirm\?t=([A-Za-z0-9_-]{43})/.exec(
