@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { assets, sites } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import { createPublicReadService } from "../src/app.ts";
 import {
@@ -10,7 +11,7 @@ import {
   createOrg,
   HOUSE_ORG,
   type Service,
-  testRuntime,
+  testConfig,
 } from "./support/world.ts";
 
 /** An uncleared asset's URL written inside text never leaves; a cleared one's stays. */
@@ -67,7 +68,7 @@ beforeAll(async () => {
     ],
     () => "published",
   );
-  service = await createPublicReadService(testRuntime(database));
+  service = await createPublicReadService(testRuntime({ database, config: testConfig() }));
   get = client(service);
 });
 

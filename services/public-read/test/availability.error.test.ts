@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readiness } from "@newsroom/shared/service";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import postgres from "postgres";
 import { createPublicReadService } from "../src/app.ts";
 import {
@@ -11,7 +12,7 @@ import {
   HOUSE_ORG,
   type Service,
   seedStories,
-  testRuntime,
+  testConfig,
 } from "./support/world.ts";
 
 /**
@@ -63,7 +64,9 @@ describe("the embedded database closes under a running service", () => {
     "content routes answer 503, readiness fails, cached answers keep being served",
     async () => {
       const database = await seeded("pglite");
-      const service = await createPublicReadService(testRuntime(database));
+      const service = await createPublicReadService(
+        testRuntime({ database, config: testConfig() }),
+      );
       const get = client(service);
       const warm = await get("/v1/public/newsroom");
       expect(warm.status).toBe(200);
@@ -96,7 +99,9 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL stops under a running service", () =>
       const database = await seeded("postgres");
       const name = new URL(database.url!).pathname.slice(1);
       const admin = postgres(DATABASE_URL!, { max: 1, onnotice: () => {} });
-      const service = await createPublicReadService(testRuntime(database));
+      const service = await createPublicReadService(
+        testRuntime({ database, config: testConfig() }),
+      );
       const get = client(service);
       try {
         expect((await get("/v1/public/newsroom")).status).toBe(200);
@@ -132,7 +137,10 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL stops under a running service", () =>
     "a read slower than the read timeout answers 503 instead of hanging",
     async () => {
       const database = await seeded("postgres");
-      const service = await createPublicReadService(testRuntime(database), { readTimeoutMs: 300 });
+      const service = await createPublicReadService(
+        testRuntime({ database, config: testConfig() }),
+        { readTimeoutMs: 300 },
+      );
       const get = client(service);
       const locker = postgres(database.url!, { max: 1, onnotice: () => {} });
       try {

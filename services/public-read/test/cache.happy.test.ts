@@ -9,6 +9,7 @@ import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
@@ -24,7 +25,7 @@ import {
   HOUSE_ORG,
   type Service,
   seedStories,
-  testRuntime,
+  testConfig,
   type World,
 } from "./support/world.ts";
 
@@ -161,7 +162,9 @@ function invalidationSuite(
       ({ database, orgId } = await newsroomOn());
       replicas = [];
       for (const bus of buses) {
-        replicas.push(await createPublicReadService(testRuntime(database, bus)));
+        replicas.push(
+          await createPublicReadService(testRuntime({ database, bus, config: testConfig() })),
+        );
       }
       gets = replicas.map((replica) => client(replica));
     }, SLOW);
@@ -328,7 +331,9 @@ describe("a publish drops only the answers it changes", () => {
       const [clientStory] = await seedStories(database.db, clientOrg, [
         { type: "insight", status: "published", slug: "client-story", topics: ["world"] },
       ]);
-      const service = await createPublicReadService(testRuntime(database, bus));
+      const service = await createPublicReadService(
+        testRuntime({ database, bus, config: testConfig() }),
+      );
       const get = client(service);
       try {
         const storyId = await draftStory(database, orgId, "fresh-story");
@@ -402,7 +407,9 @@ describe("a publish drops only the answers it changes", () => {
           enabled: true,
         });
       }
-      const service = await createPublicReadService(testRuntime(database, bus));
+      const service = await createPublicReadService(
+        testRuntime({ database, bus, config: testConfig() }),
+      );
       const get = client(service);
       try {
         expect((await get("/v1/public/sites/site-one")).status).toBe(200);
@@ -437,9 +444,12 @@ describe("the read cache", () => {
     async () => {
       const bus = new MemoryBus();
       const { database } = await newsroomOn();
-      const service = await createPublicReadService(testRuntime(database, bus), {
-        cache: { maxEntries: 3 },
-      });
+      const service = await createPublicReadService(
+        testRuntime({ database, bus, config: testConfig() }),
+        {
+          cache: { maxEntries: 3 },
+        },
+      );
       const get = client(service);
       try {
         await get("/v1/public/newsroom?type=insight&topic=world");
@@ -481,7 +491,7 @@ describe("answers given again without routing", () => {
   beforeAll(async () => {
     bus = new MemoryBus();
     ({ database, orgId } = await newsroomOn());
-    service = await createPublicReadService(testRuntime(database, bus));
+    service = await createPublicReadService(testRuntime({ database, bus, config: testConfig() }));
     get = client(service);
   }, SLOW);
   afterAll(async () => {

@@ -3,11 +3,12 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { log } from "@newsroom/shared/log";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { createSite } from "@newsroom/workspace/sites/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { createPublicReadService } from "../src/app.ts";
-import { client, createOrg, HOUSE_ORG, testConfig, testRuntime } from "./support/world.ts";
+import { client, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
 
 const TOKEN = "cdn-token-not-for-logs-7f3a";
 const ZONE = "zone0123";
@@ -106,9 +107,12 @@ async function withService(
   body: (bus: MemoryBus, get: ReturnType<typeof client>) => Promise<void>,
 ) {
   const bus = new MemoryBus();
-  const service = await createPublicReadService(testRuntime(database, bus, testConfig(env)), {
-    cdnPurge: { backoffMs: [20, 20], timeoutMs: 2_000 },
-  });
+  const service = await createPublicReadService(
+    testRuntime({ database, bus, config: testConfig(env) }),
+    {
+      cdnPurge: { backoffMs: [20, 20], timeoutMs: 2_000 },
+    },
+  );
   try {
     await body(bus, client(service));
   } finally {
@@ -288,7 +292,7 @@ describe("CDN purge off (the default)", () => {
 
   test("a provider without its token or zone stops start-up, naming the variable", async () => {
     const runtime = (env: Record<string, string>) =>
-      testRuntime(database, new MemoryBus(), testConfig(env));
+      testRuntime({ database, config: testConfig(env) });
     await expect(
       createPublicReadService(runtime({ CDN_PURGE_PROVIDER: "fastly", CDN_PURGE_ZONE: ZONE })),
     ).rejects.toThrow("CDN_PURGE_TOKEN");

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createPublicReadService } from "../src/app.ts";
 import { type FakeStripe, startFakeStripe, subscriptionSession } from "./support/fake-stripe.ts";
-import { type Answer, client, testConfig, testRuntime } from "./support/world.ts";
+import { type Answer, client, testConfig } from "./support/world.ts";
 
 const SLOW = 60_000;
 let stripe: FakeStripe;
@@ -10,7 +11,7 @@ let database: TestDatabase;
 const stops: (() => Promise<void>)[] = [];
 
 async function serviceWith(env: Record<string, string>) {
-  const service = await createPublicReadService(testRuntime(database, undefined, testConfig(env)));
+  const service = await createPublicReadService(testRuntime({ database, config: testConfig(env) }));
   stops.push(() => service.stop());
   return client(service);
 }

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createPublicReadService } from "../src/app.ts";
 import { cachedCheckoutReader } from "../src/checkout/summary-cache.ts";
 import { type FakeStripe, startFakeStripe, subscriptionSession } from "./support/fake-stripe.ts";
-import { type Answer, client, type Service, testConfig, testRuntime } from "./support/world.ts";
+import { type Answer, client, type Service, testConfig } from "./support/world.ts";
 
 /** The checkout summary through the Stripe SDK, against a local server that answers like Stripe. */
 const SLOW = 60_000;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   stripe = startFakeStripe();
   database = await testDatabase();
   const config = testConfig({ STRIPE_SECRET_KEY: stripe.key, STRIPE_API_BASE: stripe.url });
-  service = await createPublicReadService(testRuntime(database, undefined, config));
+  service = await createPublicReadService(testRuntime({ database, config }));
   get = client(service);
 }, SLOW);
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createPublicReadService } from "../src/app.ts";
-import { client, createOrg, HOUSE_ORG, seedStories, testRuntime } from "./support/world.ts";
+import { client, createOrg, HOUSE_ORG, seedStories, testConfig } from "./support/world.ts";
 
 test("without a database a page answers a 503 page (not JSON), never cached, and a cached page stays", async () => {
   const database = await testDatabase({ backend: "pglite" });
@@ -9,7 +10,7 @@ test("without a database a page answers a 503 page (not JSON), never cached, and
   await seedStories(database.db, orgId, [
     { type: "insight", status: "published", slug: "a-story", topics: ["world"] },
   ]);
-  const service = await createPublicReadService(testRuntime(database));
+  const service = await createPublicReadService(testRuntime({ database, config: testConfig() }));
   const get = client(service);
   const warm = await get("/newsroom");
   expect(warm.status).toBe(200);

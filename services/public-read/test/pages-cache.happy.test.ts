@@ -3,6 +3,7 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { storyVersions } from "@newsroom/shared/db/schema";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { announceSiteChange } from "@newsroom/workspace/announce";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
@@ -16,7 +17,7 @@ import {
   HOUSE_ORG,
   type Service,
   seedStories,
-  testRuntime,
+  testConfig,
 } from "./support/world.ts";
 
 const SLOW = 60_000;
@@ -37,7 +38,7 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
       { type: "event", status: "published", slug: "other-story", topics: ["elsewhere"] },
     ]);
     other = seeded[1]!;
-    service = await createPublicReadService(testRuntime(database, bus));
+    service = await createPublicReadService(testRuntime({ database, bus, config: testConfig() }));
     get = client(service);
   }, SLOW);
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORY_STATUSES, stories } from "@newsroom/shared/db/schema";
 import type { TestDatabase } from "@newsroom/shared/testing/database";
 import { testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { createPublicReadService } from "../src/app.ts";
 import {
@@ -12,7 +13,7 @@ import {
   type Service,
   type StorySpec,
   seedStories,
-  testRuntime,
+  testConfig,
   walkPages,
 } from "./support/world.ts";
 
@@ -81,7 +82,7 @@ beforeAll(async () => {
     .update(stories)
     .set({ publishedAt: new Date("2026-01-01T12:00:00.123Z") })
     .where(inArray(stories.id, tied));
-  service = await createPublicReadService(testRuntime(database));
+  service = await createPublicReadService(testRuntime({ database, config: testConfig() }));
   get = client(service);
 }, SLOW);
 

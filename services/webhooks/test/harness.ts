@@ -10,9 +10,8 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
-import type { Runtime } from "@newsroom/shared/runtime";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import {
@@ -138,18 +137,17 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     ...options.env,
   });
   let current = await testBus("memory");
-  const runtime = (env: Record<string, string> = {}): Runtime => ({
-    config: loadConfig({
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      PGLITE_DIR: "memory",
-      ...options.env,
-      ...env,
-    }),
-    database,
-    bus: current.bus,
-    rateLimits: new MemoryRateLimitStore(),
-    close: async () => {},
-  });
+  const runtime = (env: Record<string, string> = {}) =>
+    testRuntime({
+      database,
+      bus: current.bus,
+      config: loadConfig({
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        PGLITE_DIR: "memory",
+        ...options.env,
+        ...env,
+      }),
+    });
   const endpointDeps = () => ({
     db,
     bus: current.bus,

@@ -3,9 +3,9 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { loadConfig } from "@newsroom/shared/config";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { testAndWait } from "../src/webhook-endpoints/test-results.ts";
 import { type Harness, SECRETS_KEY, workspaceHarness } from "./harness.ts";
@@ -31,17 +31,15 @@ beforeAll(async () => {
   h = await workspaceHarness({ allowInsecureTargets: true });
   cli = cliAgainst(h);
   webhooks = await createWebhooksService(
-    {
+    testRuntime({
+      database: h.database,
+      bus: h.bus,
       config: loadConfig({
         SERVICE_ENV: "development",
         SECRETS_KEY: SECRETS_KEY.toString("base64"),
         WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
       }),
-      database: h.database,
-      bus: h.bus,
-      rateLimits: new MemoryRateLimitStore(),
-      close: async () => {},
-    },
+    }),
     { pollIntervalMs: 50, attemptTimeoutMs: 3_000 },
   );
   await h.call("POST", "/orgs", { slug: "tested", name: "Tested" });
@@ -118,17 +116,15 @@ describe("npm run admin -- endpoint-test", () => {
     const bus = await JetStreamBus.connect(url, { stream, subjectPrefix: `tws${id}.` });
     const viaNats = await workspaceHarness({ allowInsecureTargets: true, bus });
     const service = await createWebhooksService(
-      {
+      testRuntime({
+        database: viaNats.database,
+        bus,
         config: loadConfig({
           SERVICE_ENV: "development",
           SECRETS_KEY: SECRETS_KEY.toString("base64"),
           WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
         }),
-        database: viaNats.database,
-        bus,
-        rateLimits: new MemoryRateLimitStore(),
-        close: async () => {},
-      },
+      }),
       { pollIntervalMs: 50, attemptTimeoutMs: 3_000, consumerName: `webhooks-${id}` },
     );
     try {

@@ -2,9 +2,8 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
-import type { Runtime } from "@newsroom/shared/runtime";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { type ClientApiServiceOptions, createClientApiService } from "../../src/app.ts";
 import { random } from "./fixture.ts";
@@ -38,14 +37,10 @@ export async function embedded(
     SERVICE_ENV: "development",
     NEWSROOM_HOST: "https://news.example.com",
   });
-  const runtime: Runtime = {
-    config,
-    database,
-    bus,
-    rateLimits: new MemoryRateLimitStore(),
-    close: async () => {},
-  };
-  const service = await createClientApiService(runtime, options.service);
+  const service = await createClientApiService(
+    testRuntime({ database, bus, config }),
+    options.service,
+  );
   const workspaceApp = createWorkspaceApp({
     db: database.db,
     bus,

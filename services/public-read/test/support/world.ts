@@ -1,5 +1,4 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import {
@@ -19,10 +18,10 @@ import {
 } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import type { Runtime } from "@newsroom/shared/runtime";
 import { serviceEntry } from "@newsroom/shared/service";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
 import { eq } from "drizzle-orm";
@@ -33,23 +32,6 @@ export const NEWSROOM_HOST = "https://newsrooms.example.test/n";
 
 export function testConfig(extra: Record<string, string> = {}): Config {
   return loadConfig({ HOUSE_ORG, NEWSROOM_HOST, ...extra });
-}
-
-/** A runtime over a given database and bus, as `openRuntime` would build it. */
-export function testRuntime(
-  database: TestDatabase,
-  bus: EventBus = new MemoryBus(),
-  config: Config = testConfig(),
-): Runtime {
-  return {
-    config,
-    database,
-    bus,
-    rateLimits: new MemoryRateLimitStore(),
-    close: async () => {
-      await bus.close();
-    },
-  };
 }
 
 export type Service = Awaited<ReturnType<typeof createPublicReadService>>;
@@ -378,7 +360,7 @@ export async function buildWorld(
     live: false,
   });
 
-  const runtime = testRuntime(database, options.bus);
+  const runtime = testRuntime({ database, bus: options.bus, config: testConfig() });
   const service = await createPublicReadService(runtime, options);
   return {
     database,
