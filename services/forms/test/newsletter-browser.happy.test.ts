@@ -6,7 +6,7 @@ import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
 import type { Browser } from "playwright-core";
-import { newsletterOrg } from "./support/fixtures.ts";
+import { digestSubscriber, newsletterOrg } from "./support/fixtures.ts";
 import { address, envelope, random, tokenIn, unsubscribeLinkIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
@@ -307,11 +307,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
 
   test("the digest's unsubscribe page: one button that unsubscribes", async () => {
     const email = address("digest");
-    await forms.post("/v1/public/newsletter/subscribe", { email, consent: true, ...envelope() });
-    await forms.post("/v1/public/newsletter/subscribe/confirm", {
-      t: tokenIn((await ses.to(email))[0]),
-    });
-    const welcome = (await ses.to(email)).find((m) => m.subject.startsWith("Welcome"));
+    const welcome = await digestSubscriber(forms, ses, email);
     const context = await browser.newContext();
     try {
       const page = await context.newPage();

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
+import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { newsletterOrg } from "./support/fixtures.ts";
+import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
 import { address, envelope, startRefusingProvider, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
@@ -23,18 +23,9 @@ async function pendingToken(email: string, organization = org) {
 const confirm = (t: string, harness = forms, headers: Record<string, string> = {}) =>
   harness.post("/v1/public/newsletter/confirm", { t }, { as: "form", headers });
 
-async function confirmation(token: string) {
-  const [row] = await forms.database.db
-    .select()
-    .from(newsletterConfirmations)
-    .where(eq(newsletterConfirmations.tokenHash, createHash("sha256").update(token).digest("hex")));
-  return row;
-}
-
-const welcomes = async (email: string, organization = org) =>
-  (await ses.to(email)).filter(
-    (mail) => mail.subject === `You are subscribed to ${organization.name}`,
-  );
+const confirmation = (token: string) => confirmationOf(forms.database.db, token);
+const welcomes = (email: string, organization = org) =>
+  organizationWelcomes(ses, email, organization);
 
 describe("when SES refuses the contact", () => {
   test("502 (page or JSON), nothing kept, the link stays usable and then works once", async () => {

@@ -1,8 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { newsletterConfirmations } from "@newsroom/shared/db/schema";
-import { eq } from "drizzle-orm";
-import { newsletterOrg } from "./support/fixtures.ts";
+import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
 import { address, envelope, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
@@ -26,10 +23,8 @@ async function pendingToken(email: string, organization = org) {
   return tokenIn((await ses.to(email)).at(-1));
 }
 
-const welcomes = async (email: string, organization = org) =>
-  (await ses.to(email)).filter(
-    (mail) => mail.subject === `You are subscribed to ${organization.name}`,
-  );
+const welcomes = (email: string, organization = org) =>
+  organizationWelcomes(ses, email, organization);
 
 describe("confirming adds the address to the organization's SES v2 contact list", () => {
   test("the first confirmation creates the list; the row keeps no address; again does nothing", async () => {
@@ -60,12 +55,7 @@ describe("confirming adds the address to the organization's SES v2 contact list"
       UnsubscribeAll: false,
     });
 
-    const [row] = await forms.database.db
-      .select()
-      .from(newsletterConfirmations)
-      .where(
-        eq(newsletterConfirmations.tokenHash, createHash("sha256").update(token).digest("hex")),
-      );
+    const row = await confirmationOf(forms.database.db, token);
     expect(row?.email).toBeNull();
     expect(row?.usedAt).not.toBeNull();
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
+import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
-import { newsletterOrg } from "./support/fixtures.ts";
+import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
 import { address, envelope, type PostInit, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
@@ -66,17 +66,10 @@ describe("organization newsletter double opt-in", () => {
     expect(confirmed.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(await confirmed.text()).toContain("You are subscribed");
     expect(await subscriberRows(email)).toHaveLength(1);
-    const [row] = await forms.database.db
-      .select()
-      .from(newsletterConfirmations)
-      .where(
-        eq(newsletterConfirmations.tokenHash, createHash("sha256").update(token).digest("hex")),
-      );
+    const row = await confirmationOf(forms.database.db, token);
     expect(row?.email).toBeNull();
     expect(row?.usedAt).not.toBeNull();
-    const welcome = (await ses.to(email)).filter(
-      (e) => e.subject === `You are subscribed to ${org.name}`,
-    );
+    const welcome = await organizationWelcomes(ses, email, org);
     expect(welcome).toHaveLength(1);
 
     const again = await confirmPost(token);

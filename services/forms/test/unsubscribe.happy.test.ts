@@ -1,44 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { digestSubscriptions } from "@newsroom/shared/db/schema";
-import { eq } from "drizzle-orm";
-import {
-  address,
-  clientIp,
-  envelope,
-  headerOf,
-  tokenIn,
-  unsubscribeLinkIn,
-} from "./support/harness.ts";
+import { digestStatus, digestSubscriber } from "./support/fixtures.ts";
+import { address, clientIp, headerOf, unsubscribeLinkIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, forms } = formsWorld();
 
-const WELCOME = "Welcome to the weekly digest";
-
-/** Subscribes and confirms an address; returns its welcome email. */
-async function subscribed(email: string) {
-  await forms.post("/v1/public/newsletter/subscribe", {
-    email,
-    consent: true,
-    ...envelope(forms.clock.now().getTime()),
-  });
-  const confirmation = (await ses.to(email)).at(-1);
-  const confirmed = await forms.post("/v1/public/newsletter/subscribe/confirm", {
-    t: tokenIn(confirmation),
-  });
-  expect(confirmed.status).toBe(200);
-  const welcome = (await ses.to(email)).filter((mail) => mail.subject === WELCOME).at(-1);
-  expect(welcome).toBeDefined();
-  return welcome!;
-}
-
-async function status(email: string) {
-  const [row] = await forms.database.db
-    .select({ status: digestSubscriptions.status })
-    .from(digestSubscriptions)
-    .where(eq(digestSubscriptions.email, email));
-  return row?.status;
-}
+const subscribed = (email: string) => digestSubscriber(forms, ses, email);
+const status = (email: string) => digestStatus(forms.database.db, email);
 
 const get = (path: string) =>
   forms.handle(new Request(`http://localhost${path}`, { headers: { "x-client-ip": clientIp() } }));

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { digestSubscriptions } from "@newsroom/shared/db/schema";
-import { eq } from "drizzle-orm";
-import { address, envelope, tokenIn, unsubscribeLinkIn } from "./support/harness.ts";
+import { digestStatus, digestSubscriber } from "./support/fixtures.ts";
+import { address, unsubscribeLinkIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, forms } = formsWorld();
@@ -10,25 +9,11 @@ const PATH = "/v1/public/newsletter/unsubscribe";
 
 /** Subscribes and confirms an address; returns the token of its unsubscribe link. */
 async function subscribedToken(email: string): Promise<string> {
-  await forms.post("/v1/public/newsletter/subscribe", {
-    email,
-    consent: true,
-    ...envelope(forms.clock.now().getTime()),
-  });
-  await forms.post("/v1/public/newsletter/subscribe/confirm", {
-    t: tokenIn((await ses.to(email))[0]),
-  });
-  const welcome = (await ses.to(email)).find((m) => m.subject === "Welcome to the weekly digest");
+  const welcome = await digestSubscriber(forms, ses, email);
   return new URL(unsubscribeLinkIn(welcome), "http://localhost").searchParams.get("t")!;
 }
 
-async function status(email: string) {
-  const [row] = await forms.database.db
-    .select({ status: digestSubscriptions.status })
-    .from(digestSubscriptions)
-    .where(eq(digestSubscriptions.email, email));
-  return row?.status;
-}
+const status = (email: string) => digestStatus(forms.database.db, email);
 
 const oneClick = (token: string, headers: Record<string, string> = {}, ip?: string) =>
   forms.post(`${PATH}?t=${encodeURIComponent(token)}`, "List-Unsubscribe=One-Click", {

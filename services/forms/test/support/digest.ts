@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, secretsKey } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
@@ -6,15 +6,14 @@ import type { Mailer } from "@newsroom/shared/mailer";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
+import { digestSubscriber } from "./fixtures.ts";
 import {
-  envelope,
   type FormsHarness,
   formsHarness,
   random,
   type SesEmail,
   type SesEmulator,
   startSesEmulator,
-  tokenIn,
 } from "./harness.ts";
 
 export const ADMIN_TOKEN = "digest-test-admin-token-0001";
@@ -70,16 +69,7 @@ export async function digestSetup(ses: SesEmulator, env: Record<string, string> 
         }),
       ),
     async subscriber(email) {
-      await forms.post("/v1/public/newsletter/subscribe", {
-        email,
-        consent: true,
-        ...envelope(forms.clock.now().getTime()),
-      });
-      const confirmation = (await ses.to(email)).find((mail) => mail.subject.startsWith("Confirm"));
-      const confirmed = await forms.post("/v1/public/newsletter/subscribe/confirm", {
-        t: tokenIn(confirmation),
-      });
-      expect(confirmed.status).toBe(200);
+      await digestSubscriber(forms, ses, email);
     },
     issuesTo: async (email) => (await ses.to(email)).filter((mail) => isIssue(mail.subject)),
     async close() {

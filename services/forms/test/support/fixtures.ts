@@ -1,10 +1,19 @@
+import { expect } from "bun:test";
+import { createHash } from "node:crypto";
 import type { Db } from "@newsroom/shared/db/index";
-import { stories } from "@newsroom/shared/db/schema";
+import { digestSubscriptions, newsletterConfirmations, stories } from "@newsroom/shared/db/schema";
 import { createOrganization, updateOrganization } from "@newsroom/workspace/organizations/service";
 import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
-import { random } from "./harness.ts";
+import {
+  envelope,
+  type FormsHarness,
+  random,
+  type SesEmail,
+  type SesEmulator,
+  tokenIn,
+} from "./harness.ts";
 
 export interface NewsletterOrg {
   id: string;
@@ -69,4 +78,56 @@ export async function publishedStory(
       .where(eq(stories.id, story.id));
   }
   return story.id;
+}
+
+/** The confirmation row of a newsletter confirmation token (rows keep only its hash). */
+export async function confirmationOf(db: Db, token: string) {
+  const [row] = await db
+    .select()
+    .from(newsletterConfirmations)
+    .where(eq(newsletterConfirmations.tokenHash, createHash("sha256").update(token).digest("hex")));
+  return row;
+}
+
+/** The welcome emails of an organization's newsletter that reached an address. */
+export async function organizationWelcomes(
+  ses: SesEmulator,
+  email: string,
+  organization: { name: string },
+): Promise<SesEmail[]> {
+  return (await ses.to(email)).filter(
+    (mail) => mail.subject === `You are subscribed to ${organization.name}`,
+  );
+}
+
+/** Subscribes an address to the weekly digest and confirms it; returns its latest welcome email. */
+export async function digestSubscriber(
+  forms: FormsHarness,
+  ses: SesEmulator,
+  email: string,
+): Promise<SesEmail> {
+  await forms.post("/v1/public/newsletter/subscribe", {
+    email,
+    consent: true,
+    ...envelope(forms.clock.now().getTime()),
+  });
+  const confirmation = (await ses.to(email)).filter((mail) => mail.subject.startsWith("Confirm"));
+  const confirmed = await forms.post("/v1/public/newsletter/subscribe/confirm", {
+    t: tokenIn(confirmation.at(-1)),
+  });
+  expect(confirmed.status).toBe(200);
+  const welcome = (await ses.to(email))
+    .filter((mail) => mail.subject === "Welcome to the weekly digest")
+    .at(-1);
+  expect(welcome).toBeDefined();
+  return welcome!;
+}
+
+/** An address's digest subscription status (`pending`, `subscribed`, ...), if it has one. */
+export async function digestStatus(db: Db, email: string) {
+  const [row] = await db
+    .select({ status: digestSubscriptions.status })
+    .from(digestSubscriptions)
+    .where(eq(digestSubscriptions.email, email));
+  return row?.status;
 }
