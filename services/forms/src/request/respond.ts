@@ -1,7 +1,7 @@
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import { ApiError } from "@newsroom/shared/errors";
-import { errorResponse, toApiError } from "@newsroom/shared/http/error-response";
-import { clientIpOf, requestIdOf } from "@newsroom/shared/http/request-context";
+import { toApiError } from "@newsroom/shared/http/error-response";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
 import type { Mailer } from "@newsroom/shared/mailer";
 import { checkLimit } from "@newsroom/shared/rate-limit";
 import type { FormsDeps } from "../deps.ts";
@@ -9,8 +9,9 @@ import type { FormsDeps } from "../deps.ts";
 export const NO_STORE = { "cache-control": "no-store" } as const;
 
 /**
- * Runs a route and turns whatever it throws into the Error record, then adds `headers` (which
- * the route may fill as it goes, such as CORS) to the answer, error or not.
+ * Runs a route and adds `headers` (which the route may fill as it goes, such as CORS) to its
+ * answer, error or not. A failure goes on as an ApiError that carries them, answered like every
+ * other by the kit's one onError.
  */
 export async function guarded(
   request: Request,
@@ -21,7 +22,14 @@ export async function guarded(
   try {
     response = await run();
   } catch (error) {
-    response = errorResponse(toApiError(error, request), requestIdOf(request));
+    const failure = toApiError(error, request);
+    // The error's own headers win over the route's, as on an answer.
+    const own = new Set(Object.keys(failure.headers).map((name) => name.toLowerCase()));
+    const added = Object.entries(headers).filter(([name]) => !own.has(name.toLowerCase()));
+    throw new ApiError(failure.code, failure.message, {
+      fields: failure.fields,
+      headers: { ...failure.headers, ...Object.fromEntries(added) },
+    });
   }
   for (const [name, value] of Object.entries(headers)) {
     if (!response.headers.has(name)) response.headers.set(name, value);
