@@ -14,7 +14,7 @@ import {
   SHORT_SCHEDULE,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

@@ -12,7 +12,7 @@ import { eventBodies, eventBody } from "../src/delivery/payload.ts";
 import { recordDeliveredBatch } from "../src/delivery/store.ts";
 import { fanOutEvents } from "../src/fan-out/service.ts";
 import { GroupCommit } from "../src/group-commit.ts";
-import { type Fixture, random, webhooksFixture } from "./harness.ts";
+import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 

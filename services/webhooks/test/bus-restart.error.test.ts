@@ -15,8 +15,8 @@ import {
   random,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
-import { type NatsServer, natsServerBinary, startNatsServer } from "./processes.ts";
+} from "./support/harness.ts";
+import { type NatsServer, natsServerBinary, startNatsServer } from "./support/processes.ts";
 
 const binary = natsServerBinary();
 /** The reconciler's age threshold here (a minute in production). */

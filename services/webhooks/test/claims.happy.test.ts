@@ -4,7 +4,7 @@ import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
 import { claimDueDeliveries } from "../src/delivery/store.ts";
-import { type Fixture, webhooksFixture } from "./harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 const ENDPOINTS = 10;
 /** Due deliveries waiting: a receiver that was down for a while. */

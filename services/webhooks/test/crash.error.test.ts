@@ -11,8 +11,8 @@ import {
   type Receiver,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
-import { type ChildProcess, startDispatcher } from "./processes.ts";
+} from "./support/harness.ts";
+import { type ChildProcess, startDispatcher } from "./support/processes.ts";
 
 const EVENTS = 100;
 const ENDPOINTS = 10;

@@ -20,7 +20,7 @@ import {
   type Receiver,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 function headersOf(hit: Hit): Record<string, string> {
   const headers: Record<string, string> = {};

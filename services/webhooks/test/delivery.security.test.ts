@@ -7,7 +7,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { fanOutEvent } from "../src/fan-out/service.ts";
-import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

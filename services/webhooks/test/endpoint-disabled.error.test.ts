@@ -4,7 +4,13 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { addMember } from "@newsroom/workspace/people/service";
 import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
 import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, type Receiver, random, startReceiver, webhooksFixture } from "./harness.ts";
+import {
+  type Fixture,
+  type Receiver,
+  random,
+  startReceiver,
+  webhooksFixture,
+} from "./support/harness.ts";
 
 /**
  * An endpoint disabled for failing: its organization's owners and admins get one email through

@@ -14,7 +14,7 @@ import {
   type Receiver,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 let fx: Fixture;
 

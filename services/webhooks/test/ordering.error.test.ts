@@ -14,8 +14,8 @@ import {
   type Receiver,
   startReceiver,
   webhooksFixture,
-} from "./harness.ts";
-import { type ChildProcess, startDispatcher } from "./processes.ts";
+} from "./support/harness.ts";
+import { type ChildProcess, startDispatcher } from "./support/processes.ts";
 
 const STORIES = 5;
 const TRANSITIONS_PER_STORY = 100;

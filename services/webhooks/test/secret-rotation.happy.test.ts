@@ -10,7 +10,7 @@ import {
 } from "@newsroom/workspace/webhook-endpoints/rotate-secret";
 import { Webhook } from "standardwebhooks";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
-import { type Fixture, type Hit, startReceiver, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Hit, startReceiver, webhooksFixture } from "./support/harness.ts";
 
 /**
  * A verifier written from the Standard Webhooks text alone, sharing no code with the signer:

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

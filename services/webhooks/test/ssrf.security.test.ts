@@ -17,7 +17,7 @@ import {
   systemResolver,
 } from "../src/delivery/target-guard.ts";
 import { sendTestEvent } from "../src/delivery/test-event.ts";
-import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./harness.ts";
+import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./harness.ts";
 import { cliAgainst } from "./support/cli.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** Usage mistakes are refused before any request, naming the flag and what it takes. */
 let h: Harness;

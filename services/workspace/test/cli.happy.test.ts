@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ADMIN_TOKEN, type Harness, workspaceHarness } from "./harness.ts";
 import { cliAgainst, runCli } from "./support/cli.ts";
+import { ADMIN_TOKEN, type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** `npm run admin` as a person uses it: a subprocess against a started workspace. */
 let h: Harness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./harness.ts";
 import { cliAgainst } from "./support/cli.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** `npm run admin -- endpoint-rotate-secret <id>` prints the endpoint with its new secret. */
 let h: Harness;

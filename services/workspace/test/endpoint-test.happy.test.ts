@@ -8,8 +8,8 @@ import { requireService } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { testAndWait } from "../src/webhook-endpoints/test-results.ts";
-import { type Harness, SECRETS_KEY, workspaceHarness } from "./harness.ts";
 import { cliAgainst } from "./support/cli.ts";
+import { type Harness, SECRETS_KEY, workspaceHarness } from "./support/harness.ts";
 
 /** `endpoint-test` says whether the receiver accepted the test event, with status and duration. */
 let h: Harness;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./harness.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** A refused endpoint URL says what is allowed and why; a local receiver is named as such. */
 describe("webhook endpoint URLs", () => {

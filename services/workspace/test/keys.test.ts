@@ -3,7 +3,7 @@ import { hashKey } from "@newsroom/shared/api-keys";
 import { apiKeys, auditEvents, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { open } from "@newsroom/shared/secret-box";
 import { eq } from "drizzle-orm";
-import { type Harness, SECRETS_KEY, workspaceHarness } from "./harness.ts";
+import { type Harness, SECRETS_KEY, workspaceHarness } from "./support/harness.ts";
 
 const KEY = { environment: "test", scopes: ["stories:read", "feed:read"], lifetime_days: 90 };
 

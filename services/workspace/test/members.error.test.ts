@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./harness.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** The internal members routes refuse what would leave an organization without an owner. */
 let h: Harness;

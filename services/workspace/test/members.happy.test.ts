@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { ADMIN_TOKEN, type Harness, workspaceHarness } from "./harness.ts";
+import { ADMIN_TOKEN, type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** Members of an organization through the internal API and `npm run admin -- member-add`. */
 let h: Harness;

@@ -12,7 +12,7 @@ import {
 } from "@newsroom/shared/db/schema";
 import { requireService } from "@newsroom/shared/testing/database";
 import { count } from "drizzle-orm";
-import { type Harness, workspaceHarness } from "./harness.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 const NUL = "a\u0000b";
 const STORED = {

@@ -9,7 +9,7 @@ import { requireService } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
 import { relayOnce } from "../src/outbox/relay.ts";
 import { transitionStory } from "../src/stories/service.ts";
-import { type Harness, orgWithDraft, workspaceHarness } from "./harness.ts";
+import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
 
 describe("outbox", () => {
   let h: Harness;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiKeys, approvalDecisions, organizations, stories } from "@newsroom/shared/db/schema";
 import { count, eq } from "drizzle-orm";
 import { seedDemo } from "../src/demo/seed.ts";
-import { type Harness, workspaceHarness } from "./harness.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 const KEY = { scopes: ["stories:read"], lifetime_days: 30 };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
 import { ACTIONS, checkTransition, TRANSITIONS } from "../src/stories/state-machine.ts";
-import { type Harness, orgWithDraft, workspaceHarness } from "./harness.ts";
+import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
 
 describe("state machine table", () => {
   for (const action of ACTIONS) {

@@ -7,7 +7,7 @@ import { stories, storyVersions } from "@newsroom/shared/db/schema";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { serviceEntry } from "@newsroom/shared/service";
 import { and, eq } from "drizzle-orm";
-import { ADMIN_TOKEN, type Harness, orgWithDraft, workspaceHarness } from "./harness.ts";
+import { ADMIN_TOKEN, type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {

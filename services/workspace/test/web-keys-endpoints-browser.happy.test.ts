@@ -3,7 +3,7 @@ import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/brow
 import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
+import { type Receiver, startReceiver } from "../../webhooks/test/support/harness.ts";
 import { expectAccessible } from "./support/accessibility.ts";
 import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
 

@@ -9,7 +9,7 @@ import {
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
-import { type Receiver, startReceiver } from "../../webhooks/test/harness.ts";
+import { type Receiver, startReceiver } from "../../webhooks/test/support/harness.ts";
 import type { PermissionAction } from "../src/people/permissions.ts";
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
 import { readmeTable } from "./support/permission-table.ts";

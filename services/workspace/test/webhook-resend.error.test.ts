@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eq } from "drizzle-orm";
-import { type Harness, workspaceHarness } from "./harness.ts";
 import { cliAgainst } from "./support/cli.ts";
+import { type Harness, workspaceHarness } from "./support/harness.ts";
 
 /** The internal API's resend and recover: what they refuse, and what they change. */
 let h: Harness;

@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN, type Harness } from "../harness.ts";
+import { ADMIN_TOKEN, type Harness } from "./harness.ts";
 
 const ROOT = `${import.meta.dir}/../../../..`;
 const CLI = `${ROOT}/services/workspace/src/cli.ts`;

@@ -7,7 +7,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Subprocess } from "bun";
 import { closedPort } from "./harness.ts";
 
-const REPO_ROOT = resolve(import.meta.dir, "../../..");
+const REPO_ROOT = resolve(import.meta.dir, "../../../..");
 
 /** Variables a child must not inherit from the test's own environment. */
 const NOT_INHERITED = [

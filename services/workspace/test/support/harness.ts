@@ -3,7 +3,7 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import type { Config } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
-import { createWorkspaceApp } from "../src/app.ts";
+import { createWorkspaceApp } from "../../src/app.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
 export const SECRETS_KEY = Buffer.alloc(32, 9);
