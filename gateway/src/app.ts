@@ -32,8 +32,9 @@ export interface GatewayOptions {
 }
 
 /**
- * The gateway: health, then every other path handed to the service its prefix names.
- * Serve it through `edge()` so every response carries the request id and the version.
+ * The gateway: health and the API reference, then every other path handed to the service its
+ * prefix names (`route`). Serve it through `edge()` so every response carries the request id
+ * and the version.
  */
 export function createGateway(given: GatewayOptions) {
   const options = {
@@ -82,16 +83,8 @@ export function createGateway(given: GatewayOptions) {
   return {
     app,
     routes: app.routes,
-    /**
-     * A path a service owns goes straight to it (one framework layer less on the hot path);
-     * the gateway's own paths, and anything unknown, go through the gateway app.
-     */
-    handle(request: Request): Promise<Response> {
-      const service = serviceOf(options, request);
-      const upstream = service && options.upstreams[service];
-      if (service && upstream) return forward(options, service, upstream, request);
-      return app.handle(request);
-    },
+    /** The one way in: the gateway's own routes, and every other path through `route`. */
+    handle: (request: Request): Promise<Response> => app.handle(request),
   };
 }
 
