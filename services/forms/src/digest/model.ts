@@ -8,10 +8,3 @@ export const DigestSubscribeIn = t.Object({
   ...EnvelopeFields,
 });
 export type DigestSubscribeIn = Static<typeof DigestSubscribeIn>;
-
-/** The confirmation token body (JSON or urlencoded). */
-export const ConfirmationIn = t.Object({ t: t.String({ pattern: "^[A-Za-z0-9_-]{43}$" }) });
-
-export const ConfirmationOut = t.Object({
-  status: t.Union([t.Literal("confirmed"), t.Literal("expired")]),
-});

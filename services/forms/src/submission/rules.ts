@@ -238,7 +238,13 @@ export function check<S extends RuleSet>(
  * document shows) is the one source of each field's constraints. Understood: strings (lengths,
  * `format: email | uuid`), unions of string literals (enums), arrays of them (item counts,
  * distinct), integers (bounds), `Literal(true)` (consent), nested objects, optional properties.
- * A property with `honeypot: true` is skipped (see the envelope).
+ * A property with `honeypot: true` is skipped (see the envelope). A kind or constraint it does
+ * not understand is an error (the forms' tests meet it), never a constraint left unchecked.
+ *
+ * It is the forms' one check of a body, not a second validator beside Elysia's: form bodies are
+ * read by the forms themselves (three content types, 64 KiB), and form data needs what a JSON
+ * Schema validator does not do (strings to integers and consent words, the last of a repeated
+ * field, trimming, lengths in characters) and the reasons the pages and embed.js show.
  */
 export function rulesFor(schema: TObject): RuleSet {
   const rules: RuleSet = {};
@@ -254,6 +260,10 @@ function ruleFor(schema: TSchema, optional: boolean, name: string): Rule<unknown
   const kind = schema[Kind];
   if (kind === "String" && schema.format === "email") return email();
   if (kind === "String" && schema.format === "uuid") return uuid();
+  // A constraint no rule checks would be shown in the OpenAPI document and never enforced.
+  if (kind === "String" && (schema.pattern !== undefined || schema.format !== undefined)) {
+    throw new Error(`No form rule for the field ${name}'s pattern or format`);
+  }
   if (kind === "String") {
     const bounds = {
       min: schema.minLength ?? 1,
