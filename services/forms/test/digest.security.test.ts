@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { address, envelope, tokenIn } from "./support/harness.ts";
+import { address, answerBytes, envelope, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, forms } = formsWorld();
@@ -13,15 +13,6 @@ const subscribe = (email: string) =>
     consent: true,
     ...envelope(forms.clock.now().getTime()),
   });
-
-/** Everything but the request id, as bytes. */
-async function bytes(response: Response) {
-  const headers: string[] = [];
-  response.headers.forEach((value, name) => {
-    if (name !== "x-request-id") headers.push(`${name}: ${value}`);
-  });
-  return `${response.status}\n${headers.sort().join("\n")}\n\n${await response.text()}`;
-}
 
 describe("enumeration", () => {
   test("new, pending, subscribed and throttled addresses get byte-identical answers", async () => {
@@ -46,10 +37,10 @@ describe("enumeration", () => {
       await subscribe(throttled); // the day's second confirmation: the address is now throttled
 
       const answers = {
-        new: await bytes(await subscribe(fresh)),
-        pending: await bytes(await subscribe(pending)),
-        subscribed: await bytes(await subscribe(subscribed)),
-        throttled: await bytes(await subscribe(throttled)),
+        new: await answerBytes(await subscribe(fresh)),
+        pending: await answerBytes(await subscribe(pending)),
+        subscribed: await answerBytes(await subscribe(subscribed)),
+        throttled: await answerBytes(await subscribe(throttled)),
       };
       expect(answers.new).toContain("202");
       expect(answers.pending).toBe(answers.new);

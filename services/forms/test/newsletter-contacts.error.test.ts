@@ -2,23 +2,21 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
-import { address, envelope, startRefusingProvider, tokenIn } from "./support/harness.ts";
+import {
+  confirmationOf,
+  newsletterOrg,
+  organizationWelcomes,
+  pendingToken,
+} from "./support/fixtures.ts";
+import { address, startRefusingProvider } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, contacts, forms, org } = formsWorld({ contacts: true, org: {} });
 
 const listOf = (organization: { id: string }) => `org-${organization.id}`;
 
-async function pendingToken(email: string, organization = org) {
-  const response = await forms.post(
-    `/v1/public/newsletter/${organization.slug}/subscribe`,
-    { email, consent: true, ...envelope() },
-    { headers: { origin: organization.origin, accept: "application/json" } },
-  );
-  expect(response.status).toBe(202);
-  return tokenIn((await ses.to(email)).at(-1));
-}
+const pending = (email: string, organization = org) =>
+  pendingToken(forms, ses, email, organization);
 
 const confirm = (t: string, harness = forms, headers: Record<string, string> = {}) =>
   harness.post("/v1/public/newsletter/confirm", { t }, { as: "form", headers });
@@ -30,7 +28,7 @@ const welcomes = (email: string, organization = org) =>
 describe("when SES refuses the contact", () => {
   test("502 (page or JSON), nothing kept, the link stays usable and then works once", async () => {
     const email = address("refused");
-    const token = await pendingToken(email);
+    const token = await pending(email);
     contacts.refuseContacts(429);
     try {
       const page = await confirm(token);
@@ -61,7 +59,7 @@ describe("when SES refuses the contact", () => {
     contacts.limitLists(contacts.lists().length);
     const other = await newsletterOrg(forms.database.db);
     const email = address("quota");
-    const token = await pendingToken(email, other);
+    const token = await pending(email, other);
     try {
       expect((await confirm(token)).status).toBe(502);
       expect(contacts.lists()).not.toContain(listOf(other));
@@ -77,7 +75,7 @@ describe("when SES refuses the contact", () => {
 describe("when the welcome email is refused after the contact was added", () => {
   test("502 and nothing kept here; the retry opts the existing contact in and welcomes once", async () => {
     const email = address("welcome");
-    const token = await pendingToken(email);
+    const token = await pending(email);
     const provider = startRefusingProvider(400);
     const refusing = await forms.sibling({
       SES_ENDPOINT: provider.url,
@@ -109,7 +107,7 @@ describe("without a contact-list endpoint", () => {
     const local = await forms.sibling({ SES_ENDPOINT: ses.url, SES_CONTACTS_ENDPOINT: undefined });
     try {
       const email = address("local");
-      const token = await pendingToken(email);
+      const token = await pending(email);
       const before = contacts.requests.length;
       expect((await confirm(token, local)).status).toBe(200);
       expect(contacts.requests.length).toBe(before);

@@ -1,27 +1,31 @@
 import { describe, expect, test } from "bun:test";
-import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
-import { address, envelope, tokenIn } from "./support/harness.ts";
+import {
+  confirmationOf,
+  newsletterOrg,
+  organizationWelcomes,
+  pendingToken,
+  subscribeTo,
+} from "./support/fixtures.ts";
+import { address } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, contacts, forms, org } = formsWorld({ contacts: true, org: {} });
 
 const listOf = (organization: { id: string }) => `org-${organization.id}`;
 
-function subscribe(email: string, organization = org, extra: Record<string, unknown> = {}) {
-  return forms.post(
-    `/v1/public/newsletter/${organization.slug}/subscribe`,
-    { email, consent: true, ...envelope(), ...extra },
-    { headers: { origin: organization.origin, accept: "application/json" } },
+const subscribe = (email: string, organization = org, extra: Record<string, unknown> = {}) =>
+  subscribeTo(
+    forms,
+    organization,
+    { email, ...extra },
+    { headers: { accept: "application/json" } },
   );
-}
 
 const confirm = (t: string) =>
   forms.post("/v1/public/newsletter/confirm", { t }, { as: "form", headers: {} });
 
-async function pendingToken(email: string, organization = org) {
-  expect((await subscribe(email, organization)).status).toBe(202);
-  return tokenIn((await ses.to(email)).at(-1));
-}
+const pending = (email: string, organization = org) =>
+  pendingToken(forms, ses, email, organization);
 
 const welcomes = (email: string, organization = org) =>
   organizationWelcomes(ses, email, organization);
@@ -29,7 +33,7 @@ const welcomes = (email: string, organization = org) =>
 describe("confirming adds the address to the organization's SES v2 contact list", () => {
   test("the first confirmation creates the list; the row keeps no address; again does nothing", async () => {
     const email = address("visitor");
-    const token = await pendingToken(email);
+    const token = await pending(email);
     expect(contacts.list(listOf(org))).toBeUndefined();
 
     const confirmed = await confirm(token);
@@ -67,7 +71,7 @@ describe("confirming adds the address to the organization's SES v2 contact list"
 
   test("later confirmations only add their contact", async () => {
     const email = address("second");
-    const token = await pendingToken(email);
+    const token = await pending(email);
     const before = contacts.requests.length;
     expect((await confirm(token)).status).toBe(200);
     expect(contacts.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -78,12 +82,12 @@ describe("confirming adds the address to the organization's SES v2 contact list"
 
   test("an address already on the list (opted out there) is opted in again", async () => {
     const email = address("returning");
-    expect((await confirm(await pendingToken(email))).status).toBe(200);
+    expect((await confirm(await pending(email))).status).toBe(200);
     contacts.list(listOf(org))!.set(email, true); // unsubscribed through SES since
     forms.clock.advance(3600_000); // past the per-address confirmation limit
 
     // Our list still has the hash, so this confirmation sends no second welcome email.
-    const token = await pendingToken(email);
+    const token = await pending(email);
     expect((await confirm(token)).status).toBe(200);
     expect(contacts.list(listOf(org))?.get(email)).toBe(false);
     expect(contacts.requests.at(-1)).toMatchObject({
@@ -95,8 +99,8 @@ describe("confirming adds the address to the organization's SES v2 contact list"
   test("each organization has its own list", async () => {
     const other = await newsletterOrg(forms.database.db);
     const email = address("both");
-    expect((await confirm(await pendingToken(email))).status).toBe(200);
-    expect((await confirm(await pendingToken(email, other))).status).toBe(200);
+    expect((await confirm(await pending(email))).status).toBe(200);
+    expect((await confirm(await pending(email, other))).status).toBe(200);
     expect(contacts.list(listOf(org))?.has(email)).toBe(true);
     expect(contacts.list(listOf(other))?.has(email)).toBe(true);
     expect(contacts.lists()).toContain(listOf(other));
@@ -104,7 +108,7 @@ describe("confirming adds the address to the organization's SES v2 contact list"
 
   test("two presses of one link at once add the contact once and welcome once", async () => {
     const email = address("double");
-    const token = await pendingToken(email);
+    const token = await pending(email);
     const before = contacts.requests.length;
     const answers = await Promise.all([confirm(token), confirm(token)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
@@ -123,7 +127,7 @@ describe("confirming adds the address to the organization's SES v2 contact list"
 
   test("addresses reach the list lower-cased", async () => {
     const email = address("Mixed");
-    const token = await pendingToken(email.toUpperCase());
+    const token = await pending(email.toUpperCase());
     expect((await confirm(token)).status).toBe(200);
     expect(contacts.list(listOf(org))?.has(email.toLowerCase())).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
+import { type NewsletterOrg, newsletterOrg, subscribeTo } from "./support/fixtures.ts";
 import {
   address,
   awayFromMinuteEdge,
@@ -16,18 +16,12 @@ const { ses, forms, org } = formsWorld({ org: {} });
 
 const JSON_ACCEPT = { accept: "application/json" };
 
-function subscribe(
+const subscribe = (
   target: NewsletterOrg,
   body: Record<string, unknown>,
   init: PostInit = {},
   harness = forms,
-) {
-  return harness.post(
-    `/v1/public/newsletter/${target.slug}/subscribe`,
-    { consent: true, ...envelope(harness.clock.now().getTime()), ...body },
-    { ...init, headers: { origin: target.origin, ...init.headers } },
-  );
-}
+) => subscribeTo(harness, target, body, init);
 
 type ErrorBody = { error: { code: string; fields?: { field: string; reason: string }[] } };
 

@@ -2,7 +2,12 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { organizationSubscribers } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
-import { confirmationOf, newsletterOrg, organizationWelcomes } from "./support/fixtures.ts";
+import {
+  confirmationOf,
+  newsletterOrg,
+  organizationWelcomes,
+  subscribeTo,
+} from "./support/fixtures.ts";
 import { address, envelope, type PostInit, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
@@ -10,13 +15,8 @@ const { ses, forms, org } = formsWorld({ org: { site: { accent: "#d4145a" } } })
 
 const hash = (email: string) => createHash("sha256").update(email.toLowerCase()).digest("hex");
 
-function subscribe(body: Record<string, unknown>, init: PostInit = {}) {
-  return forms.post(
-    `/v1/public/newsletter/${org.slug}/subscribe`,
-    { consent: true, ...envelope(), ...body },
-    { ...init, headers: { origin: org.origin, ...init.headers } },
-  );
-}
+const subscribe = (body: Record<string, unknown>, init: PostInit = {}) =>
+  subscribeTo(forms, org, body, init);
 
 const confirmPost = (t: string, headers: Record<string, string> = {}) =>
   forms.post("/v1/public/newsletter/confirm", { t }, { as: "form", headers });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
 import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import { address, envelope, type PostInit, tokenIn } from "./support/harness.ts";
+import { address, answerBytes, envelope, type PostInit, tokenIn } from "./support/harness.ts";
 import { formsWorld } from "./support/world.ts";
 
 const { ses, forms, org } = formsWorld({ org: {} });
@@ -20,14 +20,6 @@ function post(body: Record<string, unknown>, init: PostInit = {}) {
     { consent: true, ...envelope(forms.clock.now().getTime()), ...body },
     init,
   );
-}
-
-async function bytes(response: Response) {
-  const headers: string[] = [];
-  response.headers.forEach((value, name) => {
-    if (name !== "x-request-id") headers.push(`${name}: ${value}`);
-  });
-  return `${response.status}\n${headers.sort().join("\n")}\n\n${await response.text()}`;
 }
 
 describe("origin check", () => {
@@ -154,12 +146,12 @@ describe("what answers tell", () => {
 
     const bot = address("bot");
     const answers = [
-      await bytes(await post({ email: address("new") }, { headers })),
-      await bytes(await post({ email: pending }, { headers })),
-      await bytes(await post({ email: subscribed }, { headers })),
-      await bytes(await post({ email: throttled }, { headers })),
-      await bytes(await post({ email: bot, fax: "555" }, { headers })),
-      await bytes(
+      await answerBytes(await post({ email: address("new") }, { headers })),
+      await answerBytes(await post({ email: pending }, { headers })),
+      await answerBytes(await post({ email: subscribed }, { headers })),
+      await answerBytes(await post({ email: throttled }, { headers })),
+      await answerBytes(await post({ email: bot, fax: "555" }, { headers })),
+      await answerBytes(
         await post({ email: bot, started_at: forms.clock.now().getTime() - 500 }, { headers }),
       ),
     ];

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import {
   envelope,
   type FormsHarness,
+  type PostInit,
   random,
   type SesEmail,
   type SesEmulator,
@@ -78,6 +79,40 @@ export async function publishedStory(
       .where(eq(stories.id, story.id));
   }
   return story.id;
+}
+
+/**
+ * A post to an organization's subscribe route from its website: consent given, a fresh envelope
+ * (on the service's clock), the organization's Origin; `body` and `init` add or replace.
+ */
+export function subscribeTo(
+  forms: FormsHarness,
+  organization: NewsletterOrg,
+  body: Record<string, unknown>,
+  init: PostInit = {},
+): Promise<Response> {
+  return forms.post(
+    `/v1/public/newsletter/${organization.slug}/subscribe`,
+    { consent: true, ...envelope(forms.clock.now().getTime()), ...body },
+    { ...init, headers: { origin: organization.origin, ...init.headers } },
+  );
+}
+
+/** Subscribes an address with fetch (double opt-in); returns the token of its confirmation link. */
+export async function pendingToken(
+  forms: FormsHarness,
+  ses: SesEmulator,
+  email: string,
+  organization: NewsletterOrg,
+): Promise<string> {
+  const response = await subscribeTo(
+    forms,
+    organization,
+    { email },
+    { headers: { accept: "application/json" } },
+  );
+  expect(response.status).toBe(202);
+  return tokenIn((await ses.to(email)).at(-1));
 }
 
 /** The confirmation row of a newsletter confirmation token (rows keep only its hash). */

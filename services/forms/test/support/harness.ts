@@ -300,6 +300,15 @@ export function validMappingCall(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** An answer as bytes, all but its request id: status, sorted headers, body. */
+export async function answerBytes(response: Response): Promise<string> {
+  const headers: string[] = [];
+  response.headers.forEach((value, name) => {
+    if (name !== "x-request-id") headers.push(`${name}: ${value}`);
+  });
+  return `${response.status}\n${headers.sort().join("\n")}\n\n${await response.text()}`;
+}
+
 /** The confirmation token in an email's link. */
 export function tokenIn(email: SesEmail | undefined): string {
   const match = /\/v1\/public\/newsletter\/confirm\?t=([A-Za-z0-9_-]{43})/.exec(
