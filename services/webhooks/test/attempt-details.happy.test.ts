@@ -3,18 +3,13 @@ import { webhookAttempts } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { closedPort } from "@newsroom/shared/testing/ports";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { and, asc, eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { ANSWER_PREFIX_BYTES, answerPrefixText } from "../src/delivery/answer-prefix.ts";
 import { deleteOldAttempts } from "../src/delivery/store.ts";
-import {
-  closedPort,
-  type Fixture,
-  type Receiver,
-  SHORT_SCHEDULE,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

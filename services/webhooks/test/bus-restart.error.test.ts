@@ -4,18 +4,12 @@ import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { type OutboxRelay, startOutboxRelay } from "@newsroom/workspace/outbox/relay";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { isNull } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
-import {
-  type Fixture,
-  type Hit,
-  type Receiver,
-  random,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 import { type NatsServer, natsServerBinary, startNatsServer } from "./support/processes.ts";
 
 const binary = natsServerBinary();

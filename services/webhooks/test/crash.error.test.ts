@@ -2,16 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
-import {
-  type Fixture,
-  type Hit,
-  type Receiver,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 import { type ChildProcess, startDispatcher } from "./support/processes.ts";
 
 const EVENTS = 100;

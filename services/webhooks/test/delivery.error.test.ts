@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { closedPort } from "@newsroom/shared/testing/ports";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import {
   disableWebhookEndpoint,
   enableWebhookEndpoint,
@@ -9,14 +11,7 @@ import {
 import { and, eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createWebhooksService, type WebhooksOptions } from "../src/app.ts";
-import {
-  closedPort,
-  type Fixture,
-  type Receiver,
-  SHORT_SCHEDULE,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

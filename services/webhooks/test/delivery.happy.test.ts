@@ -7,20 +7,13 @@ import type { WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/reco
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { testWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createWebhooksService } from "../src/app.ts";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
-import {
-  ALL_EVENTS,
-  busKinds,
-  type Fixture,
-  type Hit,
-  type Receiver,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { ALL_EVENTS, busKinds, type Fixture, webhooksFixture } from "./support/harness.ts";
 
 function headersOf(hit: Hit): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -4,10 +4,11 @@ import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { fanOutEvent } from "../src/fan-out/service.ts";
-import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./support/harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

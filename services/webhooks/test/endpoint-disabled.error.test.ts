@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { addMember } from "@newsroom/workspace/people/service";
 import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
 import { createWebhooksService } from "../src/app.ts";
-import {
-  type Fixture,
-  type Receiver,
-  random,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
 /**
  * An endpoint disabled for failing: its organization's owners and admins get one email through

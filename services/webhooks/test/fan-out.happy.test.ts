@@ -3,18 +3,12 @@ import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { disableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { fanOutEvent, storyEventOf } from "../src/fan-out/service.ts";
-import {
-  ALL_EVENTS,
-  busKinds,
-  type Fixture,
-  type Receiver,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { ALL_EVENTS, busKinds, type Fixture, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 

@@ -3,11 +3,12 @@ import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema"
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { closedPort } from "@newsroom/shared/testing/ports";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { failureReason } from "../src/delivery/failure-reason.ts";
 import type { HostResolver } from "../src/delivery/target-guard.ts";
-import { closedPort, type Fixture, webhooksFixture } from "./support/harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /** An IPv4 address, an IPv6 address (two colons or more) or a port after a colon. */
 const IPV4 = /\b\d{1,3}(\.\d{1,3}){3}\b/;

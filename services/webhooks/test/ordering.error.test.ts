@@ -4,17 +4,12 @@ import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { WebhookEventOut } from "@newsroom/shared/records";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import type { StoryAction } from "@newsroom/workspace/stories/state-machine";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
-import {
-  ALL_EVENTS,
-  type Fixture,
-  type Receiver,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { ALL_EVENTS, type Fixture, webhooksFixture } from "./support/harness.ts";
 import { type ChildProcess, startDispatcher } from "./support/processes.ts";
 
 const STORIES = 5;

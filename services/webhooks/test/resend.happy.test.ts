@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import {
   recoverWebhookEndpoint,
   resendWebhookDelivery,
@@ -9,13 +10,7 @@ import {
 import { enableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
-import {
-  type Fixture,
-  type Receiver,
-  SHORT_SCHEDULE,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

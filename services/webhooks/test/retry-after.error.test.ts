@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { createWebhooksService } from "../src/app.ts";
 import { MAX_RETRY_AFTER_MS, retryAfterOf } from "../src/delivery/retry-after.ts";
-import {
-  type Fixture,
-  type Receiver,
-  SHORT_SCHEDULE,
-  startReceiver,
-  webhooksFixture,
-} from "./support/harness.ts";
+import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

@@ -4,13 +4,14 @@ import { secretsKey } from "@newsroom/shared/config";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Hit, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import {
   rotateWebhookEndpointSecret,
   SECRET_OVERLAP_MS,
 } from "@newsroom/workspace/webhook-endpoints/rotate-secret";
 import { Webhook } from "standardwebhooks";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
-import { type Fixture, type Hit, startReceiver, webhooksFixture } from "./support/harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /**
  * A verifier written from the Standard Webhooks text alone, sharing no code with the signer:

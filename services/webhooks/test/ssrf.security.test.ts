@@ -8,6 +8,7 @@ import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema"
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import {
@@ -17,7 +18,7 @@ import {
   systemResolver,
 } from "../src/delivery/target-guard.ts";
 import { sendTestEvent } from "../src/delivery/test-event.ts";
-import { type Fixture, type Receiver, startReceiver, webhooksFixture } from "./support/harness.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;

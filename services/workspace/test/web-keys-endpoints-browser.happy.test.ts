@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { type Receiver, startReceiver } from "../../webhooks/test/support/harness.ts";
 import { expectAccessible } from "./support/accessibility.ts";
 import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
 

@@ -8,8 +8,8 @@ import {
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
-import { type Receiver, startReceiver } from "../../webhooks/test/support/harness.ts";
 import type { PermissionAction } from "../src/people/permissions.ts";
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
 import { readmeTable } from "./support/permission-table.ts";

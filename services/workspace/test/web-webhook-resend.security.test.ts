@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MEMBER_ROLES, type MemberRole, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
-import { type Receiver, startReceiver } from "../../webhooks/test/support/harness.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 

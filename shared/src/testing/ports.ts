@@ -14,6 +14,14 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A port on 127.0.0.1 where nothing listens: connections are refused. */
+export async function closedPort(): Promise<number> {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
+}
+
 /**
  * The former polling helper, kept as a thin wrapper until its last caller moves to
  * `eventually` in ./eventually.ts: done when `check` returns anything but undefined.

@@ -66,58 +66,6 @@ export async function testBus(
   };
 }
 
-export interface Hit {
-  path: string;
-  headers: Headers;
-  body: string;
-  /** When the request arrived, in ms since the epoch. */
-  at: number;
-}
-
-export type Behaviour = (hit: Hit) => Response | Promise<Response>;
-
-/** A real HTTP receiver on 127.0.0.1 that records every request; answers 200 unless told. */
-export function startReceiver() {
-  const hits: Hit[] = [];
-  const behaviours = new Map<string, Behaviour>();
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 30,
-    async fetch(request) {
-      const path = new URL(request.url).pathname;
-      const hit: Hit = {
-        path,
-        headers: request.headers,
-        body: await request.text(),
-        at: Date.now(),
-      };
-      hits.push(hit);
-      const behaviour = behaviours.get(path);
-      return behaviour ? behaviour(hit) : new Response("ok");
-    },
-  });
-  return {
-    hits,
-    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
-    on(path: string, behaviour: Behaviour) {
-      behaviours.set(path, behaviour);
-    },
-    at: (path: string) => hits.filter((hit) => hit.path === path),
-    stop: () => server.stop(true),
-  };
-}
-
-export type Receiver = ReturnType<typeof startReceiver>;
-
-/** A port on 127.0.0.1 where nothing listens: connections are refused. */
-export async function closedPort(): Promise<number> {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
-}
-
 export interface FixtureOptions {
   /** Extra environment for the config (e.g. WEBHOOK_RETRY_SCHEDULE). */
   env?: Record<string, string>;

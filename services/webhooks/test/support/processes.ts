@@ -4,8 +4,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { eventually } from "@newsroom/shared/testing/eventually";
+import { closedPort } from "@newsroom/shared/testing/ports";
 import type { Subprocess } from "bun";
-import { closedPort } from "./harness.ts";
 
 const REPO_ROOT = resolve(import.meta.dir, "../../../..");
 
