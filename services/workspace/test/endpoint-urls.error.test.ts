@@ -18,6 +18,29 @@ describe("webhook endpoint URLs", () => {
   const create = (h: Harness, url: string) =>
     h.call("POST", "/orgs/urls/webhook_endpoints", { url, events: ["story.published"] });
 
+  for (const [url, reason] of [
+    ["http://hooks.example.com/in", "https_required"],
+    ["https://203.0.113.7/in", "ip_address_not_allowed"],
+    ["https://[2001:db8::1]/in", "ip_address_not_allowed"],
+    ["https://localhost/in", "private_host"],
+    ["https://printer.local/in", "private_host"],
+    ["https://api.internal/in", "private_host"],
+    ["https://hooks.example.com:8443/in", "port_not_allowed"],
+    ["https://user:pw@hooks.example.com/in", "credentials_in_url"],
+    ["https://intranet/in", "invalid_host"],
+    ["not a url", "invalid_url"],
+    ["http://127.0.0.1:8080/in", "https_required"],
+  ] as const) {
+    test(`refuses ${url} (${reason})`, async () => {
+      const response = await create(strict, url);
+      expect(response.status).toBe(422);
+      expect(response.body.error.code).toBe("validation_failed");
+      expect(response.body.error.fields).toEqual([
+        expect.objectContaining({ field: "url", reason }),
+      ]);
+    });
+  }
+
   test("a local http URL names WEBHOOK_ALLOW_INSECURE_TARGETS and what it accepts", async () => {
     for (const url of ["http://127.0.0.1:8080/in", "http://localhost:8080/in"]) {
       const refused = await create(strict, url);
