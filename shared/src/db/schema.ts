@@ -22,6 +22,7 @@ const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull(
 const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true });
 
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks. */
 export const organizations = pgTable("organizations", {
   id: uuid("id").primaryKey(),
   slug: text("slug").notNull().unique(),
@@ -43,6 +44,7 @@ export const organizations = pgTable("organizations", {
   updatedAt: updatedAt(),
 });
 
+/** Written by: workspace. Read by: client-api, forms, public-read. */
 export const sites = pgTable("sites", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -61,6 +63,7 @@ export const sites = pgTable("sites", {
   updatedAt: updatedAt(),
 });
 
+/** Written by: workspace. Read by: client-api, forms, public-read. */
 export const hostnames = pgTable("hostnames", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -78,6 +81,7 @@ export const hostnames = pgTable("hostnames", {
   createdAt: createdAt(),
 });
 
+/** Written by: workspace (create, revoke), client-api (last use). Read by: no other service. */
 export const apiKeys = pgTable(
   "api_keys",
   {
@@ -99,7 +103,10 @@ export const apiKeys = pgTable(
   (table) => [index("api_keys_org_idx").on(table.organizationId)],
 );
 
-/** Creation and revocation of keys and endpoints, and other owner actions. */
+/**
+ * Written by: workspace, webhooks (an endpoint disabled). Read by: no other service.
+ * Creation and revocation of keys and endpoints, and other owner actions.
+ */
 export const auditEvents = pgTable(
   "audit_events",
   {
@@ -143,6 +150,7 @@ export const STORY_STATUSES = [
 ] as const;
 export type StoryStatus = (typeof STORY_STATUSES)[number];
 
+/** Written by: workspace. Read by: client-api, public-read, webhooks. */
 export const stories = pgTable(
   "stories",
   {
@@ -186,6 +194,7 @@ export const stories = pgTable(
   ],
 );
 
+/** Written by: workspace. Read by: client-api, public-read, webhooks. */
 export const storyVersions = pgTable(
   "story_versions",
   {
@@ -203,6 +212,7 @@ export const storyVersions = pgTable(
   (table) => [uniqueIndex("story_versions_story_version_idx").on(table.storyId, table.version)],
 );
 
+/** Written by: workspace. Read by: client-api, public-read. */
 export const topics = pgTable(
   "topics",
   {
@@ -217,6 +227,7 @@ export const topics = pgTable(
   (table) => [uniqueIndex("topics_org_slug_idx").on(table.organizationId, table.slug)],
 );
 
+/** Written by: workspace. Read by: client-api, public-read. */
 export const storyTopics = pgTable(
   "story_topics",
   {
@@ -233,6 +244,7 @@ export const storyTopics = pgTable(
   ],
 );
 
+/** Written by: workspace (the demo data). Read by: public-read. */
 export const people = pgTable("people", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -243,6 +255,7 @@ export const people = pgTable("people", {
   createdAt: createdAt(),
 });
 
+/** Written by: workspace (the demo data). Read by: public-read. */
 export const storyPeople = pgTable(
   "story_people",
   {
@@ -257,7 +270,10 @@ export const storyPeople = pgTable(
   (table) => [primaryKey({ columns: [table.storyId, table.personId] })],
 );
 
-/** Images and files. Only assets cleared for publication may appear on public routes. */
+/**
+ * Written by: workspace (the demo data). Read by: client-api, public-read.
+ * Images and files. Only assets cleared for publication may appear on public routes.
+ */
 export const assets = pgTable("assets", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -272,6 +288,7 @@ export const assets = pgTable("assets", {
   createdAt: createdAt(),
 });
 
+/** Written by: workspace (the demo data). Read by: public-read. */
 export const storyAssets = pgTable(
   "story_assets",
   {
@@ -286,6 +303,7 @@ export const storyAssets = pgTable(
   (table) => [primaryKey({ columns: [table.storyId, table.assetId] })],
 );
 
+/** Written by: workspace (the demo data). Read by: public-read. */
 export const relatedStories = pgTable(
   "related_stories",
   {
@@ -301,8 +319,9 @@ export const relatedStories = pgTable(
 );
 
 /**
+ * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
  * People who sign in to the workspace web app: one email address each, stored lower-cased.
- * Written and read by the workspace only. (Not `people`: those are the people named in stories.)
+ * (Not `people`: those are the people named in stories.)
  */
 export const workspacePeople = pgTable("workspace_people", {
   id: uuid("id").primaryKey(),
@@ -313,7 +332,10 @@ export const workspacePeople = pgTable("workspace_people", {
 export const MEMBER_ROLES = ["owner", "admin", "approver", "editor", "viewer"] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
-/** A person's one role in one organization. Written and read by the workspace. */
+/**
+ * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
+ * A person's one role in one organization.
+ */
 export const workspaceMemberships = pgTable(
   "workspace_memberships",
   {
@@ -334,8 +356,9 @@ export const workspaceMemberships = pgTable(
 );
 
 /**
+ * Written by: workspace. Read by: no other service.
  * The one live sign-in code of a person (a new one replaces it). Only an HMAC of the code is
- * kept; it is deleted when used or after five wrong tries. Written and read by the workspace.
+ * kept; it is deleted when used or after five wrong tries.
  */
 export const workspaceSignInCodes = pgTable("workspace_sign_in_codes", {
   personId: uuid("person_id")
@@ -348,9 +371,9 @@ export const workspaceSignInCodes = pgTable("workspace_sign_in_codes", {
 });
 
 /**
+ * Written by: workspace. Read by: no other service.
  * Signed-in sessions of the workspace web app. Only the SHA-256 of the cookie's token is kept.
- * `fresh_at` is when the person last proved a sign-in (code or single sign-on). Written and read
- * by the workspace.
+ * `fresh_at` is when the person last proved a sign-in (code or single sign-on).
  */
 export const workspaceSessions = pgTable(
   "workspace_sessions",
@@ -370,10 +393,10 @@ export const workspaceSessions = pgTable(
 );
 
 /**
+ * Written by: workspace. Read by: no other service.
  * An organization's single sign-on (OpenID Connect): its provider, the client registered there,
  * and the email domains whose people may sign in through it. The client secret is sealed with
  * AES-256-GCM (base64 of iv, tag and ciphertext); only its last four characters are shown.
- * Written and read by the workspace.
  */
 export const organizationSso = pgTable("organization_sso", {
   organizationId: uuid("organization_id")
@@ -391,9 +414,10 @@ export const organizationSso = pgTable("organization_sso", {
 });
 
 /**
+ * Written by: workspace. Read by: no other service.
  * A single sign-on under way, from the redirect to the provider to its callback: the browser's
  * cookie holds a token whose SHA-256 is the key. Deleted when the callback uses it (a replayed
- * callback finds nothing) or after ten minutes. Written and read by the workspace.
+ * callback finds nothing) or after ten minutes.
  */
 export const workspaceSsoAttempts = pgTable("workspace_sso_attempts", {
   tokenHash: text("token_hash").primaryKey(),
@@ -407,6 +431,7 @@ export const workspaceSsoAttempts = pgTable("workspace_sso_attempts", {
   createdAt: createdAt(),
 });
 
+/** Written by: workspace. Read by: client-api. */
 export const approvalDecisions = pgTable(
   "approval_decisions",
   {
@@ -438,6 +463,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** Written by: workspace, webhooks (failure counts, disabling). Read by: client-api. */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
@@ -473,7 +499,10 @@ export const webhookEndpoints = pgTable(
   (table) => [index("webhook_endpoints_org_idx").on(table.organizationId, table.createdAt)],
 );
 
-/** Events written in the same transaction as the story change; the relay publishes them. */
+/**
+ * Written by: workspace (the change, the relay), webhooks (fanned out). Read by: no other service.
+ * Events written in the same transaction as the story change; the relay publishes them.
+ */
 export const outboxEvents = pgTable(
   "outbox_events",
   {
@@ -500,6 +529,7 @@ export const outboxEvents = pgTable(
   ],
 );
 
+/** Written by: webhooks, workspace (resend, recover). Read by: client-api. */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
@@ -544,6 +574,7 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
+ * Written by: webhooks. Read by: workspace.
  * Each attempt of a delivery, for the organization's people in the workspace (never in the
  * client API): written by the webhooks service with the delivery's update, read by the workspace.
  * Holds the first 1 KiB of the receiver's answer, never the request's headers or secret. Rows
@@ -575,7 +606,10 @@ export const webhookAttempts = pgTable(
   ],
 );
 
-/** The service's own weekly digest: addresses that confirmed, and pending ones. */
+/**
+ * Written by: forms. Read by: workspace (the digest send).
+ * The service's own weekly digest: addresses that confirmed, and pending ones.
+ */
 export const digestSubscriptions = pgTable("digest_subscriptions", {
   id: uuid("id").primaryKey(),
   email: text("email").notNull().unique(),
@@ -587,6 +621,7 @@ export const digestSubscriptions = pgTable("digest_subscriptions", {
 });
 
 /**
+ * Written by: forms. Read by: no other service.
  * Pending double opt-in confirmations for the digest (`list = 'digest'`) and organization
  * newsletters (`list = 'org'`). Only the token's SHA-256 is kept; organization addresses are
  * removed once confirmed.
@@ -607,7 +642,10 @@ export const newsletterConfirmations = pgTable(
   (table) => [index("newsletter_confirmations_email_idx").on(table.email, table.createdAt)],
 );
 
-/** Organization newsletter subscribers who confirmed; handed to the organization's digest. */
+/**
+ * Written by: forms. Read by: no other service.
+ * Organization newsletter subscribers who confirmed; handed to the organization's digest.
+ */
 export const organizationSubscribers = pgTable(
   "organization_subscribers",
   {
@@ -624,7 +662,10 @@ export const organizationSubscribers = pgTable(
   ],
 );
 
-/** The only trace a form leaves: its submission id, the answer given, and when to forget it. */
+/**
+ * Written by: forms, workspace (the digest send marks its run). Read by: no other service.
+ * The only trace a form leaves: its submission id, the answer given, and when to forget it.
+ */
 export const formSubmissions = pgTable("form_submissions", {
   submissionId: uuid("submission_id").primaryKey(),
   route: text("route").notNull(),
