@@ -5,11 +5,12 @@ import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
 import { onShutdown } from "@newsroom/shared/service";
 import { createGateway } from "./app.ts";
+import { GatewayConfig } from "./config.ts";
 import type { ServiceName } from "./routing.ts";
 import { httpUpstream, type Upstream } from "./upstream.ts";
 
 /** The gateway as its own process: proxies by path prefix to the services' URLs. */
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(GatewayConfig);
 const targets: [ServiceName, string | undefined][] = [
   ["public-read", config.PUBLIC_READ_URL],
   ["forms", config.FORMS_URL],

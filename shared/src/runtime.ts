@@ -1,19 +1,26 @@
 import { type EventBus, openBus } from "./bus/index.ts";
 import { type Config, databaseTimeouts } from "./config.ts";
+import type { RuntimeConfig } from "./config-variables.ts";
 import { type Database, openDatabase } from "./db/index.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { openRateLimitStore, type RateLimitStore } from "./rate-limit.ts";
 
-/** The infrastructure a process holds: database, bus and rate-limit store, chosen by config. */
-export interface Runtime {
-  config: Config;
+/**
+ * The infrastructure a process holds: database, bus and rate-limit store, chosen by config.
+ * `config` is what the process loaded: its service's variables, or every variable (embedded).
+ */
+export interface Runtime<C extends RuntimeConfig = Config> {
+  config: C;
   database: Database;
   bus: EventBus;
   rateLimits: RateLimitStore;
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, options: { migrate?: boolean } = {}) {
+export async function openRuntime<C extends RuntimeConfig>(
+  config: C,
+  options: { migrate?: boolean } = {},
+) {
   const database = await openDatabase({
     url: config.DATABASE_URL,
     pgliteDir: config.PGLITE_DIR,
@@ -29,7 +36,7 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     subjectPrefix: config.NATS_SUBJECT_PREFIX,
   });
   const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
-  const runtime: Runtime = {
+  const runtime: Runtime<C> = {
     config,
     database,
     bus,

@@ -1,5 +1,7 @@
+import type { Static, TObject } from "@sinclair/typebox";
 import type { AnyElysia } from "elysia";
 import { type Config, loadConfigOrExit } from "./config.ts";
+import type { EdgeConfig, ProcessConfig, RuntimeConfig } from "./config-variables.ts";
 import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http/edge.ts";
 import { pathOf } from "./http/urls.ts";
 import { log } from "./log.ts";
@@ -74,18 +76,30 @@ export function serviceEntry(service: ServiceHandle): (request: Request) => Prom
   return service.handle ?? ((request) => service.app.handle(request));
 }
 
-export type ServiceFactory = (runtime: Runtime) => Promise<ServiceHandle>;
+export type ServiceFactory<C extends RuntimeConfig = Config> = (
+  runtime: Runtime<C>,
+) => Promise<ServiceHandle>;
+
+/** What every service run as its own process reads, besides its own variables. */
+type ServiceProcessConfig = ProcessConfig & RuntimeConfig & EdgeConfig;
 
 /**
- * The entry point of a service run as its own process: config from the environment, its own
- * runtime, the app on PORT, and a graceful stop on SIGTERM.
+ * The entry point of a service run as its own process: its config (`schema`, the service's own
+ * variables) from the environment, its own runtime, the app on PORT, and a graceful stop on SIGTERM.
  */
-export async function runService(factory: ServiceFactory): Promise<void> {
-  await startOrExit(() => startService(factory));
+export async function runService<S extends TObject>(
+  schema: S,
+  factory: ServiceFactory<Static<S> & ServiceProcessConfig>,
+): Promise<void> {
+  await startOrExit(() => startService(schema, factory));
 }
 
-async function startService(factory: ServiceFactory): Promise<void> {
-  const config = loadConfigOrExit();
+async function startService<S extends TObject>(
+  schema: S,
+  factory: ServiceFactory<Static<S> & ServiceProcessConfig>,
+): Promise<void> {
+  // Every service's schema composes ProcessConfig, RuntimeConfig and EdgeConfig (a test checks).
+  const config = loadConfigOrExit(schema) as Static<S> & ServiceProcessConfig;
   const runtime = await openRuntime(config);
   const service = await factory(runtime);
   const ready = readinessResponse(readiness(service.readiness));

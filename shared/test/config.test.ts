@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { appUrl, ConfigError, loadConfig } from "../src/config.ts";
+import { Type as T } from "@sinclair/typebox";
+import { appUrl, ConfigError, ConfigSchema, loadConfig } from "../src/config.ts";
+import {
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+  ProcessConfig,
+  PublicAddressConfig,
+  SecretsConfig,
+  WebhookDeliveryConfig,
+} from "../src/config-variables.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -159,5 +167,53 @@ describe("config", () => {
       expect(started.stderr).toContain("HUMAN_CHECK_MODE is off");
     }
     expect(loadConfig({ SERVICE_ENV: "development" }).HUMAN_CHECK_MODE).toBe("off");
+  });
+});
+
+describe("a service's own schema", () => {
+  /** A service that reads only these parts, like each `services/<name>/src/config.ts`. */
+  const Narrow = T.Composite([ProcessConfig, T.Pick(PublicAddressConfig, ["PUBLIC_BASE_URL"])]);
+  const production = { SERVICE_ENV: "production", HUMAN_CHECK_MODE: "off" };
+
+  test("reads, converts and defaults only its own variables", () => {
+    const config = loadConfig(Narrow, { PORT: "3600", REDIS_URL: "not a url", HOUSE_ORG: "x" });
+    expect(config).toEqual({
+      SERVICE_ENV: "development",
+      PORT: 3600,
+      LOG_LEVEL: "info",
+      PUBLIC_BASE_URL: "http://localhost:3600",
+    });
+  });
+
+  test("a bad value of its own stops it naming the variable, as with every variable", () => {
+    expect(() => loadConfig(Narrow, { PORT: "abc" })).toThrow(
+      "Invalid configuration: PORT is invalid",
+    );
+  });
+
+  test("the deployment rules apply to the variables it declares", () => {
+    // No SECRETS_KEY, ADMIN_TOKEN or human check to require: a gateway-like process starts.
+    expect(loadConfig(Narrow, production).SERVICE_ENV).toBe("production");
+    const WithSecrets = T.Composite([Narrow, SecretsConfig]);
+    expect(() => loadConfig(WithSecrets, production)).toThrow("SECRETS_KEY is required");
+    const WithDelivery = T.Composite([Narrow, WebhookDeliveryConfig]);
+    expect(() =>
+      loadConfig(WithDelivery, { ...production, WEBHOOK_RETRY_SCHEDULE: "1,1,1" }),
+    ).toThrow("WEBHOOK_RETRY_SCHEDULE is a test switch");
+    expect(() =>
+      loadConfig(WithDelivery, { ...production, WEBHOOK_ALLOW_INSECURE_TARGETS: "true" }),
+    ).toThrow("WEBHOOK_ALLOW_INSECURE_TARGETS is a test switch");
+    expect(
+      loadConfig(WithDelivery, {
+        ...production,
+        WEBHOOK_RETRY_SCHEDULE: DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+      }).WEBHOOK_RETRY_SCHEDULE,
+    ).toBe("30,120,600,1800,3600,10800,21600");
+  });
+
+  test("every variable is declared once, in one part: the union holds no merged schema", () => {
+    for (const [name, property] of Object.entries(ConfigSchema.properties)) {
+      expect({ name, merged: "allOf" in property }).toEqual({ name, merged: false });
+    }
   });
 });

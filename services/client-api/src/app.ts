@@ -9,6 +9,7 @@ import { approvalsRoutes } from "./approvals/routes.ts";
 import { KeyUsage, type KeyUsageOptions } from "./auth/key-usage.ts";
 import { keyLookup } from "./auth/store.ts";
 import type { AnswerCache } from "./caching/answers.ts";
+import type { ClientApiConfig } from "./config.ts";
 import type { ClientApiDeps } from "./deps.ts";
 import { feedsRoutes } from "./feeds/routes.ts";
 import { CursorCodec } from "./pagination/cursor.ts";
@@ -72,7 +73,7 @@ export interface ClientApiServiceOptions {
 
 /** The read-only client API: stories, approvals, feeds, webhook endpoints and deliveries. */
 export async function createClientApiService(
-  runtime: Runtime,
+  runtime: Runtime<ClientApiConfig>,
   options: ClientApiServiceOptions = {},
 ): Promise<ServiceHandle & { cache: AnswerCache | undefined }> {
   const wanted = options.cache ?? true;

@@ -1,4 +1,5 @@
 import { runService } from "@newsroom/shared/service";
 import { createClientApiService } from "./app.ts";
+import { ClientApiConfig } from "./config.ts";
 
-await runService((runtime) => createClientApiService(runtime));
+await runService(ClientApiConfig, (runtime) => createClientApiService(runtime));

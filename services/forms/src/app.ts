@@ -5,6 +5,7 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { careerRoutes } from "./careers/routes.ts";
+import type { FormsConfig } from "./config.ts";
 import { contactRoutes } from "./contact/routes.ts";
 import type { FormsDeps } from "./deps.ts";
 import { digestRoutes } from "./digest/routes.ts";
@@ -25,7 +26,7 @@ export interface FormsOptions {
 
 /** Website forms, the digest and organization newsletters, embed.js. */
 export async function createFormsService(
-  runtime: Runtime,
+  runtime: Runtime<FormsConfig>,
   options: FormsOptions = {},
 ): Promise<ServiceHandle> {
   const deps: FormsDeps = {

@@ -1,13 +1,13 @@
-import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import type { FormsConfig } from "./config.ts";
 import type { HumanCheck } from "./human-check.ts";
 import type { ContactLists } from "./newsletter/contact-lists.ts";
 
 /** What the forms features need: plain values, no Elysia context. */
 export interface FormsDeps {
-  config: Config;
+  config: FormsConfig;
   db: Db;
   rateLimits: RateLimitStore;
   /** Null when email is not configured: the routes answer 503 forms_unavailable. */

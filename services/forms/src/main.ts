@@ -1,4 +1,5 @@
 import { runService } from "@newsroom/shared/service";
 import { createFormsService } from "./app.ts";
+import { FormsConfig } from "./config.ts";
 
-await runService(createFormsService);
+await runService(FormsConfig, createFormsService);

@@ -1,4 +1,5 @@
 import { runService } from "@newsroom/shared/service";
 import { createPublicReadService } from "./app.ts";
+import { PublicReadConfig } from "./config.ts";
 
-await runService(createPublicReadService);
+await runService(PublicReadConfig, createPublicReadService);

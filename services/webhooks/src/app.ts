@@ -5,6 +5,7 @@ import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
   deleteOldAttempts,
@@ -37,7 +38,7 @@ export interface WebhooksOptions {
 
 /** The webhook dispatcher: fans story events out to endpoints, signs, delivers, retries. */
 export async function createWebhooksService(
-  runtime: Runtime,
+  runtime: Runtime<WebhooksConfig>,
   options: WebhooksOptions = {},
 ): Promise<ServiceHandle> {
   const { db } = runtime.database;

@@ -1,4 +1,5 @@
 import { runService } from "@newsroom/shared/service";
 import { createWebhooksService } from "./app.ts";
+import { WebhooksConfig } from "./config.ts";
 
-await runService(createWebhooksService);
+await runService(WebhooksConfig, createWebhooksService);

@@ -3,10 +3,11 @@ import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRuntime } from "@newsroom/shared/runtime";
 import { onShutdown } from "@newsroom/shared/service";
+import { WorkspaceConfig } from "./config.ts";
 import { startWorkspace } from "./server.ts";
 
 /** The workspace as its own process (distributed mode). */
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(WorkspaceConfig);
 const runtime = await openRuntime(config);
 const workspace = startWorkspace(config, runtime.database.db, runtime.bus, {
   hostname: "0.0.0.0",

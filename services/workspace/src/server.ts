@@ -1,5 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import { adminToken, appUrl, type Config, secretsKey } from "@newsroom/shared/config";
+import { adminToken, appUrl, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
 import { pathOf } from "@newsroom/shared/http/urls";
@@ -7,6 +7,7 @@ import { openMailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { serveOn } from "@newsroom/shared/startup";
 import { createWorkspaceApp } from "./app.ts";
+import type { WorkspaceConfig } from "./config.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
 import { createWebApp, isWebAppPath } from "./web/app.ts";
 
@@ -16,7 +17,7 @@ import { createWebApp, isWebAppPath } from "./web/app.ts";
  * gateway in the same process.
  */
 export function startWorkspace(
-  config: Config,
+  config: WorkspaceConfig,
   db: Db,
   bus: EventBus,
   options: { hostname: string; rateLimits: RateLimitStore; now?: () => Date },

@@ -6,7 +6,10 @@ import {
 } from "@newsroom/shared/digest-unsubscribe";
 
 /** A digest subscription's unsubscribe link and its List-Unsubscribe headers. */
-export function digestUnsubscribe(config: Config, subscriptionId: string) {
+export function digestUnsubscribe(
+  config: Pick<Config, "PUBLIC_BASE_URL" | "SECRETS_KEY">,
+  subscriptionId: string,
+) {
   const link = unsubscribeLink(
     config.PUBLIC_BASE_URL,
     unsubscribeToken(secretsKey(config), subscriptionId),

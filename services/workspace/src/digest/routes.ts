@@ -1,14 +1,15 @@
-import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
+import { loadConfig, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { type Mailer, openMailer } from "@newsroom/shared/mailer";
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { WorkspaceConfig } from "../config.ts";
 import { DigestRunOut, DigestSendIn } from "./model.ts";
 import { type DigestDeps, sendWeeklyDigest } from "./service.ts";
 
 /** What the digest needs beyond the workspace's deps: the config (email, links) and a clock. */
 export interface DigestOptions {
-  config: Config;
+  config: WorkspaceConfig;
   /** Defaults to the mailer the config describes. */
   mailer?: Mailer | null;
   now?: () => Date;
@@ -31,7 +32,7 @@ function digestDeps(db: Db, options: DigestOptions): DigestDeps {
 export function digestRoutes(db: Db, options?: DigestOptions) {
   let deps: DigestDeps | undefined;
   const resolve = () => {
-    deps ??= digestDeps(db, options ?? { config: loadConfig() });
+    deps ??= digestDeps(db, options ?? { config: loadConfig(WorkspaceConfig) });
     return deps;
   };
   return new Elysia().post(

@@ -4,6 +4,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import { openMailer } from "@newsroom/shared/mailer";
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { WorkspaceConfig } from "../config.ts";
 import { DigestSendIn } from "../digest/model.ts";
 import type { DigestOptions } from "../digest/routes.ts";
 import { type OrganizationNewsletterDeps, sendOrganizationNewsletter } from "./service.ts";
@@ -15,7 +16,7 @@ import { type OrganizationNewsletterDeps, sendOrganizationNewsletter } from "./s
 export function organizationNewsletterRoutes(db: Db, options?: DigestOptions) {
   let deps: OrganizationNewsletterDeps | undefined;
   const resolve = () => {
-    const config = options?.config ?? loadConfig();
+    const config = options?.config ?? loadConfig(WorkspaceConfig);
     deps ??= {
       db,
       config,

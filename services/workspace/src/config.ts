@@ -1,0 +1,33 @@
+import {
+  EdgeConfig,
+  MailConfig,
+  ProcessConfig,
+  PublicAddressConfig,
+  RuntimeConfig,
+  SecretsConfig,
+  WebhookDeliveryConfig,
+  WorkspaceServerConfig,
+} from "@newsroom/shared/config-variables";
+import { type Static, Type as T } from "@sinclair/typebox";
+
+/**
+ * The workspace's environment, checked at boot (`loadConfigOrExit(WorkspaceConfig)` in main.ts).
+ * Defaults and units are beside each variable in shared/src/config-variables.ts.
+ */
+export const WorkspaceConfig = T.Composite([
+  // PORT is the gateway's: the default of the links (APP_URL, PUBLIC_BASE_URL, NEWSROOM_HOST).
+  ProcessConfig,
+  RuntimeConfig,
+  // Whose X-Forwarded-For its own port (WORKSPACE_PORT) believes.
+  T.Pick(EdgeConfig, ["TRUSTED_PROXIES"]),
+  // The house newsroom, the digest's and newsletters' links.
+  PublicAddressConfig,
+  // Seals signing secrets and single sign-on secrets, signs sign-in codes and unsubscribe links.
+  SecretsConfig,
+  // Sign-in codes, invitations, the digest and organization newsletters.
+  MailConfig,
+  // Which webhook endpoint URLs are accepted.
+  T.Pick(WebhookDeliveryConfig, ["WEBHOOK_ALLOW_INSECURE_TARGETS"]),
+  WorkspaceServerConfig,
+]);
+export type WorkspaceConfig = Static<typeof WorkspaceConfig>;
