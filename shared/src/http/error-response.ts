@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { ApiError, type FieldError, temporarilyUnavailable } from "../errors.ts";
 import { log } from "../log.ts";
+import { explanationOf } from "../parameter-schemas.ts";
 import { knownContextOf, REQUEST_ID_HEADER, requestIdOf } from "./request-context.ts";
 import { pathOf } from "./urls.ts";
 
@@ -15,13 +16,34 @@ export function errorResponse(error: ApiError, requestId: string): Response {
 export type ElysiaError = Error & { code?: unknown; status?: number };
 
 function validationFields(error: ElysiaError): FieldError[] {
-  const all = (error as { all?: { path: string; message: string }[] }).all ?? [];
+  const all =
+    (error as { all?: { path: string; message: string; schema?: unknown; value?: unknown }[] })
+      .all ?? [];
   const fields = new Map<string, FieldError>();
   for (const entry of all) {
     const field = entry.path.replace(/^\//, "").replace(/\//g, ".") || "body";
-    if (!fields.has(field)) fields.set(field, { field, reason: "invalid", message: entry.message });
+    if (fields.has(field)) continue;
+    const message = explanationOf(entry.schema, entry.value) ?? entry.message;
+    fields.set(field, { field, reason: "invalid", message });
   }
   return [...fields.values()];
+}
+
+/**
+ * Every bad query parameter at once, in the order the route's schema names them: a repeated one
+ * as `repeated` (whatever its last value), the others as the validator found them.
+ */
+function withRepeated(fields: FieldError[], request: Request): FieldError[] {
+  const query = knownContextOf(request)?.query;
+  if (!query || query.repeated.length === 0) return fields;
+  const repeated = new Set(query.repeated.map((field) => field.field));
+  const place = (field: FieldError) => {
+    const at = query.names.indexOf(field.field);
+    return at === -1 ? query.names.length : at;
+  };
+  return [...query.repeated, ...fields.filter((field) => !repeated.has(field.field))].sort(
+    (a, b) => place(a) - place(b),
+  );
 }
 
 /** Turns whatever was thrown into an ApiError; unknown errors become 500 api_error. */
@@ -39,7 +61,9 @@ export function toApiError(error: unknown, request: Request, allowed?: string[])
     case "VALIDATION":
       return (e as { type?: string }).type === "body"
         ? new ApiError("validation_failed", undefined, { fields: validationFields(e) })
-        : new ApiError("invalid_parameters", undefined, { fields: validationFields(e) });
+        : new ApiError("invalid_parameters", undefined, {
+            fields: withRepeated(validationFields(e), request),
+          });
     case "PARSE":
       return new ApiError("invalid_json", "The body could not be parsed.");
     case "INVALID_COOKIE_SIGNATURE":

@@ -1,3 +1,5 @@
+import type { FieldError } from "../errors.ts";
+
 /** Headers the edge sets on every request it passes on, and every response carries. */
 export const REQUEST_ID_HEADER = "x-request-id";
 export const CLIENT_IP_HEADER = "x-client-ip";
@@ -9,6 +11,11 @@ export interface RequestContext {
   route?: string;
   /** The client address, or how to find it: the socket is asked only when someone needs it. */
   clientIp?: string | (() => string);
+  /**
+   * The query parameters the route's schema names in their order, and those of them given more
+   * than once: refused with the other bad parameters (`http-kit.ts`).
+   */
+  query?: { names: string[]; repeated: FieldError[] };
 }
 
 const contexts = new WeakMap<Request, RequestContext>();
