@@ -81,6 +81,14 @@ describe("PGlite snapshot", () => {
       await migrateDatabase(database);
       expect(await count()).toBe(journalCount());
       expect(await database.db.select().from(organizations)).toEqual([]);
+      // Opened with the small buffer pool (its memory is resident), initdb's settings kept.
+      const settings = await database.db.execute(
+        sql`select current_setting('shared_buffers') as buffers, current_setting('TimeZone') as zone`,
+      );
+      expect((settings as unknown as { rows: unknown[] }).rows[0]).toEqual({
+        buffers: "16MB",
+        zone: "UTC",
+      });
     } finally {
       await database.close();
     }
