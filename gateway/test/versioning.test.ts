@@ -7,7 +7,17 @@ import { Elysia, t } from "elysia";
 
 /** A test app with one route marked as retiring, the way a /v1 route is retired for /v2. */
 function appWithRetiringRoute() {
-  const kit = httpKit("versioning-test");
+  // An answer found before routing (as a cached read is) for the targets marked `?early`.
+  const kit = httpKit("versioning-test", {
+    beforeRouting: [
+      (request) => {
+        const url = new URL(request.url);
+        if (!url.searchParams.has("early")) return null;
+        const route = url.pathname === "/v1/current" ? "/v1/current" : "/v1/old/:id";
+        return { route, respond: () => Response.json({ early: true }) };
+      },
+    ],
+  });
   const app = new Elysia()
     .use(kit)
     .get("/v1/old/:id", ({ params }) => ({ id: params.id }), {
@@ -38,7 +48,7 @@ function appWithRetiringRoute() {
 }
 
 describe("retiring routes", () => {
-  const { app, kit, handle } = appWithRetiringRoute();
+  const { app, handle } = appWithRetiringRoute();
 
   test("answer Deprecation (RFC 9745) and Sunset (RFC 8594), with a link to the announcement", async () => {
     const response = await handle(new Request("http://localhost/v1/old/7"));
@@ -63,21 +73,15 @@ describe("retiring routes", () => {
     expect(response.headers.get("sunset")).toBeNull();
   });
 
-  test("an answer given without routing (a cached one) carries them as routing would", async () => {
+  test("an answer given before routing (a cached one) carries them as routing would", async () => {
     const retiring = await handle(new Request("http://localhost/v1/old/7"));
-    const given = kit.answered(
-      new Request("http://localhost/v1/old/7"),
-      "/v1/old/:id",
-      new Response("{}"),
-    );
-    for (const header of ["deprecation", "sunset"]) {
+    const given = await handle(new Request("http://localhost/v1/old/7?early"));
+    expect(await given.json()).toEqual({ early: true });
+    for (const header of ["deprecation", "sunset", "link"]) {
       expect(given.headers.get(header), header).toBe(retiring.headers.get(header));
     }
-    const current = kit.answered(
-      new Request("http://localhost/v1/current"),
-      "/v1/current",
-      new Response("{}"),
-    );
+    const current = await handle(new Request("http://localhost/v1/current?early"));
+    expect(await current.json()).toEqual({ early: true });
     expect(current.headers.get("deprecation")).toBeNull();
   });
 

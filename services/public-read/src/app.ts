@@ -53,7 +53,20 @@ export async function createPublicReadService(
     },
   ];
 
-  const kit = httpKit("public-read");
+  const kit = httpKit("public-read", {
+    // What the path router cannot say, asked first. A request answered before is answered from
+    // the read cache without routing it again (the one fast path, in caching/reader.ts).
+    beforeRouting: [
+      // robots.txt, sitemaps and feeds, on the service's host and on a client's hostname.
+      (request) => documents.match(request),
+      // A client's hostname: its pages, whatever the path (`/newsroom` there is its own story).
+      (request) =>
+        pages.servesHost(request)
+          ? { route: HOST_PAGE_ROUTE, respond: () => pages.hostPage(request) }
+          : null,
+      (request) => reader.cached(request),
+    ],
+  });
   const app = new Elysia({ name: "public-read" })
     .use(kit)
     .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
@@ -75,18 +88,6 @@ export async function createPublicReadService(
     app,
     readiness,
     cache,
-    handle: async (request) => {
-      // robots.txt, sitemaps and feeds, on the service's host and on a client's hostname.
-      const document = documents.match(request);
-      if (document) return kit.answered(request, document.route, await document.respond());
-      // A client's hostname: its pages, whatever the path (`/newsroom` there is its own story).
-      if (pages.servesHost(request)) {
-        return kit.answered(request, HOST_PAGE_ROUTE, await pages.hostPage(request));
-      }
-      // A request answered before is answered from the read cache without routing it again.
-      const cached = reader.cached(request);
-      return cached ? kit.answered(request, cached.route, cached.response) : app.handle(request);
-    },
     stop: async () => {
       await subscription.stop();
       await purging?.stop();

@@ -6,6 +6,24 @@ import { type ElysiaError, errorResponse, toApiError } from "./error-response.ts
 import { contextOf, knownContextOf, requestIdOf } from "./request-context.ts";
 import { pathOf } from "./urls.ts";
 
+/** An answer an app finds before its router: the route template it counts under, and the answer. */
+export interface EarlyAnswer {
+  route: string;
+  respond: () => Response | Promise<Response>;
+}
+
+/** Finds the answer to a request before routing, or nothing (the router takes it). */
+export type EarlyRouter = (request: Request) => EarlyAnswer | null | undefined;
+
+export interface HttpKitOptions {
+  /**
+   * Asked in order before the router, inside the app (its `handle` is the one way in): what a
+   * path router cannot say, like a client's hostname. Their answers get what routed ones get:
+   * the route for metrics and logs, retiring headers, the answer observer, the error record.
+   */
+  beforeRouting?: EarlyRouter[];
+}
+
 /**
  * The error handling every app shares: one Error record per failure, the request id in the body,
  * 405 for a known path with another method, never a stack trace. Routes marked retiring in their
@@ -13,8 +31,9 @@ import { pathOf } from "./urls.ts";
  * app is built (the test run's contract recorder) sees every answer; without one there is no
  * hook for it.
  */
-export function httpKit(name: string) {
+export function httpKit(name: string, options: HttpKitOptions = {}) {
   const observe = answerObserver();
+  const beforeRouting = options.beforeRouting ?? [];
   let routesOf: (path: string) => string[] = () => [];
   let retiring = new Map<string, Record<string, string>>();
   /** Notes the route that answers the request; gives its retiring headers, if it is retiring. */
@@ -40,6 +59,26 @@ export function httpKit(name: string) {
       }
       return response;
     });
+  if (beforeRouting.length > 0) {
+    // Elysia runs no transform or mapResponse hook for an answer given here: the kit does the
+    // same for it as for a routed one. A throw goes to the kit's onError like any other.
+    kit.onRequest(async ({ request }) => {
+      for (const find of beforeRouting) {
+        const early = find(request);
+        if (!early) continue;
+        const response = await early.respond();
+        // Noted once answered: while it answers, the request is not routed (the read cache
+        // remembers only targets the router answered; a client's hostname is not a path).
+        const headers = routed(request, early.route);
+        if (headers) {
+          for (const [header, value] of Object.entries(headers))
+            response.headers.set(header, value);
+        }
+        observe?.(name, request.method, early.route, response.status, response);
+        return response;
+      }
+    });
+  }
   if (observe) {
     kit.mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const status = typeof set.status === "number" ? set.status : 200;
@@ -47,17 +86,6 @@ export function httpKit(name: string) {
     });
   }
   return Object.assign(kit, {
-    /**
-     * What the kit's hooks do to an answer, for one the app gave without routing the request
-     * (a cached answer): the route for metrics, retiring headers, the observed answer.
-     */
-    answered(request: Request, route: string, response: Response): Response {
-      const headers = routed(request, route);
-      if (headers)
-        for (const [header, value] of Object.entries(headers)) response.headers.set(header, value);
-      observe?.(name, request.method, route, response.status, response);
-      return response;
-    },
     /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */
     bindRoutes(app: RoutedApp) {
       routesOf = (path) => allowedMethods(app, path);

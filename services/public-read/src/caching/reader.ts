@@ -1,4 +1,5 @@
 import type { Html } from "@newsroom/shared/html";
+import type { EarlyAnswer } from "@newsroom/shared/http/http-kit";
 import { matchedRouteOf, requestIdOf } from "@newsroom/shared/http/request-context";
 import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
@@ -43,9 +44,11 @@ export interface Reader {
   ): Promise<Response>;
   /**
    * The cached answer for a GET whose exact target was served before, with the route template
-   * that served it; undefined when the request must be routed.
+   * that served it; undefined when the request must be routed. The app's one fast path: asked
+   * before its router (`beforeRouting`), it answers exactly as the route would from the cache,
+   * without matching the route and checking its parameters again.
    */
-  cached(request: Request): { response: Response; route: string } | undefined;
+  cached(request: Request): EarlyAnswer | undefined;
 }
 
 export function createReader(cache: AnswerCache, options: { timeoutMs?: number } = {}): Reader {
@@ -54,7 +57,7 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
     cached(request) {
       if (request.method !== "GET") return undefined;
       const known = cache.getByTarget(targetOf(request.url));
-      return known && { response: respond(known.answer, request), route: known.route };
+      return known && { route: known.route, respond: () => respond(known.answer, request) };
     },
     async serve(request, key, load, unavailableAnswer) {
       const route = matchedRouteOf(request);
