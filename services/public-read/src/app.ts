@@ -11,6 +11,7 @@ import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
 import { cachedCheckoutReader } from "./checkout/summary-cache.ts";
+import type { PublicReadConfig } from "./config.ts";
 import { newsroomIndex } from "./content/service.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
@@ -29,7 +30,7 @@ export interface PublicReadOptions {
 
 /** Public news reads, hosted newsrooms, hostnames, sitemaps, search documents, checkout summary. */
 export async function createPublicReadService(
-  runtime: Runtime,
+  runtime: Runtime<PublicReadConfig>,
   options: PublicReadOptions = {},
 ): Promise<ServiceHandle & { cache: AnswerCache }> {
   const { db } = runtime.database;
