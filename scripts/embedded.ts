@@ -55,8 +55,8 @@ export async function startEmbedded(
     rateLimits: runtime.rateLimits,
     upstreams: {
       "public-read": serviceEntry(publicRead),
-      forms: async (request) => forms.app.handle(request),
-      "client-api": async (request) => clientApi.app.handle(request),
+      forms: serviceEntry(forms),
+      "client-api": serviceEntry(clientApi),
       workspace: workspace.web.handle,
     },
     readinessChecks: services.flatMap((service) =>

@@ -67,13 +67,11 @@ export interface ServiceHandle {
   app: AnyElysia;
   readiness: ReadinessCheck[];
   stop(): Promise<void>;
-  /** A faster way in than `app.handle`, for a service that answers some requests before routing. */
-  handle?: (request: Request) => Promise<Response>;
 }
 
-/** How requests enter a service: its own `handle`, else its app's. */
+/** How requests enter a service: its app's `handle`, the one way in (docs/architecture.md). */
 export function serviceEntry(service: ServiceHandle): (request: Request) => Promise<Response> {
-  return service.handle ?? ((request) => service.app.handle(request));
+  return (request) => service.app.handle(request);
 }
 
 export type ServiceFactory<C extends RuntimeConfig = Config> = (
