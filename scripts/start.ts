@@ -9,27 +9,29 @@ import { log } from "@newsroom/shared/log";
 import { startOrExit } from "@newsroom/shared/startup";
 import { demoLines, linkLines } from "./demo-banner.ts";
 import { startEmbedded } from "./embedded.ts";
-import { LOCAL_EMAIL, startLocalSes } from "./local-ses.ts";
+import { LOCAL_EMAIL, type LocalSes, localSesEndpoint, startLocalSes } from "./local-ses.ts";
 
 const config = loadConfigOrExit();
 // A person reads this terminal: short lines unless JSON is asked for.
 log.setFormat(config.LOG_FORMAT ?? "pretty");
 
-let sesEndpoint = config.SES_ENDPOINT;
-let ses: { close(): void } | null = null;
+const sesEndpoint = config.SES_ENDPOINT ?? localSesEndpoint(config.SES_LOCAL_PORT);
+let ses: LocalSes | null = null;
 // A port in use or a PGlite folder held by another process: one line naming the variable, exit 1.
 const embedded = await startOrExit(async () => {
-  if (!sesEndpoint) {
-    const local = await startLocalSes(config.SES_LOCAL_PORT);
-    ses = local;
-    sesEndpoint = local.endpoint;
-  }
-  return startEmbedded({
-    ...config,
-    SES_ENDPOINT: sesEndpoint,
-    FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? LOCAL_EMAIL.FORMS_FROM_EMAIL,
-    FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? LOCAL_EMAIL.FORMS_TEAM_EMAIL,
-  });
+  // The emulator starts beside the database (its port is checked first, before anything starts).
+  const localSes = config.SES_ENDPOINT ? null : startLocalSes(config.SES_LOCAL_PORT);
+  const [local, started] = await Promise.all([
+    localSes,
+    startEmbedded({
+      ...config,
+      SES_ENDPOINT: sesEndpoint,
+      FORMS_FROM_EMAIL: config.FORMS_FROM_EMAIL ?? LOCAL_EMAIL.FORMS_FROM_EMAIL,
+      FORMS_TEAM_EMAIL: config.FORMS_TEAM_EMAIL ?? LOCAL_EMAIL.FORMS_TEAM_EMAIL,
+    }),
+  ]);
+  ses = local;
+  return started;
 });
 const { url, runtime } = embedded;
 // Stop cleanly from the moment anything is printed: a signal before a handler exists kills at once.

@@ -10,15 +10,8 @@
  * the next start makes a new one and removes the old.
  */
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cp } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,7 +100,8 @@ export async function fillFromSnapshot(dir: string, root = SNAPSHOT_ROOT): Promi
     const snapshot = existsSync(snapshotFolder(root))
       ? snapshotFolder(root)
       : await makeSnapshotNow(root);
-    cpSync(snapshot, dir, { recursive: true });
+    // Asynchronous: the rest of the start (the email emulator, say) goes on meanwhile.
+    await cp(snapshot, dir, { recursive: true });
     return true;
   } catch (error) {
     log.warn("no PGlite snapshot: the new database folder is made from scratch", {
