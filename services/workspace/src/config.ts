@@ -18,8 +18,9 @@ export const WorkspaceConfig = T.Composite([
   // PORT is the gateway's: the default of the links (APP_URL, PUBLIC_BASE_URL, NEWSROOM_HOST).
   ProcessConfig,
   RuntimeConfig,
-  // Whose X-Forwarded-For its own port (WORKSPACE_PORT) believes.
-  T.Pick(EdgeConfig, ["TRUSTED_PROXIES"]),
+  // Whose X-Forwarded-For its own port (WORKSPACE_PORT) believes, and whose X-Client-Ip (the
+  // gateway's: the person's address for the sign-in throttles).
+  T.Pick(EdgeConfig, ["TRUSTED_PROXIES", "GATEWAY_ADDRESSES"]),
   // The house newsroom, the digest's and newsletters' links.
   PublicAddressConfig,
   // Seals signing secrets and single sign-on secrets, signs sign-in codes and unsubscribe links.

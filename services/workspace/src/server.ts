@@ -57,7 +57,11 @@ export function startWorkspace(
     // Behind the gateway: its X-Client-Ip is the person's address, for the sign-in throttles.
     fetch: edge(
       (request) => (isWebAppPath(pathOf(request.url)) ? web.handle(request) : app.handle(request)),
-      { trustedProxies: config.TRUSTED_PROXIES, behindGateway: true },
+      {
+        trustedProxies: config.TRUSTED_PROXIES,
+        behindGateway: true,
+        gatewayAddresses: config.GATEWAY_ADDRESSES,
+      },
     ),
   });
   return {

@@ -8,7 +8,8 @@ import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { startWorkspace } from "../src/server.ts";
-import { type WebHarness, webHarness } from "./support/web-app.ts";
+import { SIGN_IN_LIMITS } from "../src/sign-in/service.ts";
+import { WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /** The web app is reached through the gateway in both modes; the internal API never is. */
 describe("embedded: the gateway mounts /app and nothing else of the workspace", () => {
@@ -105,5 +106,59 @@ describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
     });
     expect(created.status).toBe(201);
     expect((await fetch(`${base}/internal/v1/orgs/direct`, { headers })).status).toBe(404);
+  });
+});
+
+describe("distributed: sign-in throttles count the person's address, not the gateway's", () => {
+  let database: TestDatabase;
+  let workspace: ReturnType<typeof startWorkspace>;
+  let gateway: ReturnType<typeof Bun.serve>;
+  let base: string;
+  const bus = new MemoryBus();
+
+  beforeAll(async () => {
+    database = await testDatabase({ backend: "pglite" });
+    const port = await freePort();
+    // The workspace believes the gateway's X-Client-Ip only from GATEWAY_ADDRESSES (loopback by
+    // default); the gateway believes X-Forwarded-For from the test's loopback "load balancer".
+    const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
+    workspace = startWorkspace(config, database.db, bus, {
+      hostname: "127.0.0.1",
+      rateLimits: new MemoryRateLimitStore(),
+    });
+    const app = createGateway({
+      config,
+      mode: "distributed",
+      rateLimits: new MemoryRateLimitStore(),
+      upstreams: { workspace: httpUpstream(workspace.url, "workspace") },
+      readinessChecks: [],
+    });
+    gateway = Bun.serve({
+      port,
+      hostname: "127.0.0.1",
+      fetch: edge((request) => app.handle(request), { trustedProxies: "127.0.0.1/32" }),
+    });
+    base = `http://localhost:${port}`;
+  });
+  afterAll(async () => {
+    gateway?.stop(true);
+    await workspace?.stop();
+    await bus.close();
+    await database?.close();
+  });
+
+  const wrongCode = async (client: WebClient) =>
+    (await client.post("/app/sign-in/code", { email: "nobody@example.com", code: "000000" }))
+      .status;
+
+  test("one address past its code checks is throttled; another address is not", async () => {
+    const first = new WebClient(base, "203.0.113.7");
+    const second = new WebClient(base, "198.51.100.9");
+    await first.get("/app/sign-in/code");
+    await second.get("/app/sign-in/code");
+    for (let i = 0; i < SIGN_IN_LIMITS.checksPerClient; i++)
+      expect(await wrongCode(first)).toBe(400);
+    expect(await wrongCode(first)).toBe(429);
+    expect(await wrongCode(second)).toBe(400);
   });
 });
