@@ -13,10 +13,7 @@ import {
   WebhookDeliveryOut,
   WebhookEndpointOut,
 } from "@newsroom/shared/records";
-import { Type as T, type TSchema } from "@sinclair/typebox";
-import { PageQuery, UuidParam } from "./pagination/model.ts";
-import { StoryListQuery } from "./stories/model.ts";
-import { DeliveryListQuery } from "./webhook-deliveries/model.ts";
+import { Type as T } from "@sinclair/typebox";
 
 /**
  * The OpenAPI descriptions of the client API's routes, from the schemas that read their
@@ -32,8 +29,6 @@ function clientApi(spec: {
   description?: string;
   scope: KeyScope;
   ok: ResponseSpec;
-  query?: TSchema;
-  pathParameters?: Record<string, TSchema>;
   extra?: Record<number, ResponseSpec>;
   queryKey?: boolean;
   tags?: string[];
@@ -45,8 +40,6 @@ function clientApi(spec: {
     tags: spec.tags ?? ["Client API"],
     status: spec.status ?? "Live",
     scope: spec.scope,
-    query: spec.query,
-    pathParameters: spec.pathParameters,
     queryKey: spec.queryKey,
     responses: {
       200: {
@@ -64,7 +57,6 @@ export const listStoriesOperation = clientApi({
   description:
     "Every status of the key's organization, newest change first, keyset-paged. Empty until the organization's newsroom runs.",
   scope: "stories:read",
-  query: StoryListQuery,
   ok: { description: "A page of stories.", schema: ListOf(StoryOut) },
   extra: { 400: invalidParameters },
 });
@@ -72,7 +64,6 @@ export const listStoriesOperation = clientApi({
 export const getStoryOperation = clientApi({
   summary: "One story with its body and approval decisions",
   scope: "stories:read",
-  pathParameters: { id: UuidParam },
   ok: { description: "The story.", schema: StoryDetailOut },
   extra: {
     400: invalidParameters,
@@ -84,7 +75,6 @@ export const approvalsOperation = clientApi({
   summary: "The approval queue",
   description: "Stories in `review_required`, newest change first.",
   scope: "approvals:read",
-  query: PageQuery,
   ok: { description: "A page of stories.", schema: ListOf(StoryOut) },
   extra: { 400: invalidParameters },
 });
@@ -137,7 +127,6 @@ export const webhookDeliveriesOperation = clientApi({
   scope: "webhooks:read",
   tags: ["Webhooks"],
   status: "Coming",
-  query: DeliveryListQuery,
   ok: { description: "A page of deliveries.", schema: ListOf(WebhookDeliveryOut) },
   extra: { 400: invalidParameters },
 });

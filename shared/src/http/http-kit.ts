@@ -3,6 +3,7 @@ import { contractOf, retiringHeaders } from "../openapi/operation.ts";
 import { allowedMethods, type RoutedApp } from "./allowed-methods.ts";
 import { answerObserver } from "./answer-observer.ts";
 import { type ElysiaError, errorResponse, toApiError } from "./error-response.ts";
+import { noteRepeated, queryNamesOf, refuseRepeated } from "./repeated-query.ts";
 import { contextOf, knownContextOf, requestIdOf } from "./request-context.ts";
 import { pathOf } from "./urls.ts";
 
@@ -36,6 +37,7 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
   const beforeRouting = options.beforeRouting ?? [];
   let routesOf: (path: string) => string[] = () => [];
   let retiring = new Map<string, Record<string, string>>();
+  let queryNames = new Map<string, string[]>();
   /** Notes the route that answers the request; gives its retiring headers, if it is retiring. */
   const routed = (request: Request, route: string) => {
     const context = contextOf(request);
@@ -47,6 +49,14 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     .onTransform({ as: "global" }, ({ request, route, set }) => {
       const headers = routed(request, route);
       if (headers) Object.assign(set.headers, headers);
+      if (queryNames.size > 0) {
+        const method = request.method === "HEAD" ? "GET" : request.method;
+        noteRepeated(request, queryNames.get(`${method} ${route}`));
+      }
+    })
+    // After validation: a repeated parameter is refused also when every value was valid.
+    .onBeforeHandle({ as: "global" }, ({ request }) => {
+      refuseRepeated(request);
     })
     .onError({ as: "global" }, ({ error, request, set }) => {
       const allowed =
@@ -90,6 +100,7 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     bindRoutes(app: RoutedApp) {
       routesOf = (path) => allowedMethods(app, path);
       retiring = new Map();
+      queryNames = queryNamesOf(app.routes);
       for (const route of app.routes) {
         const spec = contractOf(route.hooks?.detail);
         if (spec?.retiring) {

@@ -1,11 +1,9 @@
-import { queryOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
 import { approvalsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT, PageQuery } from "../pagination/model.ts";
-import { readQuery } from "../pagination/query.ts";
 import { listApprovalQueue } from "./service.ts";
 
 /** GET /v1/approvals (scope approvals:read). */
@@ -16,8 +14,7 @@ export function approvalsRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/approvals",
-      async ({ request, caller }) => {
-        const page = readQuery(queryOf(request.url), PageQuery);
+      async ({ query: page, caller }) => {
         const limit = page.limit ?? DEFAULT_LIMIT;
         const key = answerKey("approvals", caller, limit, page.cursor);
         const body = await cachedBody(deps.cache, key, async () =>
@@ -30,6 +27,6 @@ export function approvalsRoutes(deps: ClientApiDeps) {
         );
         return jsonAnswer(body);
       },
-      { detail: approvalsOperation },
+      { query: PageQuery, detail: approvalsOperation },
     );
 }

@@ -1,8 +1,9 @@
+import { explained, QueryInteger } from "@newsroom/shared/parameter-schemas";
 import { type Static, Type as T } from "@sinclair/typebox";
 
 /** Page size of client-API lists. */
 export const DEFAULT_LIMIT = 25;
-export const Limit = T.Integer({
+export const Limit = QueryInteger({
   minimum: 1,
   maximum: 100,
   default: DEFAULT_LIMIT,
@@ -19,7 +20,10 @@ export const Cursor = T.String({
 export const PageQuery = T.Object({ limit: T.Optional(Limit), cursor: T.Optional(Cursor) });
 export type PageQuery = Static<typeof PageQuery>;
 
-export const UuidParam = T.String({
-  pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-  description: "UUID",
-});
+export const UuidParam = explained(
+  T.String({
+    pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    description: "UUID",
+  }),
+  () => "Expected a UUID.",
+);

@@ -1,15 +1,19 @@
 import { STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
+import { explained } from "@newsroom/shared/parameter-schemas";
 import { type Static, Type as T } from "@sinclair/typebox";
 import { Cursor, Limit, UuidParam } from "../pagination/model.ts";
 
 const ONE_STATUS = `(?:${STORY_STATUSES.join("|")})`;
 
-/** `status`: a comma-separated subset of the story statuses. */
-export const StatusFilter = T.String({
-  maxLength: 200,
-  pattern: `^${ONE_STATUS}(?:,${ONE_STATUS})*$`,
-  description: `Comma-separated subset of: ${STORY_STATUSES.join(", ")}.`,
-});
+/** `status`: a comma-separated subset of the story statuses; a bad one names the unknown values. */
+export const StatusFilter = explained(
+  T.String({
+    maxLength: 200,
+    pattern: `^${ONE_STATUS}(?:,${ONE_STATUS})*$`,
+    description: `Comma-separated subset of: ${STORY_STATUSES.join(", ")}.`,
+  }),
+  (given) => explainStatus(String(given)),
+);
 
 export const StoryListQuery = T.Object({
   status: T.Optional(StatusFilter),

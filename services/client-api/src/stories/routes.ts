@@ -1,12 +1,10 @@
-import { queryOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
 import { getStoryOperation, listStoriesOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
-import { readQuery, readUuid } from "../pagination/query.ts";
-import { explainStatus, parseStatuses, StoryListQuery } from "./model.ts";
+import { parseStatuses, StoryListQuery, StoryParams } from "./model.ts";
 import { getStoryDetail, listStories } from "./service.ts";
 
 /** GET /v1/stories and GET /v1/stories/{id} (scope stories:read). */
@@ -17,8 +15,7 @@ export function storiesRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/stories",
-      async ({ request, caller }) => {
-        const query = readQuery(queryOf(request.url), StoryListQuery, { status: explainStatus });
+      async ({ query, caller }) => {
         const statuses = parseStatuses(query.status);
         const limit = query.limit ?? DEFAULT_LIMIT;
         const key = answerKey(
@@ -39,18 +36,18 @@ export function storiesRoutes(deps: ClientApiDeps) {
         );
         return jsonAnswer(body);
       },
-      { detail: listStoriesOperation },
+      { query: StoryListQuery, detail: listStoriesOperation },
     )
     .get(
       "/v1/stories/:id",
       async ({ params, caller }) => {
-        const id = readUuid("id", params.id);
+        const id = params.id.toLowerCase();
         const key = answerKey("story", caller, id);
         const body = await cachedBody(deps.cache, key, async () =>
           JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
         );
         return jsonAnswer(body);
       },
-      { detail: getStoryOperation },
+      { params: StoryParams, detail: getStoryOperation },
     );
 }

@@ -1,6 +1,6 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
-import { notFound } from "@newsroom/shared/errors";
+import { invalidParameters, notFound } from "@newsroom/shared/errors";
 import {
   type ApprovalDecisionOut,
   iso,
@@ -12,7 +12,6 @@ import type { Caller } from "../auth/service.ts";
 import type { CursorCodec, CursorList } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
 import { emptyList, type ListPage, listOf, splitPage } from "../pagination/page.ts";
-import { badParameter } from "../pagination/query.ts";
 import { findStoryRow, findVersionBody, listApprovalDecisions, listStoryRows } from "./store.ts";
 
 export interface StoryListOptions {
@@ -36,7 +35,9 @@ export async function listStories(
     ? deps.cursors.decode(caller.organizationId, list, options.cursor)
     : null;
   if (options.cursor && !after) {
-    throw badParameter("cursor", "The cursor is not one this list gave out.");
+    throw invalidParameters([
+      { field: "cursor", reason: "invalid", message: "The cursor is not one this list gave out." },
+    ]);
   }
   if (!caller.newsroomRunning) return emptyList();
   const fetched = await listStoryRows(deps.db, caller.organizationId, {

@@ -1,9 +1,7 @@
-import { queryOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { webhookDeliveriesOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
-import { readQuery } from "../pagination/query.ts";
 import { DeliveryListQuery } from "./model.ts";
 import { listWebhookDeliveries } from "./service.ts";
 
@@ -15,16 +13,12 @@ export function webhookDeliveriesRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/webhook_deliveries",
-      ({ request, caller }) => {
-        const query = readQuery(queryOf(request.url), DeliveryListQuery, {
-          endpoint_id: () => "Expected a UUID.",
-        });
-        return listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
+      ({ query, caller }) =>
+        listWebhookDeliveries({ db: deps.db!, cursors: deps.cursors }, caller, {
           endpointId: query.endpoint_id,
           limit: query.limit,
           cursor: query.cursor,
-        });
-      },
-      { detail: webhookDeliveriesOperation },
+        }),
+      { query: DeliveryListQuery, detail: webhookDeliveriesOperation },
     );
 }

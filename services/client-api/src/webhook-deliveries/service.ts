@@ -1,10 +1,10 @@
 import type { Db } from "@newsroom/shared/db/index";
+import { invalidParameters } from "@newsroom/shared/errors";
 import { iso, type WebhookDeliveryOut } from "@newsroom/shared/records";
 import type { Caller } from "../auth/service.ts";
 import type { CursorCodec } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
 import { type ListPage, listOf, splitPage } from "../pagination/page.ts";
-import { badParameter } from "../pagination/query.ts";
 import { listDeliveryRows } from "./store.ts";
 
 /**
@@ -21,7 +21,9 @@ export async function listWebhookDeliveries(
     ? deps.cursors.decode(caller.organizationId, "webhook_deliveries", options.cursor)
     : null;
   if (options.cursor && !after) {
-    throw badParameter("cursor", "The cursor is not one this list gave out.");
+    throw invalidParameters([
+      { field: "cursor", reason: "invalid", message: "The cursor is not one this list gave out." },
+    ]);
   }
   const fetched = await listDeliveryRows(deps.db, caller.organizationId, {
     endpointId: options.endpointId?.toLowerCase(),

@@ -18,7 +18,7 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${VERSION}|${position.at}|${position.id}`).toString("base64url");
 }
 
-/** Decodes a cursor that matched the spec's shape; anything else is 400 `invalid_parameters`. */
+/** Decodes a cursor; anything but one this service gave out is 400 `invalid_parameters`. */
 export function decodeCursor(cursor: string): Position {
   const position = tryDecode(cursor);
   if (!position) {
@@ -27,6 +27,11 @@ export function decodeCursor(cursor: string): Position {
     ]);
   }
   return position;
+}
+
+/** Whether a cursor decodes: the shape a route's query schema checks (`params.ts`). */
+export function isCursor(cursor: string): boolean {
+  return tryDecode(cursor) !== null;
 }
 
 function tryDecode(cursor: string): Position | null {

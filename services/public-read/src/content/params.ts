@@ -1,10 +1,12 @@
 import { STORY_TYPES } from "@newsroom/shared/db/schema";
-import { invalidParameters } from "@newsroom/shared/errors";
+import { refined } from "@newsroom/shared/parameter-schemas";
 import { Type as T } from "@sinclair/typebox";
+import { isCursor } from "./cursor.ts";
 
 /**
  * The parameter shapes of the spec's "Public news reads", exactly as given. Elysia validates
- * with them, so anything else answers 400 `invalid_parameters` with `error.fields`.
+ * with them, so anything else answers 400 `invalid_parameters` with `error.fields`; a query
+ * parameter given twice is refused the same way (the HTTP kit, from these schemas).
  */
 export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
 export const SITE_PATTERN = "^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$";
@@ -33,27 +35,22 @@ export const HostnameParam = T.String({
   description: `A host name matching ${HOSTNAME_PATTERN}, compared case-insensitively`,
 });
 
+/** A cursor of the right shape that decodes to a position: one this service gave out. */
+const PageCursor = refined(
+  "PageCursor",
+  CursorParam,
+  isCursor,
+  "Pass back a next_cursor unchanged.",
+);
+
 export const IndexQuery = T.Object({
   type: T.Optional(StoryTypeParam),
   topic: T.Optional(TopicParam),
-  cursor: T.Optional(CursorParam),
+  cursor: T.Optional(PageCursor),
 });
-export const CursorQuery = T.Object({ cursor: T.Optional(CursorParam) });
+export const CursorQuery = T.Object({ cursor: T.Optional(PageCursor) });
 
 export const SlugParams = T.Object({ slug: SlugParam });
 export const SiteParams = T.Object({ site: SiteParam });
 export const SiteSlugParams = T.Object({ site: SiteParam, slug: SlugParam });
 export const HostnameParams = T.Object({ hostname: HostnameParam });
-
-/**
- * A parameter given twice (`?type=a&type=b`) is ambiguous: 400 instead of picking one.
- */
-export function rejectRepeated(request: Request, names: readonly string[]): void {
-  const at = request.url.indexOf("?");
-  if (at === -1) return;
-  const search = new URLSearchParams(request.url.slice(at + 1));
-  const fields = names
-    .filter((name) => search.getAll(name).length > 1)
-    .map((field) => ({ field, reason: "repeated", message: "Give this parameter once." }));
-  if (fields.length > 0) throw invalidParameters(fields);
-}

@@ -9,7 +9,7 @@ import {
   SitemapOut,
   TopicPageOut,
 } from "../content/model.ts";
-import { CursorQuery, IndexQuery, rejectRepeated, SlugParams } from "../content/params.ts";
+import { CursorQuery, IndexQuery, SlugParams } from "../content/params.ts";
 import {
   contentItem,
   newsroomIndex,
@@ -33,7 +33,6 @@ export function newsroomRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/newsroom",
       ({ request, query }) => {
-        rejectRepeated(request, ["type", "topic", "cursor"]);
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
         const key = `house:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
         return reader.serve(request, key, async () => {
@@ -93,7 +92,6 @@ export function newsroomRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/topics/:slug",
       ({ request, params, query }) => {
-        rejectRepeated(request, ["cursor"]);
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
         const key = `house:topic:${params.slug}:${query.cursor ?? ""}`;
         return reader.serve(request, key, async () => {

@@ -13,7 +13,6 @@ import {
   CursorQuery,
   HostnameParams,
   IndexQuery,
-  rejectRepeated,
   SiteParams,
   SiteSlugParams,
 } from "../content/params.ts";
@@ -68,7 +67,6 @@ export function siteRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sites/:site/newsroom",
       ({ request, params, query }) => {
-        rejectRepeated(request, ["type", "topic", "cursor"]);
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
         const key = `site:${params.site}:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
         return reader.serve(request, key, () =>
@@ -130,7 +128,6 @@ export function siteRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sites/:site/topics/:slug",
       ({ request, params, query }) => {
-        rejectRepeated(request, ["cursor"]);
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
         const key = `site:${params.site}:topic:${params.slug}:${query.cursor ?? ""}`;
         return reader.serve(request, key, () =>
