@@ -6,7 +6,7 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import { log } from "@newsroom/shared/log";
 import { registry } from "@newsroom/shared/metrics";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
-import { eventually } from "@newsroom/shared/testing/ports";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { Elysia } from "elysia";
 import { createGateway } from "../src/app.ts";
 import { httpUpstream } from "../src/upstream.ts";
@@ -91,11 +91,10 @@ for (const [name, path] of [
     const capture = log.capture();
     try {
       await sendAndLeave(path);
-      await eventually(
-        async () => ((await abortedCount()) > before ? true : undefined),
-        5_000,
-        "the aborted request counted",
-      );
+      await eventually(abortedCount, (count) => count > before, {
+        message: "the aborted request counted",
+        timeoutMs: 5_000,
+      });
       await Bun.sleep(50);
     } finally {
       capture.stop();

@@ -1,5 +1,4 @@
 import { createServer } from "node:net";
-import { eventually as waitUntil } from "./eventually.ts";
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -20,21 +19,4 @@ export async function closedPort(): Promise<number> {
   const port = server.port!;
   await server.stop(true);
   return port;
-}
-
-/**
- * The former polling helper, kept as a thin wrapper until its last caller moves to
- * `eventually` in ./eventually.ts: done when `check` returns anything but undefined.
- * @deprecated use `eventually` from ./eventually.ts
- */
-export function eventually<T>(
-  check: () => Promise<T | undefined>,
-  ms = 20_000,
-  what = "condition",
-): Promise<T> {
-  return waitUntil(check, (value): value is T => value !== undefined, {
-    message: what,
-    timeoutMs: ms,
-    everyMs: 100,
-  });
 }
