@@ -1,6 +1,5 @@
 import type { Server } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
-import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
 import {
@@ -8,9 +7,9 @@ import {
   type RateLimitStore,
   RedisRateLimitStore,
 } from "@newsroom/shared/rate-limit";
-import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import startSes from "aws-ses-v2-local";
 import { createFormsService } from "../../src/app.ts";
 
@@ -176,14 +175,8 @@ export async function formsHarness(
     NEWSROOM_HOST: "https://newsrooms.example.test/n",
     ...env,
   });
-  const bus = new MemoryBus();
-  const runtime: Runtime = {
-    config,
-    database,
-    bus,
-    rateLimits,
-    close: async () => {},
-  };
+  // Its own in-process bus, closed with the runtime; the database and limits may be shared.
+  const runtime = testRuntime({ database, config, rateLimits });
   const clock = testClock();
   const service = await createFormsService(runtime, { now: clock.now, sweep: false });
   const handle = edge((request) => service.app.handle(request), { trustedProxies: "" });
@@ -220,7 +213,7 @@ export async function formsHarness(
       formsHarness({ ...env, FORMS_TEAM_EMAIL: teamAddress, ...more }, { database, rateLimits }),
     async close() {
       await service.stop();
-      await bus.close();
+      await runtime.close();
       if (!shared) {
         await rateLimits.close();
         await database.close();
