@@ -6,18 +6,18 @@ import { readiness, readinessResponse } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { checkAdminToken } from "./auth.ts";
-import { sandboxRoutes } from "./demo/routes.ts";
 import type { WorkspaceDeps } from "./deps.ts";
 import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
-import { keyRoutes } from "./keys/routes.ts";
-import { organizationNewsletterRoutes } from "./org-newsletter/routes.ts";
-import { organizationRoutes } from "./organizations/routes.ts";
-import { memberRoutes } from "./people/routes.ts";
-import { siteRoutes } from "./sites/routes.ts";
+import { keysRoutes } from "./keys/routes.ts";
+import { membersRoutes } from "./members/routes.ts";
+import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
+import { organizationsRoutes } from "./organizations/routes.ts";
+import { sandboxRoutes } from "./sandbox/routes.ts";
+import { sitesRoutes } from "./sites/routes.ts";
 import { ssoRoutes } from "./sso/routes.ts";
-import { storyRoutes } from "./stories/routes.ts";
-import { webhookResendRoutes } from "./webhook-endpoints/resend-routes.ts";
-import { webhookEndpointRoutes } from "./webhook-endpoints/routes.ts";
+import { storiesRoutes } from "./stories/routes.ts";
+import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
 /**
  * The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN.
@@ -42,13 +42,13 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
       }
     })
     .onTransform(({ body, params }) => refuseNulCharacters(body, params))
-    .use(organizationRoutes(deps))
-    .use(memberRoutes(deps))
-    .use(siteRoutes(deps))
-    .use(keyRoutes(deps))
-    .use(storyRoutes(deps))
-    .use(webhookEndpointRoutes(deps))
-    .use(webhookResendRoutes(deps))
+    .use(organizationsRoutes(deps))
+    .use(membersRoutes(deps))
+    .use(sitesRoutes(deps))
+    .use(keysRoutes(deps))
+    .use(storiesRoutes(deps))
+    .use(webhookEndpointsRoutes(deps))
+    .use(webhookDeliveriesRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps.db, options.digest))

@@ -4,9 +4,9 @@ import type { Mailer } from "@newsroom/shared/mailer";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { testDatabase } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
+import { addMember } from "../src/members/service.ts";
+import { findPersonByEmail } from "../src/members/store.ts";
 import { createOrganization } from "../src/organizations/service.ts";
-import { addMember } from "../src/people/service.ts";
-import { findPersonByEmail } from "../src/people/store.ts";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../src/sessions/service.ts";
 import { CODE_TTL_MS, createSignInService } from "../src/sign-in/service.ts";
 import {

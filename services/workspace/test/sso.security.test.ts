@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, workspaceSessions, workspaceSsoAttempts } from "@newsroom/shared/db/schema";
 import { eq, like } from "drizzle-orm";
-import { findPersonByEmail } from "../src/people/store.ts";
+import { findPersonByEmail } from "../src/members/store.ts";
 import { hashAttemptToken, SSO_REQUESTS_PER_CLIENT } from "../src/sso/service.ts";
 import { type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { type Answer, unique, type WebClient } from "./support/web-app.ts";

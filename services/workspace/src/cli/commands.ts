@@ -2,12 +2,11 @@ import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type TObject, Type } from "@sinclair/typebox";
 import { DigestSendIn } from "../digest/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
+import { MemberIn } from "../members/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
-import { MemberIn } from "../people/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
-import { EndpointCreateIn } from "../webhook-endpoints/model.ts";
-import { EndpointRecoverIn } from "../webhook-endpoints/resend-routes.ts";
+import { EndpointCreateIn, EndpointRecoverIn } from "../webhook-endpoints/model.ts";
 
 /**
  * One CLI command: an internal API route. `ids` are the path identifiers, given first;

@@ -18,12 +18,10 @@ import {
   topics,
   workspaceMemberships,
 } from "@newsroom/shared/db/schema";
-import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { createApiKey } from "../keys/service.ts";
-import { addMember } from "../people/service.ts";
-import { findOrganization } from "../resolve.ts";
+import { addMember } from "../members/service.ts";
 import { ensureTopics } from "../stories/service.ts";
 import { type SyntheticStory, syntheticStories } from "./synthetic.ts";
 
@@ -287,47 +285,4 @@ export async function seedDemo(
   );
   const people = await seedDemoPeople(db, houseOrg);
   return { seeded: true, testKey: secret, testKeyOrg: "northwind", people };
-}
-
-/**
- * Fills a sandbox organization with synthetic stories in every status and runs its newsroom.
- * Never in production, and only for an organization marked `sandbox`.
- */
-export async function seedSandbox(
-  db: Db,
-  orgIdOrSlug: string,
-  howMany: number,
-  serviceEnv: Config["SERVICE_ENV"],
-): Promise<number> {
-  if (serviceEnv === "production") {
-    throw new ApiError("not_found", "Sandbox data is not made in production.");
-  }
-  const org = await findOrganization(db, orgIdOrSlug);
-  if (!org.sandbox) {
-    throw new ApiError("conflict", "Only an organization marked sandbox takes synthetic data.", {
-      fields: [{ field: "sandbox", reason: "not_sandbox" }],
-    });
-  }
-  await db
-    .update(organizations)
-    .set({ newsroomRunning: true, updatedAt: new Date() })
-    .where(eq(organizations.id, org.id));
-  const statuses: StoryStatus[] = [
-    "published",
-    "published",
-    "review_required",
-    "draft",
-    "approved",
-    "rejected",
-    "unpublished",
-    "ai_generated",
-  ];
-  const prefix = `sb${Date.now().toString(36)}-`;
-  const ids = await insertStories(
-    db,
-    org.id,
-    syntheticStories(howMany, Date.now() % 100_000, prefix),
-    (i) => statuses[i % statuses.length]!,
-  );
-  return ids.length;
 }

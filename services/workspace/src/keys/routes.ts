@@ -5,7 +5,7 @@ import { listApiKeys } from "./list.ts";
 import { apiKeyOut, KeyCreateIn } from "./model.ts";
 import { createApiKey, revokeApiKey } from "./service.ts";
 
-export function keyRoutes(deps: WorkspaceDeps) {
+export function keysRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get("/internal/v1/orgs/:org/keys", async ({ params }) =>
       listOf((await listApiKeys(deps.db, params.org)).map(apiKeyOut)),

@@ -6,7 +6,7 @@ import { findOrganization } from "../resolve.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn, organizationOut } from "./model.ts";
 import { createOrganization, listOrganizations, updateOrganization } from "./service.ts";
 
-export function organizationRoutes(deps: WorkspaceDeps) {
+export function organizationsRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .post(
       "/internal/v1/orgs",

@@ -3,7 +3,7 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import { workspacePeople, workspaceSessions } from "@newsroom/shared/db/schema";
 import { newId, randomToken } from "@newsroom/shared/ids";
 import { eq } from "drizzle-orm";
-import type { PersonRow } from "../people/store.ts";
+import type { PersonRow } from "../members/store.ts";
 
 export type SessionRow = typeof workspaceSessions.$inferSelect;
 

@@ -10,7 +10,7 @@ import { log } from "@newsroom/shared/log";
 import type { Mailer } from "@newsroom/shared/mailer";
 import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { and, eq, sql } from "drizzle-orm";
-import { findPersonByEmail, normalizeEmail, type PersonRow } from "../people/store.ts";
+import { findPersonByEmail, normalizeEmail, type PersonRow } from "../members/store.ts";
 import { CODE_SHAPE, hashSignInCode, newSignInCode, sameHash, signInCodeKey } from "./codes.ts";
 import { signInCodeEmail } from "./email.ts";
 

@@ -4,7 +4,7 @@ import type { WorkspaceDeps } from "../deps.ts";
 import { HostnameIn, hostnameOut, SiteCreateIn, siteOut } from "./model.ts";
 import { activateHostname, addHostname, createSite } from "./service.ts";
 
-export function siteRoutes(deps: WorkspaceDeps) {
+export function sitesRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .post(
       "/internal/v1/orgs/:org/sites",

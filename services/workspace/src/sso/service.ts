@@ -7,7 +7,7 @@ import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { open, seal } from "@newsroom/shared/secret-box";
 import * as oidc from "openid-client";
 import { audit } from "../audit.ts";
-import { findMembership, findPersonByEmail, type PersonRow } from "../people/store.ts";
+import { findMembership, findPersonByEmail, type PersonRow } from "../members/store.ts";
 import { findOrganization, type OrganizationRow } from "../resolve.ts";
 import {
   domainOfEmail,

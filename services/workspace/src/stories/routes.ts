@@ -6,7 +6,7 @@ import { findStoryById, findStoryInOrganization, listStoryRecords, statusesOf } 
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "./model.ts";
 import { addStoryVersion, createStory, transitionStory } from "./service.ts";
 
-export function storyRoutes(deps: WorkspaceDeps) {
+export function storiesRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get(
       "/internal/v1/orgs/:org/stories",

@@ -1,6 +1,6 @@
 import type { Html } from "@newsroom/shared/html";
 import { randomToken } from "@newsroom/shared/ids";
-import type { PersonRow } from "../people/store.ts";
+import type { PersonRow } from "../members/store.ts";
 import { resolveSession, SESSION_ABSOLUTE_MS, type SessionRow } from "../sessions/service.ts";
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";

@@ -15,6 +15,9 @@ export const EndpointCreateIn = t.Object({
   events: t.Array(WebhookEventTypeSchema, { minItems: 1, maxItems: 5, uniqueItems: true }),
 });
 
+/** `since`: a date-time at most 14 days back (checked by `parseRecoverSince`, naming the field). */
+export const EndpointRecoverIn = t.Object({ since: t.Optional(t.String({ maxLength: 64 })) });
+
 /** The WebhookEndpoint record; the secret never appears here. */
 export function webhookEndpointOut(row: WebhookEndpointRow): WebhookEndpointOut {
   return {

@@ -1,18 +1,30 @@
+import { ApiError } from "@newsroom/shared/errors";
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
-import { EndpointCreateIn, webhookDeliveryOut, webhookEndpointOut } from "./model.ts";
+import {
+  EndpointCreateIn,
+  EndpointRecoverIn,
+  webhookDeliveryOut,
+  webhookEndpointOut,
+} from "./model.ts";
+import { parseRecoverSince, recoverWebhookEndpoint } from "./resend.ts";
 import { rotateWebhookEndpointSecret } from "./rotate-secret.ts";
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
   enableWebhookEndpoint,
+  organizationOfWebhookEndpoint,
   testWebhookEndpoint,
 } from "./service.ts";
 import { testAndWait } from "./test-results.ts";
 
-export function webhookEndpointRoutes(deps: WorkspaceDeps) {
+/**
+ * Internal API: an organization's endpoints and an endpoint's deliveries; create, disable, enable,
+ * rotate its secret, test it, and recover its failed deliveries since a time.
+ */
+export function webhookEndpointsRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get("/internal/v1/orgs/:org/webhook_endpoints", async ({ params }) =>
       listOf((await listWebhookEndpoints(deps.db, params.org)).map(webhookEndpointOut)),
@@ -53,5 +65,16 @@ export function webhookEndpointRoutes(deps: WorkspaceDeps) {
         return { ...webhookEndpointOut(endpoint), test };
       },
       { query: t.Object({ wait: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) }) },
+    )
+    .post(
+      "/internal/v1/webhook_endpoints/:id/recover",
+      async ({ params, body }) => {
+        const orgId = await organizationOfWebhookEndpoint(deps.db, params.id);
+        if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
+        const since = parseRecoverSince(body?.since, new Date());
+        const { resent } = await recoverWebhookEndpoint(deps.db, orgId, params.id, since);
+        return { endpoint_id: params.id, since: since.toISOString(), resent };
+      },
+      { body: t.Optional(EndpointRecoverIn) },
     );
 }

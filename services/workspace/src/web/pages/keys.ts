@@ -6,7 +6,7 @@ import {
 } from "@newsroom/shared/api-keys";
 import { type Html, html } from "@newsroom/shared/html";
 import type { ApiKeyRow } from "../../keys/model.ts";
-import type { OrgAccess } from "../../people/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { copyScriptTag, secretOnce } from "../secret-once.ts";

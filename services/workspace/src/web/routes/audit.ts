@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { auditCursor, auditEventsOf, parseAuditCursor } from "../../audit-log.ts";
-import { requirePermission } from "../../people/access.ts";
+import { requirePermission } from "../../members/access.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebKit } from "../kit.ts";
 import { auditPage } from "../pages/audit.ts";

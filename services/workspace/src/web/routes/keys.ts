@@ -13,8 +13,8 @@ import {
   organizationOfApiKey,
   revokeApiKey,
 } from "../../keys/service.ts";
-import { type OrgAccess, requirePermission } from "../../people/access.ts";
-import { can } from "../../people/permissions.ts";
+import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import { can } from "../../members/permissions.ts";
 import type { WebDeps } from "../deps.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";

@@ -5,17 +5,17 @@ import { log } from "@newsroom/shared/log";
 import { checkLimit } from "@newsroom/shared/rate-limit";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../people/access.ts";
-import { addedToOrganizationEmail } from "../../people/added-email.ts";
-import { EmailAddress } from "../../people/model.ts";
-import { can } from "../../people/permissions.ts";
-import { addMember, removeMember } from "../../people/service.ts";
+import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import { addedToOrganizationEmail } from "../../members/added-email.ts";
+import { EmailAddress } from "../../members/model.ts";
+import { can } from "../../members/permissions.ts";
+import { addMember, removeMember } from "../../members/service.ts";
 import {
   findMembership,
   findPersonByEmail,
   findPersonById,
   membersOf,
-} from "../../people/store.ts";
+} from "../../members/store.ts";
 import type { WebDeps } from "../deps.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";

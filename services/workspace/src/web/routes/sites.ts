@@ -2,7 +2,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../people/access.ts";
+import { type OrgAccess, requirePermission } from "../../members/access.ts";
 import { findSite } from "../../resolve.ts";
 import { Hostname, SiteCreateIn, SiteSlug } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";

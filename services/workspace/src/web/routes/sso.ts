@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
-import { requirePermission, staffRole } from "../../people/access.ts";
+import { requirePermission, staffRole } from "../../members/access.ts";
 import { endSession, startSession } from "../../sessions/service.ts";
 import { parseDomainList } from "../../sso/model.ts";
 import { configureSso, createSsoService, SSO_ATTEMPT_TTL_MS } from "../../sso/service.ts";

@@ -1,8 +1,8 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
-import { requirePermission } from "../../people/access.ts";
-import { can } from "../../people/permissions.ts";
+import { requirePermission } from "../../members/access.ts";
+import { can } from "../../members/permissions.ts";
 import { storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,

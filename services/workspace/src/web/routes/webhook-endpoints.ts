@@ -2,9 +2,9 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../people/access.ts";
-import type { PermissionAction } from "../../people/permissions.ts";
-import { can } from "../../people/permissions.ts";
+import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { PermissionAction } from "../../members/permissions.ts";
+import { can } from "../../members/permissions.ts";
 import { rotateWebhookEndpointSecret } from "../../webhook-endpoints/rotate-secret.ts";
 import {
   createWebhookEndpoint,

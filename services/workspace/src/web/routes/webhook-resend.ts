@@ -1,8 +1,8 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { requirePermission } from "../../people/access.ts";
-import { can, type PermissionAction } from "../../people/permissions.ts";
+import { requirePermission } from "../../members/access.ts";
+import { can, type PermissionAction } from "../../members/permissions.ts";
 import { findDelivery, listDeliveryAttempts } from "../../webhook-endpoints/attempts.ts";
 import {
   lastDisabledAt,

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
-import { seedSandbox } from "./seed.ts";
+import { seedSandbox } from "./service.ts";
 
 export function sandboxRoutes(deps: WorkspaceDeps) {
   return new Elysia().post(

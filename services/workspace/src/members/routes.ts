@@ -7,7 +7,7 @@ import { MemberIn, memberOut } from "./model.ts";
 import { addMember, removeMember } from "./service.ts";
 
 /** Members of an organization, for operators (the internal API, `npm run admin -- member-add`). */
-export function memberRoutes(deps: WorkspaceDeps) {
+export function membersRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get("/internal/v1/orgs/:org/members", async ({ params }) => {
       const org = await findOrganization(deps.db, params.org);
