@@ -7,15 +7,18 @@
  *    publisher paused (SIGSTOP), in alternating rounds.
  * Run: `DATABASE_URL=... NATS_URL=... REDIS_URL=... bun bench/newsroom-distributed.bench.ts`.
  */
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import {
   BENCH_ROUNDS,
   BENCH_SECONDS,
   captureAnswer,
   cleanup,
   compare,
+  cpuSeconds,
+  cpuSecondsOfCommand,
   ensureWrk,
   loadLine,
+  machineBusySeconds,
   median,
   methodLine,
   ROOT,
@@ -69,6 +72,32 @@ try {
   const script = wrkScript();
   const loadBefore = loadavg();
   const runs: { quiet: WrkResult[]; publishing: WrkResult[] } = { quiet: [], publishing: [] };
+  // Where the CPU goes in each phase: is a loss the read path doing more work (cache drops),
+  // or the same work with less of the two cores left to it?
+  const readPids = [cluster.pids.gateway!, cluster.pids["public-read"]!];
+  const writePids = [
+    ...Object.entries(cluster.pids)
+      .filter(([name]) => name !== "gateway" && name !== "public-read")
+      .map(([, pid]) => pid),
+    publisher.pid,
+  ];
+  const sum = (pids: number[]) => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+  const named = { ...cluster.pids, publisher: publisher.pid };
+  const byProcess = () =>
+    Object.fromEntries(Object.entries(named).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const cpuNow = () => ({
+    processes: byProcess(),
+    read: sum(readPids),
+    write: sum(writePids),
+    postgres: cpuSecondsOfCommand("postgres"),
+    machine: machineBusySeconds(),
+    at: performance.now(),
+  });
+  const cpu = {
+    quiet: { read: 0, write: 0, postgres: 0, machine: 0, seconds: 0, requests: 0 },
+    publishing: { read: 0, write: 0, postgres: 0, machine: 0, seconds: 0, requests: 0 },
+  };
+  const publishingCpu: Record<string, number> = {};
   let publishingSeconds = 0;
   for (let round = 0; round < BENCH_ROUNDS; round++) {
     const order =
@@ -77,7 +106,23 @@ try {
       if (phase === "publishing") publisher.kill("SIGCONT");
       // A second for the publishing (and its cache drops) to be under way before the reads.
       if (phase === "publishing") await Bun.sleep(1_000);
-      runs[phase].push(await wrk(cluster.gateway + PATH, { seconds: BENCH_SECONDS, script }));
+      const before = cpuNow();
+      const run = await wrk(cluster.gateway + PATH, { seconds: BENCH_SECONDS, script });
+      const after = cpuNow();
+      runs[phase].push(run);
+      const spent = cpu[phase];
+      spent.read += after.read - before.read;
+      spent.write += after.write - before.write;
+      spent.postgres += after.postgres - before.postgres;
+      spent.machine += after.machine - before.machine;
+      spent.seconds += (after.at - before.at) / 1000;
+      spent.requests += run.requests;
+      if (phase === "publishing") {
+        for (const [name, seconds] of Object.entries(after.processes)) {
+          publishingCpu[name] = (publishingCpu[name] ?? 0) + seconds - before.processes[name]!;
+        }
+        publishingCpu.postgres = (publishingCpu.postgres ?? 0) + after.postgres - before.postgres;
+      }
       if (phase === "publishing") {
         publisher.kill("SIGSTOP");
         publishingSeconds += BENCH_SECONDS + 1;
@@ -96,12 +141,30 @@ try {
   const ratios = runs.publishing.map((run, i) => run.rps / runs.quiet[i]!.rps);
   const side = (r: WrkResult[]) =>
     `${median(r.map((x) => x.rps)).toFixed(0)} | ${median(r.map((x) => x.p50)).toFixed(2)} | ${median(r.map((x) => x.p99)).toFixed(2)} | ${r.reduce((n, x) => n + x.non2xx + x.socketErrors, 0)}`;
+  const cores = (phase: keyof typeof cpu) => {
+    const c = cpu[phase];
+    const per = (value: number) => (value / c.seconds).toFixed(2);
+    return `${per(c.read)} | ${((c.read * 1e6) / c.requests).toFixed(0)} | ${per(c.write)} | ${per(c.postgres)} | ${per(c.machine)}`;
+  };
   sections.push(`### Distributed, house newsroom reads while another organization publishes
 
 | reads through the gateway | requests/s (median) | p50 ms | p99 ms | non-2xx or errors |
 |---|---|---|---|---|
 | publisher paused | ${side(runs.quiet)} |
 | another organization publishing | ${side(runs.publishing)} |
+
+Where the CPU went during the reads (cores busy on average; the machine has ${availableParallelism()}):
+
+| phase | gateway + public-read | their CPU µs per read | workspace, webhooks, client-api, forms, publisher | PostgreSQL (every session) | whole machine |
+|---|---|---|---|---|---|
+| publisher paused | ${cores("quiet")} |
+| another organization publishing | ${cores("publishing")} |
+
+CPU of each process while publishing, per story published: ${Object.entries(publishingCpu)
+    .map(
+      ([name, seconds]) => `${name} ${((seconds * 1000) / Math.max(published, 1)).toFixed(1)} ms`,
+    )
+    .join(", ")}.
 
 Publishing: ${published} stories (${told.failed ?? 0} failed) in about ${publishingSeconds} s of publishing rounds, **${(published / publishingSeconds).toFixed(1)} stories/s** (asked ${RATE}). Reads while publishing: **${median(ratios).toFixed(3)}** of the quiet rounds (median of ${ratios.length}; rounds ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}), a loss of ${((1 - median(ratios)) * 100).toFixed(0)}%. Load average ${loadLine(loadBefore)} before, ${loadLine()} after.`);
   console.log(`${sections.join("\n\n")}\n\n${methodLine()}`);

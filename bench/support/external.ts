@@ -6,7 +6,7 @@
  * machine's load average. wrk is pointed at 127.0.0.1 only; every process started here is
  * stopped by `cleanup()` (also on SIGINT and SIGTERM).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "@newsroom/shared/testing/eventually";
@@ -157,6 +157,46 @@ export async function waitFor200(url: string, ms = 60_000, everyMs = 100): Promi
       }),
     { message: `${url} to answer 200`, timeoutMs: ms, everyMs },
   );
+}
+
+/** Linux's clock ticks a second (USER_HZ), the unit of the CPU times in /proc. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user and system) a process has used so far, from /proc; 0 once it has gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of every process whose command is `command` (PostgreSQL's backends). */
+export function cpuSecondsOfCommand(command: string): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === command) {
+        total += cpuSeconds(Number(entry));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** Busy CPU seconds of the whole machine, all cores, from /proc/stat. */
+export function machineBusySeconds(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already).
+  const values = ticks.slice(0, 8).map(Number);
+  const idle = (values[3] ?? 0) + (values[4] ?? 0);
+  return (values.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND;
 }
 
 /** Resident memory of a process in MiB, from /proc. */
