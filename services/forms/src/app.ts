@@ -4,7 +4,7 @@ import { openMailer } from "@newsroom/shared/mailer";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
-import { careerRoutes } from "./careers/routes.ts";
+import { careersRoutes } from "./careers/routes.ts";
 import type { FormsConfig } from "./config.ts";
 import { contactRoutes } from "./contact/routes.ts";
 import type { FormsDeps } from "./deps.ts";
@@ -46,7 +46,7 @@ export async function createFormsService(
     .use(kit)
     .get("/health", () => ({ status: "ok", service: "forms" }))
     .use(contactRoutes(deps))
-    .use(careerRoutes(deps))
+    .use(careersRoutes(deps))
     .use(mappingCallRoutes(deps))
     .use(digestRoutes(deps))
     .use(newsletterRoutes(deps))

@@ -5,7 +5,7 @@ import { submitForm } from "../submission/pipeline.ts";
 import { CareerApplicationIn } from "./model.ts";
 import { sendCareerApplication } from "./service.ts";
 
-export function careerRoutes(deps: FormsDeps) {
+export function careersRoutes(deps: FormsDeps) {
   return new Elysia().post(
     "/v1/public/careers",
     ({ request }) =>

@@ -6,20 +6,20 @@ import { createSignInService } from "../sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
-import { auditRoutes } from "./routes/audit.ts";
-import { freshSignInRoutes } from "./routes/fresh-sign-in.ts";
-import { keyRoutes } from "./routes/keys.ts";
-import { memberRoutes } from "./routes/members.ts";
-import { newsletterRoutes } from "./routes/newsletter.ts";
-import { organizationRoutes } from "./routes/organizations.ts";
-import { signInRoutes } from "./routes/sign-in.ts";
-import { siteRoutes } from "./routes/sites.ts";
-import { ssoRoutes } from "./routes/sso.ts";
-import { storyRoutes } from "./routes/stories.ts";
-import { webhookCatalogRoutes } from "./routes/webhook-catalog.ts";
-import { webhookEndpointWebRoutes } from "./routes/webhook-endpoints.ts";
+import { auditWebRoutes } from "./routes/audit.ts";
+import { freshSignInWebRoutes } from "./routes/fresh-sign-in.ts";
+import { keysWebRoutes } from "./routes/keys.ts";
+import { membersWebRoutes } from "./routes/members.ts";
+import { newsletterWebRoutes } from "./routes/newsletter.ts";
+import { organizationsWebRoutes } from "./routes/organizations.ts";
+import { signInWebRoutes } from "./routes/sign-in.ts";
+import { sitesWebRoutes } from "./routes/sites.ts";
+import { ssoWebRoutes } from "./routes/sso.ts";
+import { storiesWebRoutes } from "./routes/stories.ts";
+import { webhookCatalogWebRoutes } from "./routes/webhook-catalog.ts";
+import { webhookEndpointsWebRoutes } from "./routes/webhook-endpoints.ts";
 import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
-import { copyScriptRoutes } from "./secret-once.ts";
+import { secretOnceWebRoutes } from "./secret-once.ts";
 import { STYLESHEET } from "./styles.ts";
 
 /**
@@ -57,19 +57,19 @@ export function createWebApp(deps: WebDeps) {
           },
         }),
     )
-    .use(signInRoutes(deps, kit, signIn))
-    .use(organizationRoutes(deps, kit))
-    .use(storyRoutes(deps, kit))
-    .use(newsletterRoutes(deps, kit))
-    .use(siteRoutes(deps, kit))
-    .use(memberRoutes(deps, kit))
-    .use(auditRoutes(deps, kit))
-    .use(ssoRoutes(deps, kit))
-    .use(copyScriptRoutes())
-    .use(freshSignInRoutes(deps, kit, signIn))
-    .use(keyRoutes(deps, kit))
-    .use(webhookEndpointWebRoutes(deps, kit))
-    .use(webhookCatalogRoutes(deps, kit))
+    .use(signInWebRoutes(deps, kit, signIn))
+    .use(organizationsWebRoutes(deps, kit))
+    .use(storiesWebRoutes(deps, kit))
+    .use(newsletterWebRoutes(deps, kit))
+    .use(sitesWebRoutes(deps, kit))
+    .use(membersWebRoutes(deps, kit))
+    .use(auditWebRoutes(deps, kit))
+    .use(ssoWebRoutes(deps, kit))
+    .use(secretOnceWebRoutes())
+    .use(freshSignInWebRoutes(deps, kit, signIn))
+    .use(keysWebRoutes(deps, kit))
+    .use(webhookEndpointsWebRoutes(deps, kit))
+    .use(webhookCatalogWebRoutes(deps, kit))
     .use(webhookResendWebRoutes(deps, kit));
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }

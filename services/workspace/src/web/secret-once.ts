@@ -48,7 +48,7 @@ export function allowOwnScripts(response: Response): Response {
   return response;
 }
 
-export function copyScriptRoutes() {
+export function secretOnceWebRoutes() {
   return new Elysia().get(
     COPY_SCRIPT_PATH,
     () =>

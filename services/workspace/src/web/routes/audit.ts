@@ -8,7 +8,7 @@ import { auditPage } from "../pages/audit.ts";
 const PAGE_SIZE = 50;
 
 /** An organization's audit log, newest first, paged by cursor (`?before=`). */
-export function auditRoutes(deps: WebDeps, kit: WebKit) {
+export function auditWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   return new Elysia().get("/app/orgs/:org/audit", async ({ request, params, query }) => {
     const who = await kit.signedIn(request);

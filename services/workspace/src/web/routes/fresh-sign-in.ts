@@ -11,7 +11,7 @@ import { freshSignInPage } from "../pages/fresh-sign-in.ts";
  * A new sign-in code for a signed-in person whose last one is older than 12 hours: it is sent to
  * their own address, and the right code renews `freshAt` on the same session.
  */
-export function freshSignInRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
+export function freshSignInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
   return new Elysia()
     .get(FRESH_SIGN_IN_PATH, async ({ request }) => {
       const who = await kit.signedIn(request);

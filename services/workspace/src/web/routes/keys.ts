@@ -26,7 +26,7 @@ import { allowOwnScripts } from "../secret-once.ts";
  * An organization's API keys: the list, creation (the key shown once) and revocation after a
  * confirmation. Changes need a sign-in from the last 12 hours.
  */
-export function keyRoutes(deps: WebDeps, kit: WebKit) {
+export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const environment = acceptedKeyEnvironment(deps.serviceEnv);
   const keysPath = (access: OrgAccess) =>

@@ -32,7 +32,7 @@ const LAST_OWNER = "This is the last owner: make someone else an owner first.";
 export const INVITATIONS_PER_HOUR = 50;
 
 /** The members of an organization: invite by email, change a role, remove. Every change is audited. */
-export function memberRoutes(deps: WebDeps, kit: WebKit) {
+export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/members`;

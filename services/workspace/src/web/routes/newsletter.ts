@@ -12,7 +12,7 @@ import { parseWebsiteOrigin } from "../newsletter-origin.ts";
 import { newsletterPage } from "../pages/newsletter.ts";
 
 /** The organization newsletter's settings: on or off, and the website origins allowed to post. */
-export function newsletterRoutes(deps: WebDeps, kit: WebKit) {
+export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/newsletter`;

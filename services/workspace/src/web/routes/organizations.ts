@@ -19,7 +19,7 @@ import {
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** The organizations pages: the home list, one organization's overview, stories and queue. */
-export function organizationRoutes(deps: WebDeps, kit: WebKit) {
+export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
 
   /** Staff see every organization with their house role; members see theirs. */

@@ -8,7 +8,7 @@ import { confirmPage } from "../layout.ts";
 import { codePage, signInPage } from "../pages/sign-in.ts";
 
 /** Sign-in with an emailed code, and signing out (here or everywhere). */
-export function signInRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
+export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
   return new Elysia()
     .get("/app/sign-in", async ({ request }) => {
       const who = await kit.visitor(request);

@@ -17,7 +17,7 @@ const HOSTNAME = new RegExp(Hostname.pattern!);
 const ACCENT = new RegExp(SiteCreateIn.properties.accent.pattern!);
 
 /** An organization's hosted sites and their hostnames: list, add a site, add a hostname. */
-export function siteRoutes(deps: WebDeps, kit: WebKit) {
+export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/sites`;

@@ -27,7 +27,7 @@ const formOf = (row: SsoConfigRow | null): SsoSettingsForm => ({
 });
 
 /** Single sign-on: its settings (staff only), and signing in through the organization's provider. */
-export function ssoRoutes(deps: WebDeps, kit: WebKit) {
+export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const sso = createSsoService(deps);
   const secure = deps.appUrl.startsWith("https:");

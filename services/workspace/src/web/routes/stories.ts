@@ -24,7 +24,7 @@ import {
 } from "../pages/story.ts";
 
 /** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
-export function storyRoutes(deps: WebDeps, kit: WebKit) {
+export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const addresses = { houseOrg: deps.houseOrg, newsroomHost: deps.newsroomHost };
 

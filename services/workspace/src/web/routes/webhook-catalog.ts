@@ -13,7 +13,7 @@ import { type VerifyFormState, webhookCatalogPage } from "../pages/webhook-catal
  * The check opens the chosen endpoint's secrets but never shows them: it only says whether, and
  * where, the pasted request fails.
  */
-export function webhookCatalogRoutes(deps: WebDeps, kit: WebKit) {
+export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
 
   async function page(who: SignedInVisitor, access: OrgAccess, state?: VerifyFormState) {

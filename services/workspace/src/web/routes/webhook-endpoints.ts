@@ -38,7 +38,7 @@ const DELIVERY_LOG_LENGTH = 50;
  * endpoint with its delivery log and chart, the test event, disabling, enabling and deleting.
  * Every change needs a sign-in from the last 12 hours.
  */
-export function webhookEndpointWebRoutes(deps: WebDeps, kit: WebKit) {
+export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
   const context = { db: deps.db, houseOrg: deps.houseOrg };
   const listPath = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/webhook-endpoints`;
