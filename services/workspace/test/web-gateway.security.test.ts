@@ -52,18 +52,25 @@ describe("embedded: the gateway mounts /app and nothing else of the workspace", 
   });
 });
 
-describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
-  let database: TestDatabase;
-  let workspace: ReturnType<typeof startWorkspace>;
-  let gateway: ReturnType<typeof Bun.serve>;
-  let base: string;
+/**
+ * The workspace process behind a gateway in distributed mode, both on 127.0.0.1; the gateway
+ * believes X-Forwarded-For from `trustedProxies` (a load balancer in front of it).
+ */
+function distributedWorkspace(trustedProxies: string) {
+  const world = {} as {
+    database: TestDatabase;
+    workspace: ReturnType<typeof startWorkspace>;
+    gateway: ReturnType<typeof Bun.serve>;
+    base: string;
+  };
   const bus = new MemoryBus();
-
   beforeAll(async () => {
-    database = await testDatabase({ backend: "pglite" });
+    world.database = await testDatabase({ backend: "pglite" });
     const port = await freePort();
+    // The workspace believes the gateway's X-Client-Ip only from GATEWAY_ADDRESSES (loopback by
+    // default).
     const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
-    workspace = startWorkspace(config, database.db, bus, {
+    world.workspace = startWorkspace(config, world.database.db, bus, {
       hostname: "127.0.0.1",
       rateLimits: new MemoryRateLimitStore(),
     });
@@ -71,30 +78,36 @@ describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
       config,
       mode: "distributed",
       rateLimits: new MemoryRateLimitStore(),
-      upstreams: { workspace: httpUpstream(workspace.url, "workspace") },
+      upstreams: { workspace: httpUpstream(world.workspace.url, "workspace") },
       readinessChecks: [],
     });
-    gateway = Bun.serve({
+    world.gateway = Bun.serve({
       port,
       hostname: "127.0.0.1",
-      fetch: edge((request) => app.handle(request), { trustedProxies: "" }),
+      fetch: edge((request) => app.handle(request), { trustedProxies }),
     });
-    base = `http://localhost:${port}`;
+    world.base = `http://localhost:${port}`;
   });
   afterAll(async () => {
-    gateway?.stop(true);
-    await workspace?.stop();
+    world.gateway?.stop(true);
+    await world.workspace?.stop();
     await bus.close();
-    await database?.close();
+    await world.database?.close();
   });
+  return world;
+}
+
+describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
+  const world = distributedWorkspace("");
 
   test("the sign-in page comes from the workspace process", async () => {
-    const answer = await fetch(`${base}/app/sign-in`);
+    const answer = await fetch(`${world.base}/app/sign-in`);
     expect(answer.status).toBe(200);
     expect(await answer.text()).toContain('action="/app/sign-in"');
   });
 
   test("the internal API is 404 through the gateway, though the workspace port serves it", async () => {
+    const { base, workspace } = world;
     const token = adminToken(loadConfig({}));
     const headers = { authorization: `Bearer ${token}` };
     expect((await fetch(`${base}/internal/v1/orgs/x`, { headers })).status).toBe(404);
@@ -110,50 +123,15 @@ describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
 });
 
 describe("distributed: sign-in throttles count the person's address, not the gateway's", () => {
-  let database: TestDatabase;
-  let workspace: ReturnType<typeof startWorkspace>;
-  let gateway: ReturnType<typeof Bun.serve>;
-  let base: string;
-  const bus = new MemoryBus();
-
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "pglite" });
-    const port = await freePort();
-    // The workspace believes the gateway's X-Client-Ip only from GATEWAY_ADDRESSES (loopback by
-    // default); the gateway believes X-Forwarded-For from the test's loopback "load balancer".
-    const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
-    workspace = startWorkspace(config, database.db, bus, {
-      hostname: "127.0.0.1",
-      rateLimits: new MemoryRateLimitStore(),
-    });
-    const app = createGateway({
-      config,
-      mode: "distributed",
-      rateLimits: new MemoryRateLimitStore(),
-      upstreams: { workspace: httpUpstream(workspace.url, "workspace") },
-      readinessChecks: [],
-    });
-    gateway = Bun.serve({
-      port,
-      hostname: "127.0.0.1",
-      fetch: edge((request) => app.handle(request), { trustedProxies: "127.0.0.1/32" }),
-    });
-    base = `http://localhost:${port}`;
-  });
-  afterAll(async () => {
-    gateway?.stop(true);
-    await workspace?.stop();
-    await bus.close();
-    await database?.close();
-  });
+  const world = distributedWorkspace("127.0.0.1/32");
 
   const wrongCode = async (client: WebClient) =>
     (await client.post("/app/sign-in/code", { email: "nobody@example.com", code: "000000" }))
       .status;
 
   test("one address past its code checks is throttled; another address is not", async () => {
-    const first = new WebClient(base, "203.0.113.7");
-    const second = new WebClient(base, "198.51.100.9");
+    const first = new WebClient(world.base, "203.0.113.7");
+    const second = new WebClient(world.base, "198.51.100.9");
     await first.get("/app/sign-in/code");
     await second.get("/app/sign-in/code");
     for (let i = 0; i < SIGN_IN_LIMITS.checksPerClient; i++)
