@@ -12,8 +12,9 @@ import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";
 import { createWebhooksService } from "@newsroom/webhooks/app";
+import { createWorkspaceService } from "@newsroom/workspace/app";
 import { type DemoPerson, seedDemo } from "@newsroom/workspace/demo/seed";
-import { startWorkspace } from "@newsroom/workspace/server";
+import { serveWorkspace } from "@newsroom/workspace/server";
 
 export interface Embedded {
   url: string;
@@ -37,10 +38,10 @@ export async function startEmbedded(
     options.seed === false
       ? { seeded: false }
       : await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
-  const workspace = startWorkspace(config, db, runtime.bus, {
+  // The workspace keeps its own port too (the internal API, for the CLI): loopback by default.
+  const workspace = await createWorkspaceService(runtime, { now: options.now });
+  const workspaceServer = serveWorkspace(config, workspace, {
     hostname: options.workspaceHost ?? "127.0.0.1",
-    rateLimits: runtime.rateLimits,
-    now: options.now,
   });
   const services: ServiceHandle[] = [
     await createPublicReadService(runtime),
@@ -71,13 +72,14 @@ export async function startEmbedded(
   });
   return {
     url: `http://localhost:${server.port}`,
-    workspaceUrl: workspace.url,
+    workspaceUrl: workspaceServer.url,
     runtime,
     testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
     testKeyOrg: "testKeyOrg" in demo ? demo.testKeyOrg : undefined,
     demoPeople: "people" in demo ? (demo.people ?? []) : [],
     stop: async () => {
       await server.stop();
+      await workspaceServer.stop();
       await workspace.stop();
       for (const service of services) await service.stop();
       await runtime.close();

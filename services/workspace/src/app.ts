@@ -1,21 +1,27 @@
+import { adminToken, appUrl, secretsKey } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { pathOf } from "@newsroom/shared/http/urls";
+import { openMailer } from "@newsroom/shared/mailer";
 import { fieldsWithNul } from "@newsroom/shared/nul-characters";
-import { readiness, readinessResponse } from "@newsroom/shared/service";
+import type { Runtime } from "@newsroom/shared/runtime";
+import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { checkAdminToken } from "./auth.ts";
+import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceDeps } from "./deps.ts";
 import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
 import { keysRoutes } from "./keys/routes.ts";
 import { membersRoutes } from "./members/routes.ts";
 import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
+import { startOutboxRelay } from "./outbox/relay.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 import { ssoRoutes } from "./sso/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
+import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
@@ -55,6 +61,67 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     .use(organizationNewsletterRoutes(deps.db, options.digest));
   kit.bindRoutes(app);
   return app;
+}
+
+/**
+ * The workspace as a service: `app` is the internal API, `web` the people's web app under /app.
+ * Both listen on WORKSPACE_PORT (`serveWorkspace` in server.ts); in the embedded start the
+ * gateway also mounts `web`. Its outbox relay runs until `stop`.
+ */
+export interface WorkspaceService extends ServiceHandle {
+  web: WebApp;
+}
+
+export interface WorkspaceServiceOptions {
+  /** The clock of sign-in codes and sessions (tests move it). */
+  now?: () => Date;
+}
+
+/** The workspace: organizations, sites, keys, stories, endpoints, people; with its outbox relay. */
+export async function createWorkspaceService(
+  runtime: Runtime<WorkspaceConfig>,
+  options: WorkspaceServiceOptions = {},
+): Promise<WorkspaceService> {
+  const { config, bus } = runtime;
+  const { db } = runtime.database;
+  const relay = startOutboxRelay(db, bus);
+  const app = createWorkspaceApp(
+    {
+      db,
+      bus,
+      secretsKey: secretsKey(config),
+      adminToken: adminToken(config),
+      serviceEnv: config.SERVICE_ENV,
+      allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+      kickRelay: relay.kick,
+    },
+    { digest: { config } },
+  );
+  const web = createWebApp({
+    db,
+    bus,
+    rateLimits: runtime.rateLimits,
+    mailer: openMailer(config),
+    secretsKey: secretsKey(config),
+    appUrl: appUrl(config),
+    houseOrg: config.HOUSE_ORG,
+    publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
+    newsroomHost: config.NEWSROOM_HOST,
+    kickRelay: relay.kick,
+    now: options.now ?? (() => new Date()),
+    serviceEnv: config.SERVICE_ENV,
+    allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+  });
+  return {
+    name: "workspace",
+    app,
+    web,
+    readiness: [{ name: "database", check: () => runtime.database.ping() }],
+    stop: async () => {
+      await relay.stop();
+      await web.signIn.idle();
+    },
+  };
 }
 
 /**

@@ -7,7 +7,9 @@ import { edge } from "@newsroom/shared/http/edge";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
-import { startWorkspace } from "../src/server.ts";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
+import { createWorkspaceService } from "../src/app.ts";
+import { serveWorkspace } from "../src/server.ts";
 import { SIGN_IN_LIMITS } from "../src/sign-in/service.ts";
 import { WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 
@@ -59,7 +61,8 @@ describe("embedded: the gateway mounts /app and nothing else of the workspace", 
 function distributedWorkspace(trustedProxies: string) {
   const world = {} as {
     database: TestDatabase;
-    workspace: ReturnType<typeof startWorkspace>;
+    /** The workspace process: its address on WORKSPACE_PORT, and its stop. */
+    workspace: { url: string; stop(): Promise<void> };
     gateway: ReturnType<typeof Bun.serve>;
     base: string;
   };
@@ -70,10 +73,22 @@ function distributedWorkspace(trustedProxies: string) {
     // The workspace believes the gateway's X-Client-Ip only from GATEWAY_ADDRESSES (loopback by
     // default).
     const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
-    world.workspace = startWorkspace(config, world.database.db, bus, {
-      hostname: "127.0.0.1",
+    const runtime = testRuntime({
+      database: world.database,
+      config,
+      bus,
       rateLimits: new MemoryRateLimitStore(),
     });
+    const service = await createWorkspaceService(runtime);
+    const server = serveWorkspace(config, service, { hostname: "127.0.0.1" });
+    world.workspace = {
+      url: server.url,
+      stop: async () => {
+        await server.stop();
+        await service.stop();
+        await runtime.close();
+      },
+    };
     const app = createGateway({
       config,
       mode: "distributed",
