@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
+
+describe("story transitions through the internal API: refusals", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await workspaceHarness();
+  });
+  afterAll(() => h.close());
+
+  const transition = (id: string, action: string, extra: Record<string, unknown> = {}) =>
+    h.call("POST", `/stories/${id}/transitions`, { action, ...extra });
+
+  test("a version cannot be written while in review or published", async () => {
+    const { storyId } = await orgWithDraft(h, "noversion");
+    await transition(storyId, "submit");
+    const inReview = await h.call("POST", `/stories/${storyId}/versions`, { title: "Sneaky" });
+    expect(inReview.status).toBe(409);
+  });
+
+  test("reject needs a note and records the decision", async () => {
+    const { storyId } = await orgWithDraft(h, "reject");
+    await transition(storyId, "submit");
+    const noNote = await transition(storyId, "reject");
+    expect(noNote.status).toBe(422);
+    expect(noNote.body.error.fields[0].field).toBe("note");
+    const rejected = await transition(storyId, "reject", { note: "Needs a source." });
+    expect(rejected.body.status).toBe("rejected");
+    expect((await transition(storyId, "submit")).body.status).toBe("review_required");
+  });
+
+  test("an editor cannot approve", async () => {
+    const { storyId } = await orgWithDraft(h, "editor");
+    await transition(storyId, "submit");
+    const refused = await transition(storyId, "approve", { actor_role: "editor" });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.fields[0].field).toBe("actor_role");
+  });
+
+  test("unknown action and unknown story", async () => {
+    const { storyId } = await orgWithDraft(h, "unknowns");
+    expect((await transition(storyId, "teleport")).status).toBe(422);
+    expect((await transition(crypto.randomUUID(), "submit")).status).toBe(404);
+    expect((await transition("not-a-uuid", "submit")).status).toBe(404);
+  });
+
+  test("a duplicate slug in the same organization is refused", async () => {
+    await orgWithDraft(h, "dupes");
+    const again = await h.call("POST", "/orgs/dupes/stories", {
+      type: "insight",
+      slug: "first-story",
+      title: "Again",
+    });
+    expect(again.status).toBe(409);
+  });
+});
