@@ -14,6 +14,7 @@ import { openHumanCheck } from "./human-check.ts";
 import { mappingCallRoutes } from "./mapping-call/routes.ts";
 import { openContactLists } from "./newsletter/contact-lists.ts";
 import { newsletterRoutes } from "./newsletter/routes.ts";
+import { errorAsPage } from "./request/error-pages.ts";
 import { startSweeper } from "./sweep.ts";
 import { unsubscribeRoutes } from "./unsubscribe/routes.ts";
 
@@ -41,7 +42,8 @@ export async function createFormsService(
   if (deps.mailer && !deps.contactLists) {
     log.warn("no SES contact lists here: organization subscribers are recorded only as hashes");
   }
-  const kit = httpKit("forms");
+  // Failures of a request a person makes from an email link are pages (request/error-pages.ts).
+  const kit = httpKit("forms", { renderError: errorAsPage });
   const app = new Elysia({ name: "forms" })
     .use(kit)
     .get("/health", () => ({ status: "ok", service: "forms" }))

@@ -314,7 +314,10 @@ describe("organization confirmation errors", () => {
       const page = await off.handle(
         new Request(`http://localhost/v1/public/newsletter/confirm?t=${"C".repeat(43)}`),
       );
+      // People who open the link see a page, not the Error record.
       expect(page.status).toBe(503);
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(await page.text()).toContain("Newsletters are unavailable");
       const post = await off.post(
         "/v1/public/newsletter/confirm",
         { t: "C".repeat(43) },
@@ -323,6 +326,14 @@ describe("organization confirmation errors", () => {
         },
       );
       expect(post.status).toBe(503);
+      expect(await post.text()).toContain("Newsletters are unavailable");
+      const fromScript = await off.post(
+        "/v1/public/newsletter/confirm",
+        { t: "C".repeat(43) },
+        { headers: { accept: "application/json" } },
+      );
+      expect(fromScript.status).toBe(503);
+      expect((await fromScript.json()).error.code).toBe("forms_unavailable");
     } finally {
       await off.close();
     }

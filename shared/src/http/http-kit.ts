@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { ApiError } from "../errors.ts";
 import { contractOf, retiringHeaders } from "../openapi/operation.ts";
 import { allowedMethods, type RoutedApp } from "./allowed-methods.ts";
 import { answerObserver } from "./answer-observer.ts";
@@ -23,6 +24,12 @@ export interface HttpKitOptions {
    * the route for metrics and logs, retiring headers, the answer observer, the error record.
    */
   beforeRouting?: EarlyRouter[];
+  /**
+   * How the app shows a failure to a person instead of the Error record: a page, a redirect.
+   * Given the failure as an ApiError (and what was thrown, for control flow such as a redirect);
+   * nothing returned means the Error record. The one place an app's errors become answers.
+   */
+  renderError?: (failure: ApiError, request: Request, thrown: unknown) => Response | undefined;
 }
 
 /**
@@ -61,7 +68,10 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     .onError({ as: "global" }, ({ error, request, set }) => {
       const allowed =
         (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(pathOf(request.url)) : [];
-      const response = errorResponse(toApiError(error, request, allowed), requestIdOf(request));
+      const failure = toApiError(error, request, allowed);
+      const response =
+        options.renderError?.(failure, request, error) ??
+        errorResponse(failure, requestIdOf(request));
       const route = knownContextOf(request)?.route;
       for (const header of ["deprecation", "sunset", "link"]) {
         const value = set.headers[header];

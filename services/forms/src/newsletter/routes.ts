@@ -1,17 +1,15 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { errorResponse, toApiError } from "@newsroom/shared/http/error-response";
-import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { MailDeliveryError } from "@newsroom/shared/mailer";
 import { Elysia } from "elysia";
 import {
   digestConfirmationPage,
   digestPage,
   EXPIRED_PAGE,
-  errorPage,
   organizationConfirmationPage,
   subscribedPage,
 } from "../confirmations/newsletter-pages.ts";
 import { pageResponse } from "../confirmations/pages.ts";
+import { confirmTokenOf } from "../confirmations/tokens.ts";
 import {
   confirmPageOperation,
   confirmPostOperation,
@@ -20,6 +18,7 @@ import {
 } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
 import { type ParsedBody, readBody } from "../request/body.ts";
+import { failWithPages } from "../request/error-pages.ts";
 import {
   acceptsJson,
   enforceClientLimit,
@@ -83,26 +82,22 @@ function preflight(deps: FormsDeps, request: Request, slug: string): Promise<Res
 }
 
 /** GET /v1/public/newsletter/confirm?t=: a page with one button that POSTs. Never subscribes. */
-function confirmationPage(deps: FormsDeps, request: Request): Promise<Response> {
-  return pageErrors(request, async () => {
-    requireMailer(deps);
-    await enforceClientLimit(deps, request, "confirm");
-    const token = new URL(request.url).searchParams.get("t") ?? "";
-    const page = await describeConfirmation(deps, token);
-    if (page.state === "expired") return pageResponse(EXPIRED_PAGE, 410);
-    if (page.list === "digest") {
-      if (page.state === "used") return pageResponse(digestPage("confirmed"), 200);
-      return pageResponse(digestConfirmationPage(DIGEST_CONFIRM, token), 200);
-    }
-    const { organization, accent } = page.newsletter;
-    if (page.state === "used") {
-      return pageResponse(subscribedPage(organization.name, accent, "Already confirmed"), 200);
-    }
-    return pageResponse(
-      organizationConfirmationPage(organization.name, accent, CONFIRM, token),
-      200,
-    );
-  });
+async function confirmationPage(deps: FormsDeps, request: Request): Promise<Response> {
+  failWithPages(request);
+  requireMailer(deps);
+  await enforceClientLimit(deps, request, "confirm");
+  const token = new URL(request.url).searchParams.get("t") ?? "";
+  const page = await describeConfirmation(deps, token);
+  if (page.state === "expired") return pageResponse(EXPIRED_PAGE, 410);
+  if (page.list === "digest") {
+    if (page.state === "used") return pageResponse(digestPage("confirmed"), 200);
+    return pageResponse(digestConfirmationPage(DIGEST_CONFIRM, token), 200);
+  }
+  const { organization, accent } = page.newsletter;
+  if (page.state === "used") {
+    return pageResponse(subscribedPage(organization.name, accent, "Already confirmed"), 200);
+  }
+  return pageResponse(organizationConfirmationPage(organization.name, accent, CONFIRM, token), 200);
 }
 
 /**
@@ -133,7 +128,9 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
     if (redirect && allowed.has(originOf(redirect) ?? "")) return seeOther(redirect, "confirmed");
     return pageResponse(subscribedPage(organization.name, accent), 200);
   };
-  return wantsJson ? guarded(request, { ...NO_STORE }, run) : pageErrors(request, run);
+  if (wantsJson) return guarded(request, { ...NO_STORE }, run);
+  failWithPages(request);
+  return run();
 }
 
 /**
@@ -148,21 +145,5 @@ async function confirmationTokenOf(request: Request): Promise<string> {
     if (error instanceof ApiError && error.code === "validation_failed") return "";
     throw error;
   }
-  const raw = Object.hasOwn(body.fields, "t") ? body.fields.t : undefined;
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return typeof value === "string" ? value.trim() : "";
-}
-
-/** For pages: an error becomes a small page with the error's status instead of JSON. */
-async function pageErrors(request: Request, run: () => Promise<Response>): Promise<Response> {
-  try {
-    return await run();
-  } catch (error) {
-    const apiError = toApiError(error, request);
-    const page = errorPage(apiError.status);
-    if (!page) return errorResponse(apiError, requestIdOf(request));
-    const response = pageResponse(page, apiError.status);
-    for (const [name, value] of Object.entries(apiError.headers)) response.headers.set(name, value);
-    return response;
-  }
+  return confirmTokenOf(body.fields) ?? "";
 }
