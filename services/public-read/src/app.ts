@@ -16,9 +16,9 @@ import { newsroomIndex } from "./content/service.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
 import { houseNewsroom } from "./newsroom/service.ts";
-import { documentRoutes } from "./pages/documents.ts";
-import { HOST_PAGE_ROUTE, pageRoutes } from "./pages/routes.ts";
-import { siteRoutes } from "./sites/routes.ts";
+import { documentsRoutes } from "./pages/documents.ts";
+import { HOST_PAGE_ROUTE, pagesRoutes } from "./pages/routes.ts";
+import { sitesRoutes } from "./sites/routes.ts";
 
 export interface PublicReadOptions {
   cache?: AnswerCacheOptions;
@@ -40,8 +40,8 @@ export async function createPublicReadService(
   const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
-  const pages = pageRoutes(deps);
-  const documents = documentRoutes(deps);
+  const pages = pagesRoutes(deps);
+  const documents = documentsRoutes(deps);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: () => runtime.database.ping() },
@@ -72,7 +72,7 @@ export async function createPublicReadService(
     .use(kit)
     .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
     .use(newsroomRoutes(deps))
-    .use(siteRoutes(deps))
+    .use(sitesRoutes(deps))
     .use(pages.routes)
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);

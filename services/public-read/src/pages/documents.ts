@@ -64,7 +64,7 @@ export interface MatchedDocument {
   respond: () => Promise<Response>;
 }
 
-export function documentRoutes(deps: ReadDeps) {
+export function documentsRoutes(deps: ReadDeps) {
   const { db, reader, config } = deps;
   const prefix = hostedPagesPrefix(config) || "/newsrooms";
   const origin = new URL(config.NEWSROOM_HOST).origin;

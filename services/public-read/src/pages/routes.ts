@@ -118,7 +118,7 @@ function sitePlace(site: string, hostname?: string): PagePlace {
  * with the same keys: the house newsroom at `/newsroom`, hosted sites at NEWSROOM_HOST's path
  * (`/newsrooms/{site}`), and a site on its client's hostname (`servesHost`, `hostPage`).
  */
-export function pageRoutes(deps: ReadDeps) {
+export function pagesRoutes(deps: ReadDeps) {
   const { db, reader, config } = deps;
   const prefix = hostedPagesPrefix(config) || "/newsrooms";
   const origin = new URL(config.NEWSROOM_HOST).origin;

@@ -27,7 +27,7 @@ import { type HostedSite, siteByHostname, siteBySlug } from "./service.ts";
  * `site:<site>:newsroom-index`, `content:<id>`, `site:<site>:topic:<slug>`, `site:<site>:sitemap`
  * and `host:<hostname>`.
  */
-export function siteRoutes(deps: ReadDeps) {
+export function sitesRoutes(deps: ReadDeps) {
   const { db, reader } = deps;
   const host = deps.config.NEWSROOM_HOST;
 
