@@ -17,6 +17,12 @@ export interface EarlyAnswer {
 /** Finds the answer to a request before routing, or nothing (the router takes it). */
 export type EarlyRouter = (request: Request) => EarlyAnswer | null | undefined;
 
+export type ErrorRenderer = (
+  thrown: unknown,
+  request: Request,
+  failure: () => ApiError,
+) => Response | undefined;
+
 export interface HttpKitOptions {
   /**
    * Asked in order before the router, inside the app (its `handle` is the one way in): what a
@@ -26,10 +32,10 @@ export interface HttpKitOptions {
   beforeRouting?: EarlyRouter[];
   /**
    * How the app shows a failure to a person instead of the Error record: a page, a redirect.
-   * Given the failure as an ApiError (and what was thrown, for control flow such as a redirect);
+   * Given what was thrown and, when asked, the failure as an ApiError (made once, logged once);
    * nothing returned means the Error record. The one place an app's errors become answers.
    */
-  renderError?: (failure: ApiError, request: Request, thrown: unknown) => Response | undefined;
+  renderError?: ErrorRenderer;
 }
 
 /**
@@ -68,10 +74,14 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     .onError({ as: "global" }, ({ error, request, set }) => {
       const allowed =
         (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(pathOf(request.url)) : [];
-      const failure = toApiError(error, request, allowed);
+      let failure: ApiError | undefined;
+      const failureOf = () => {
+        failure ??= toApiError(error, request, allowed);
+        return failure;
+      };
       const response =
-        options.renderError?.(failure, request, error) ??
-        errorResponse(failure, requestIdOf(request));
+        options.renderError?.(error, request, failureOf) ??
+        errorResponse(failureOf(), requestIdOf(request));
       const route = knownContextOf(request)?.route;
       for (const header of ["deprecation", "sunset", "link"]) {
         const value = set.headers[header];

@@ -1,4 +1,4 @@
-import type { ApiError } from "@newsroom/shared/errors";
+import type { ErrorRenderer } from "@newsroom/shared/http/http-kit";
 import { errorPage } from "../confirmations/newsletter-pages.ts";
 import { pageResponse } from "../confirmations/pages.ts";
 
@@ -14,11 +14,12 @@ export function failWithPages(request: Request): void {
  * The forms' `renderError` (the HTTP kit's one error path): a small page with the failure's
  * status for a marked request, when that status has one; otherwise the Error record.
  */
-export function errorAsPage(failure: ApiError, request: Request): Response | undefined {
+export const errorAsPage: ErrorRenderer = (_thrown, request, failureOf) => {
   if (!pageRequests.has(request)) return undefined;
+  const failure = failureOf();
   const page = errorPage(failure.status);
   if (!page) return undefined;
   const response = pageResponse(page, failure.status);
   for (const [name, value] of Object.entries(failure.headers)) response.headers.set(name, value);
   return response;
-}
+};

@@ -1,4 +1,3 @@
-import { toApiError } from "@newsroom/shared/http/error-response";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
@@ -29,12 +28,11 @@ import { STYLESHEET } from "./styles.ts";
 export function createWebApp(deps: WebDeps) {
   const kit = webKit(deps);
   const signIn = createSignInService(deps);
-  const kitOfService = httpKit("workspace-web");
-  const app = new Elysia({ name: "workspace-web" })
-    // Before the kit's JSON error handler, which it replaces here: refusals are pages.
-    .onError({ as: "global" }, ({ error, request }) => {
-      if (error instanceof Redirect) return kit.redirect(error.location, error.setCookies);
-      const failure = toApiError(error, request);
+  // Every refusal is a page, a sign-in needed is a redirect: the kit's one error path.
+  const kitOfService = httpKit("workspace-web", {
+    renderError(thrown, request, failureOf) {
+      if (thrown instanceof Redirect) return kit.redirect(thrown.location, thrown.setCookies);
+      const failure = failureOf();
       const message =
         failure.code === "not_found"
           ? "There is nothing here, or you have no access to it."
@@ -44,7 +42,9 @@ export function createWebApp(deps: WebDeps) {
         response.headers.set(name, value);
       response.headers.set("x-request-id", requestIdOf(request));
       return response;
-    })
+    },
+  });
+  const app = new Elysia({ name: "workspace-web" })
     .use(kitOfService)
     .get(
       "/app/styles.css",
