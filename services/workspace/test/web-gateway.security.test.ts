@@ -31,6 +31,14 @@ describe("embedded: the gateway mounts /app and nothing else of the workspace", 
     expect(answer.headers.get("set-cookie")).toContain("nr_csrf=");
   });
 
+  test("a path of the app asked with another method is a 405 page naming the allowed ones", async () => {
+    const answer = await fetch(`${h.url}/app/sign-in`, { method: "DELETE" });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(answer.headers.get("content-type")).toStartWith("text/html");
+    expect(answer.headers.get("x-request-id")).toBeTruthy();
+  });
+
   for (const path of ["/internal/v1/orgs", "/internal/v1/orgs/anything/members"]) {
     test(`${path} through the gateway is 404, even with the admin token`, async () => {
       const token = adminToken(loadConfig({}));

@@ -71,6 +71,7 @@ export function createWebApp(deps: WebDeps) {
     .use(webhookEndpointsWebRoutes(deps, kit))
     .use(webhookCatalogWebRoutes(deps, kit))
     .use(webhookResendWebRoutes(deps, kit));
+  kitOfService.bindRoutes(app);
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }
 
