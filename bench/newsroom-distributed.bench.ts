@@ -82,7 +82,12 @@ try {
     publisher.pid,
   ];
   const sum = (pids: number[]) => pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
-  const named = { ...cluster.pids, publisher: publisher.pid };
+  // The publishing side only: the gateway's and public-read's CPU is the reads'.
+  const named = Object.fromEntries(
+    Object.entries({ ...cluster.pids, publisher: publisher.pid }).filter(
+      ([name]) => name !== "gateway" && name !== "public-read",
+    ),
+  );
   const byProcess = () =>
     Object.fromEntries(Object.entries(named).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const cpuNow = () => ({
