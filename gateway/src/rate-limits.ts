@@ -4,7 +4,12 @@ import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { presentedKey, QUERY_KEY_PATHS } from "@newsroom/shared/presented-key";
-import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
+import {
+  type CounterHit,
+  checkLimit,
+  checkLimits,
+  type RateLimitStore,
+} from "@newsroom/shared/rate-limit";
 
 export const PER_KEY_LIMIT = 300;
 export const PER_IP_LIMIT = 600;
@@ -21,19 +26,20 @@ export async function enforceClientApiLimits(
   request: Request,
 ): Promise<void> {
   const address = addressLimitKey(clientIpOf(request));
-  const byIp = await checkLimit(store, `ip:${address}`, PER_IP_LIMIT, WINDOW_SECONDS);
-  let allowed = byIp.allowed;
-  // The key the client API will authenticate with, read by the same parser.
+  const counters: CounterHit[] = [
+    { key: `ip:${address}`, limit: PER_IP_LIMIT, windowSeconds: WINDOW_SECONDS },
+  ];
+  // The key the client API will authenticate with, read by the same parser; counted only when
+  // the address is within its limit, and in the same round trip.
   const presented = presentedKey(request, QUERY_KEY_PATHS.includes(pathOf(request.url)));
-  if (allowed && presented.ok) {
-    const byKey = await checkLimit(
-      store,
-      `key:${hashKey(presented.key)}`,
-      PER_KEY_LIMIT,
-      WINDOW_SECONDS,
-    );
-    allowed = byKey.allowed;
+  if (presented.ok) {
+    counters.push({
+      key: `key:${hashKey(presented.key)}`,
+      limit: PER_KEY_LIMIT,
+      windowSeconds: WINDOW_SECONDS,
+    });
   }
+  const { allowed } = await checkLimits(store, counters);
   if (!allowed) {
     throw new ApiError("too_many_requests", undefined, {
       headers: {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { log } from "./log.ts";
 
 /**
@@ -6,9 +7,19 @@ import { log } from "./log.ts";
  */
 export interface RateLimitStore {
   readonly kind: "memory" | "redis";
-  /** Adds one hit to `key` in the current window and returns the count so far. */
-  hit(key: string, windowSeconds: number): Promise<number>;
+  /**
+   * Adds one hit to each counter in order, in the current window of each, and stops after the
+   * first that goes over its limit; returns the counts of the counters it hit. One round trip
+   * for all of them.
+   */
+  hit(counters: readonly CounterHit[]): Promise<number[]>;
   close(): Promise<void>;
+}
+
+export interface CounterHit {
+  key: string;
+  limit: number;
+  windowSeconds: number;
 }
 
 export interface RateLimitDecision {
@@ -24,19 +35,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counters = new Map<string, { count: number; resetAt: number }>();
   private sweepAt = 0;
 
-  async hit(key: string, windowSeconds: number): Promise<number> {
+  async hit(counters: readonly CounterHit[]): Promise<number[]> {
     const now = Date.now();
     if (now > this.sweepAt) {
       for (const [k, v] of this.counters) if (v.resetAt <= now) this.counters.delete(k);
       this.sweepAt = now + 10_000;
     }
-    const current = this.counters.get(key);
-    if (!current || current.resetAt <= now) {
-      this.counters.set(key, { count: 1, resetAt: now + windowSeconds * 1000 });
-      return 1;
+    const counts: number[] = [];
+    for (const { key, limit, windowSeconds } of counters) {
+      const current = this.counters.get(key);
+      let count = 1;
+      if (!current || current.resetAt <= now) {
+        this.counters.set(key, { count, resetAt: now + windowSeconds * 1000 });
+      } else {
+        count = ++current.count;
+      }
+      counts.push(count);
+      if (count > limit) break;
     }
-    current.count += 1;
-    return current.count;
+    return counts;
   }
 
   async close(): Promise<void> {
@@ -45,14 +62,22 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /**
- * Adds one hit and gives the counter its expiry in one atomic step: a counter never outlives its
- * window, even if the process dies mid-request. A counter found without an expiry (left by an
- * earlier two-step version) gets one too.
+ * Adds one hit to each counter and gives it its expiry in one atomic step (a counter never
+ * outlives its window, even if the process dies mid-request; one found without an expiry gets
+ * one), in order, stopping after the first over its limit. ARGV holds each counter's expiry and
+ * limit in turn.
  */
 const COUNT_WITH_EXPIRY = `
-local count = redis.call("INCR", KEYS[1])
-if redis.call("TTL", KEYS[1]) == -1 then redis.call("EXPIRE", KEYS[1], ARGV[1]) end
-return count`;
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call("INCR", key)
+  if redis.call("TTL", key) == -1 then redis.call("EXPIRE", key, ARGV[i * 2 - 1]) end
+  counts[i] = count
+  if count > tonumber(ARGV[i * 2]) then break end
+end
+return counts`;
+/** Sent by its digest (EVALSHA): Redis keeps the script once it has seen it. */
+const COUNT_WITH_EXPIRY_SHA = createHash("sha1").update(COUNT_WITH_EXPIRY).digest("hex");
 
 /** Redis through Bun's built-in client. */
 export class RedisRateLimitStore implements RateLimitStore {
@@ -73,7 +98,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   private connecting: Promise<void> | null = null;
 
-  async hit(key: string, windowSeconds: number): Promise<number> {
+  async hit(counters: readonly CounterHit[]): Promise<number[]> {
     if (!this.client.connected) {
       // Commands fail fast while disconnected (no offline queue); connect once, retry later.
       this.connecting ??= this.client.connect().finally(() => {
@@ -81,15 +106,23 @@ export class RedisRateLimitStore implements RateLimitStore {
       });
       await this.connecting;
     }
-    const window = Math.floor(Date.now() / (windowSeconds * 1000));
-    const name = `${this.prefix}${key}:${window}`;
-    const count = await this.client.send("EVAL", [
-      COUNT_WITH_EXPIRY,
-      "1",
-      name,
-      String(windowSeconds + 1),
-    ]);
-    return Number(count);
+    const now = Date.now();
+    const keys: string[] = [];
+    const args: string[] = [];
+    for (const { key, limit, windowSeconds } of counters) {
+      keys.push(`${this.prefix}${key}:${Math.floor(now / (windowSeconds * 1000))}`);
+      args.push(String(windowSeconds + 1), String(limit));
+    }
+    const operands = [String(keys.length), ...keys, ...args];
+    let counts: unknown;
+    try {
+      counts = await this.client.send("EVALSHA", [COUNT_WITH_EXPIRY_SHA, ...operands]);
+    } catch (error) {
+      // A Redis that has not seen the script yet (or restarted): send it whole, once.
+      if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
+      counts = await this.client.send("EVAL", [COUNT_WITH_EXPIRY, ...operands]);
+    }
+    return (counts as unknown[]).map(Number);
   }
 
   async close(): Promise<void> {
@@ -105,21 +138,37 @@ export function openRateLimitStore(redisUrl: string | undefined, prefix?: string
  * Counts a hit against a limit. When the store fails (Redis down) the request is allowed:
  * rate limiting fails open, and the failure is logged, never turned into a 500.
  */
-export async function checkLimit(
+export function checkLimit(
   store: RateLimitStore,
   key: string,
   limit: number,
   windowSeconds: number,
 ): Promise<RateLimitDecision> {
+  return checkLimits(store, [{ key, limit, windowSeconds }]);
+}
+
+/**
+ * Counts a hit against several limits in order, in one round trip to the store: a counter after
+ * the first one over its limit is not counted. The decision is that of the refusing limit, or of
+ * the last one. Fails open like `checkLimit`.
+ */
+export async function checkLimits(
+  store: RateLimitStore,
+  counters: readonly CounterHit[],
+): Promise<RateLimitDecision> {
+  const last = counters[counters.length - 1]!;
   try {
-    const count = await withTimeout(store.hit(key, windowSeconds), 500);
+    const counts = await withTimeout(store.hit(counters), 500);
+    const at = counts.length - 1;
+    const { limit, windowSeconds } = counters[at]!;
+    const count = counts[at]!;
     return { allowed: count <= limit, count, limit, resetSeconds: windowSeconds };
   } catch (error) {
     log.warn("rate limit store unavailable; allowing", {
       store: store.kind,
       error: error instanceof Error ? error.message : String(error),
     });
-    return { allowed: true, count: 0, limit, resetSeconds: windowSeconds };
+    return { allowed: true, count: 0, limit: last.limit, resetSeconds: last.windowSeconds };
   }
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { log } from "../src/log.ts";
 import {
   checkLimit,
+  checkLimits,
   MemoryRateLimitStore,
   type RateLimitStore,
   RedisRateLimitStore,
@@ -22,6 +24,25 @@ for (const [name, open] of backends) {
         results.push((await checkLimit(store, "client-a", 5, 60)).allowed);
       expect(results).toEqual([true, true, true, true, true, false, false]);
       expect((await checkLimit(store, "client-b", 5, 60)).allowed).toBe(true);
+      await store.close();
+    });
+
+    test("several limits in one call: each counted in order, none after the one refusing", async () => {
+      const store = open();
+      const both = [
+        { key: "address", limit: 3, windowSeconds: 60 },
+        { key: "key", limit: 2, windowSeconds: 60 },
+      ];
+      const decisions = [];
+      for (let i = 0; i < 4; i++) decisions.push(await checkLimits(store, both));
+      // The key's limit refuses the third; the address's the fourth, which counts no key hit.
+      expect(decisions.map((d) => [d.allowed, d.limit, d.count])).toEqual([
+        [true, 2, 1],
+        [true, 2, 2],
+        [false, 2, 3],
+        [false, 3, 4],
+      ]);
+      expect(await checkLimit(store, "key", 100, 60)).toMatchObject({ count: 4 });
       await store.close();
     });
 
@@ -57,6 +78,25 @@ if (redisUrl) {
       expect(found).toHaveLength(1);
       expect(found[0]!.ttl).toBeGreaterThan(0);
       expect(found[0]!.ttl).toBeLessThanOrEqual(61);
+      redis.close();
+      await store.close();
+    });
+
+    test("a Redis that has forgotten the script (a restart, SCRIPT FLUSH) is sent it whole", async () => {
+      const under = `t:${Math.random().toString(36).slice(2, 10)}:`;
+      const store = new RedisRateLimitStore(redisUrl, under);
+      const redis = new Bun.RedisClient(redisUrl);
+      expect((await checkLimit(store, "flushed", 5, 60)).count).toBe(1);
+      await redis.send("SCRIPT", ["FLUSH"]);
+      const capture = log.capture();
+      try {
+        expect(await checkLimit(store, "flushed", 5, 60)).toMatchObject({ count: 2 });
+        expect(await checkLimit(store, "flushed", 5, 60)).toMatchObject({ count: 3 });
+      } finally {
+        capture.stop();
+      }
+      // Counted, not failed open: nothing was logged as unavailable.
+      expect(capture.lines.filter((line) => line.includes("unavailable"))).toEqual([]);
       redis.close();
       await store.close();
     });
