@@ -4,17 +4,15 @@ import type { Db } from "@newsroom/shared/db/index";
 import { unsubscribeLink, unsubscribeToken } from "@newsroom/shared/digest-unsubscribe";
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { log } from "@newsroom/shared/log";
-import { MailDeliveryError, type Mailer } from "@newsroom/shared/mailer";
+import type { Mailer } from "@newsroom/shared/mailer";
 import { composeIssue, copyFor } from "./email.ts";
 import type { DigestRunOut } from "./model.ts";
+import { sendCopies } from "./send-copies.ts";
 import {
-  claimCopy,
   confirmedSubscribersAfter,
   countConfirmedSubscribers,
   findHouseOrganization,
-  markCopySent,
   publishedBetween,
-  releaseCopy,
 } from "./store.ts";
 import { type IsoWeek, parseWeek, weekOf } from "./week.ts";
 
@@ -36,9 +34,6 @@ const SENDABLE_AFTER_END_MS = 28 * DAY_MS;
 /** ...and its records are kept longer than that, so no later run can send it twice. */
 const RECORD_AFTER_END_MS = 35 * DAY_MS;
 const PAGE_SIZE = 200;
-const PARALLEL_SENDS = 4;
-/** Refusals in a row after which a run stops (the provider is down; the next run goes on). */
-const STOP_AFTER_REFUSALS = 10;
 
 /** The UUID (version 8) that records one week's copy for one subscriber. */
 export function copyId(subscriptionId: string, week: string): string {
@@ -126,52 +121,35 @@ export async function sendWeeklyDigest(
   });
   const recordUntil = new Date(week.end.getTime() + RECORD_AFTER_END_MS);
 
-  let refusalsInRow = 0;
-  const sendCopy = async (subscriber: { id: string; email: string }) => {
-    const id = copyId(subscriber.id, week.name);
-    if (!(await claimCopy(deps.db, id, week.name, deps.now(), recordUntil))) {
-      run.already_sent += 1;
-      return;
+  const confirmed = async function* () {
+    let after: string | null = null;
+    for (;;) {
+      const page = await confirmedSubscribersAfter(deps.db, after, PAGE_SIZE);
+      if (page.length === 0) return;
+      after = page[page.length - 1]!.id;
+      yield page;
     }
-    const link = unsubscribeLink(
-      deps.config.PUBLIC_BASE_URL,
-      unsubscribeToken(deps.secretsKey, subscriber.id),
-    );
-    try {
-      await mailer.send(copyFor(issue, house.name, subscriber.email, link));
-    } catch (error) {
-      if (error instanceof MailDeliveryError && error.status !== undefined) {
-        // The provider answered with a refusal: nothing went out; the next run tries again.
-        await releaseCopy(deps.db, id);
-        run.failed += 1;
-        refusalsInRow += 1;
-        return;
-      }
-      // No answer: the copy may have arrived. The claim stays, so it is never sent twice.
-      run.unconfirmed += 1;
-      refusalsInRow += 1;
-      log.warn("digest copy unconfirmed", { week: week.name, subscription: subscriber.id });
-      return;
-    }
-    refusalsInRow = 0;
-    await markCopySent(deps.db, id);
-    run.sent += 1;
   };
-
-  let after: string | null = null;
-  for (;;) {
-    const page = await confirmedSubscribersAfter(deps.db, after, PAGE_SIZE);
-    if (page.length === 0) break;
-    after = page[page.length - 1]!.id;
-    for (let i = 0; i < page.length; i += PARALLEL_SENDS) {
-      if (refusalsInRow >= STOP_AFTER_REFUSALS) {
-        run.stopped = true;
-        break;
-      }
-      await Promise.all(page.slice(i, i + PARALLEL_SENDS).map(sendCopy));
-    }
-    if (run.stopped) break;
-  }
+  await sendCopies(
+    deps.db,
+    deps.now,
+    confirmed(),
+    {
+      week: week.name,
+      recordUntil,
+      idOf: (subscriber: { id: string; email: string }) => copyId(subscriber.id, week.name),
+      send: (subscriber) => {
+        const link = unsubscribeLink(
+          deps.config.PUBLIC_BASE_URL,
+          unsubscribeToken(deps.secretsKey, subscriber.id),
+        );
+        return mailer.send(copyFor(issue, house.name, subscriber.email, link));
+      },
+      unconfirmed: (subscriber) =>
+        log.warn("digest copy unconfirmed", { week: week.name, subscription: subscriber.id }),
+    },
+    run,
+  );
   log.info("digest sent", { ...run });
   return run;
 }

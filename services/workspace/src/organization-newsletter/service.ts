@@ -5,10 +5,11 @@ import { type ContactListReader, contactListOf } from "@newsroom/shared/contact-
 import type { Db } from "@newsroom/shared/db/index";
 import { ApiError } from "@newsroom/shared/errors";
 import { log } from "@newsroom/shared/log";
-import { MailDeliveryError, type Mailer, SES_UNSUBSCRIBE_URL } from "@newsroom/shared/mailer";
+import { type Mailer, SES_UNSUBSCRIBE_URL } from "@newsroom/shared/mailer";
 import { composeIssue } from "../digest/email.ts";
+import { sendCopies } from "../digest/send-copies.ts";
 import { chooseWeek, copyId, ISSUE_ITEMS_MAX } from "../digest/service.ts";
-import { claimCopy, markCopySent, publishedBetween, releaseCopy } from "../digest/store.ts";
+import { publishedBetween } from "../digest/store.ts";
 import { findOrganization } from "../resolve.ts";
 import { newsroomAddressOf } from "./store.ts";
 
@@ -23,8 +24,6 @@ export interface OrganizationNewsletterDeps {
 
 const DAY_MS = 24 * 3600_000;
 const RECORD_AFTER_END_MS = 35 * DAY_MS;
-const PARALLEL_SENDS = 4;
-const STOP_AFTER_REFUSALS = 10;
 
 /** What one run did; a second run for the same week finds every subscriber already served. */
 export interface OrganizationNewsletterRun {
@@ -119,55 +118,40 @@ export async function sendOrganizationNewsletter(
   const recordUntil = new Date(week.end.getTime() + RECORD_AFTER_END_MS);
   const route = `newsletter:${organization.id}:${week.name}`;
 
-  let refusalsInRow = 0;
-  const sendCopy = async (email: string) => {
-    const id = newsletterCopyId(organization.id, email, week.name);
-    if (!(await claimCopy(deps.db, id, week.name, deps.now(), recordUntil, route))) {
-      run.already_sent += 1;
-      return;
+  const optedIn = async function* () {
+    for await (const page of contactLists.optedIn(list.name)) {
+      run.subscribers += page.length;
+      yield page;
     }
-    try {
-      await mailer.send({
-        to: [email],
-        fromName: organization.name,
-        subject: issue.subject.replace(" weekly digest:", " newsletter:"),
-        text: `${issue.text}\n--\n${footer}\nUnsubscribe: ${SES_UNSUBSCRIBE_URL}\n`,
-        html: `${issue.html}
+  };
+  await sendCopies(
+    deps.db,
+    deps.now,
+    optedIn(),
+    {
+      week: week.name,
+      recordUntil,
+      route,
+      idOf: (email: string) => newsletterCopyId(organization.id, email, week.name),
+      send: (email) =>
+        mailer.send({
+          to: [email],
+          fromName: organization.name,
+          subject: issue.subject.replace(" weekly digest:", " newsletter:"),
+          text: `${issue.text}\n--\n${footer}\nUnsubscribe: ${SES_UNSUBSCRIBE_URL}\n`,
+          html: `${issue.html}
 <hr>
 <p style="font-size: 0.875rem; color: #57606a;">${footer.replace(/&/g, "&amp;").replace(/</g, "&lt;")}
 <a href="${SES_UNSUBSCRIBE_URL}">Unsubscribe</a></p>
 </body></html>
 `,
-        listManagement: { contactListName: list.name },
-      });
-    } catch (error) {
-      refusalsInRow += 1;
-      if (error instanceof MailDeliveryError && error.status !== undefined) {
-        await releaseCopy(deps.db, id);
-        run.failed += 1;
-        return;
-      }
-      // No answer: the copy may have arrived. The claim stays, so it is never sent twice.
-      run.unconfirmed += 1;
-      log.warn("newsletter copy unconfirmed", { organization: organization.id, week: week.name });
-      return;
-    }
-    refusalsInRow = 0;
-    await markCopySent(deps.db, id);
-    run.sent += 1;
-  };
-
-  for await (const page of contactLists.optedIn(list.name)) {
-    run.subscribers += page.length;
-    for (let i = 0; i < page.length; i += PARALLEL_SENDS) {
-      if (refusalsInRow >= STOP_AFTER_REFUSALS) {
-        run.stopped = true;
-        break;
-      }
-      await Promise.all(page.slice(i, i + PARALLEL_SENDS).map(sendCopy));
-    }
-    if (run.stopped) break;
-  }
+          listManagement: { contactListName: list.name },
+        }),
+      unconfirmed: () =>
+        log.warn("newsletter copy unconfirmed", { organization: organization.id, week: week.name }),
+    },
+    run,
+  );
   log.info("organization newsletter sent", { ...run });
   return run;
 }
