@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
+import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 describe("story transitions through the internal API: refusals", () => {
   let h: Harness;
@@ -8,40 +8,37 @@ describe("story transitions through the internal API: refusals", () => {
   });
   afterAll(() => h.close());
 
-  const transition = (id: string, action: string, extra: Record<string, unknown> = {}) =>
-    h.call("POST", `/stories/${id}/transitions`, { action, ...extra });
-
   test("a version cannot be written while in review or published", async () => {
     const { storyId } = await orgWithDraft(h, "noversion");
-    await transition(storyId, "submit");
+    await transition(h, storyId, "submit");
     const inReview = await h.call("POST", `/stories/${storyId}/versions`, { title: "Sneaky" });
     expect(inReview.status).toBe(409);
   });
 
   test("reject needs a note and records the decision", async () => {
     const { storyId } = await orgWithDraft(h, "reject");
-    await transition(storyId, "submit");
-    const noNote = await transition(storyId, "reject");
+    await transition(h, storyId, "submit");
+    const noNote = await transition(h, storyId, "reject");
     expect(noNote.status).toBe(422);
     expect(noNote.body.error.fields[0].field).toBe("note");
-    const rejected = await transition(storyId, "reject", { note: "Needs a source." });
+    const rejected = await transition(h, storyId, "reject", { note: "Needs a source." });
     expect(rejected.body.status).toBe("rejected");
-    expect((await transition(storyId, "submit")).body.status).toBe("review_required");
+    expect((await transition(h, storyId, "submit")).body.status).toBe("review_required");
   });
 
   test("an editor cannot approve", async () => {
     const { storyId } = await orgWithDraft(h, "editor");
-    await transition(storyId, "submit");
-    const refused = await transition(storyId, "approve", { actor_role: "editor" });
+    await transition(h, storyId, "submit");
+    const refused = await transition(h, storyId, "approve", { actor_role: "editor" });
     expect(refused.status).toBe(422);
     expect(refused.body.error.fields[0].field).toBe("actor_role");
   });
 
   test("unknown action and unknown story", async () => {
     const { storyId } = await orgWithDraft(h, "unknowns");
-    expect((await transition(storyId, "teleport")).status).toBe(422);
-    expect((await transition(crypto.randomUUID(), "submit")).status).toBe(404);
-    expect((await transition("not-a-uuid", "submit")).status).toBe(404);
+    expect((await transition(h, storyId, "teleport")).status).toBe(422);
+    expect((await transition(h, crypto.randomUUID(), "submit")).status).toBe(404);
+    expect((await transition(h, "not-a-uuid", "submit")).status).toBe(404);
   });
 
   test("a duplicate slug in the same organization is refused", async () => {

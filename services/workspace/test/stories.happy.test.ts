@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
 import { ACTIONS, checkTransition, TRANSITIONS } from "../src/stories/state-machine.ts";
-import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
+import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 describe("state machine table", () => {
   for (const action of ACTIONS) {
@@ -44,34 +44,31 @@ describe("story transitions through the internal API", () => {
   });
   afterAll(() => h.close());
 
-  const transition = (id: string, action: string, extra: Record<string, unknown> = {}) =>
-    h.call("POST", `/stories/${id}/transitions`, { action, ...extra });
-
   test("draft -> submit -> approve -> publish -> unpublish -> publish", async () => {
     const { storyId } = await orgWithDraft(h, "flow");
-    expect((await transition(storyId, "publish")).status).toBe(409);
-    expect((await transition(storyId, "submit")).body.status).toBe("review_required");
-    const approved = await transition(storyId, "approve", { actor_role: "approver" });
+    expect((await transition(h, storyId, "publish")).status).toBe(409);
+    expect((await transition(h, storyId, "submit")).body.status).toBe("review_required");
+    const approved = await transition(h, storyId, "approve", { actor_role: "approver" });
     expect(approved.body.status).toBe("approved");
-    const published = await transition(storyId, "publish");
+    const published = await transition(h, storyId, "publish");
     expect(published.body.status).toBe("published");
     expect(published.body.published_at).not.toBeNull();
-    expect((await transition(storyId, "unpublish")).body.status).toBe("unpublished");
-    expect((await transition(storyId, "publish")).body.status).toBe("published");
+    expect((await transition(h, storyId, "unpublish")).body.status).toBe("unpublished");
+    expect((await transition(h, storyId, "publish")).body.status).toBe("published");
   });
 
   test("a new version after approval needs approval again", async () => {
     const { storyId } = await orgWithDraft(h, "reapprove");
-    await transition(storyId, "submit");
-    await transition(storyId, "approve");
+    await transition(h, storyId, "submit");
+    await transition(h, storyId, "approve");
     const version = await h.call("POST", `/stories/${storyId}/versions`, { title: "Second take" });
     expect(version.status).toBe(201);
     expect(version.body).toMatchObject({ status: "draft", version: 2, title: "Second take" });
-    const refused = await transition(storyId, "publish");
+    const refused = await transition(h, storyId, "publish");
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe("invalid_transition");
-    await transition(storyId, "submit");
-    await transition(storyId, "approve");
-    expect((await transition(storyId, "publish")).body.status).toBe("published");
+    await transition(h, storyId, "submit");
+    await transition(h, storyId, "approve");
+    expect((await transition(h, storyId, "publish")).body.status).toBe("published");
   });
 });

@@ -81,3 +81,13 @@ export async function orgWithDraft(h: Harness, slug: string) {
   });
   return { orgId: org.body.id as string, storyId: story.body.id as string };
 }
+
+/** A story transition through the internal API (`action` and any other fields of the body). */
+export function transition(
+  h: Harness,
+  storyId: string,
+  action: string,
+  extra: Record<string, unknown> = {},
+) {
+  return h.call("POST", `/stories/${storyId}/transitions`, { action, ...extra });
+}
