@@ -1,7 +1,7 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
-import { withHeader } from "@newsroom/shared/http/edge";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { withHeader } from "@newsroom/shared/http/service-headers";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { operation } from "@newsroom/shared/openapi/operation";
 import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";

@@ -1,5 +1,6 @@
 import { loadConfigOrExit } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
+import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { log } from "@newsroom/shared/log";
 import { registry } from "@newsroom/shared/metrics";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
-import { edge, SERVER_BODY_LIMIT } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
+import { SERVER_BODY_LIMIT } from "@newsroom/shared/http/server-safety";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { ErrorOut } from "@newsroom/shared/records";
 import { Value } from "@sinclair/typebox/value";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge, SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { ErrorOut } from "@newsroom/shared/records";
 import { type RawAnswer, rawRequest } from "@newsroom/shared/testing/raw-http";

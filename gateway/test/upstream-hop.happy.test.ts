@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect, createServer, type Server } from "node:net";
 import { loadConfig } from "@newsroom/shared/config";
-import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
+import { SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { createGateway } from "../src/app.ts";
 import { RATE_LIMIT_POLICY } from "../src/rate-limits.ts";

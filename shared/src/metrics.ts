@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from "prom-client";
-import { SERVER_SAFETY } from "./http/edge.ts";
+import { SERVER_SAFETY } from "./http/server-safety.ts";
 import { pathOf } from "./http/urls.ts";
 import { serveOn } from "./startup.ts";
 

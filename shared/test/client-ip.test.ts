@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { addressMatcher, clientIp, isLoopback, trustedProxies } from "../src/client-ip.ts";
 import { loadConfig } from "../src/config.ts";
-import { edge, SERVER_SAFETY } from "../src/http/edge.ts";
+import { edge } from "../src/http/edge.ts";
 import { clientIpOf } from "../src/http/request-context.ts";
+import { SERVER_SAFETY } from "../src/http/server-safety.ts";
 import { serviceEdge } from "../src/service.ts";
 
 describe("client address", () => {

@@ -1,4 +1,5 @@
-import { edge, SERVER_SAFETY } from "@newsroom/shared/http/edge";
+import { edge } from "@newsroom/shared/http/edge";
+import { SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";

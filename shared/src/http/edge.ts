@@ -3,37 +3,21 @@ import { ApiError } from "../errors.ts";
 import { newRequestId } from "../ids.ts";
 import { log } from "../log.ts";
 import { requestMetrics, requestsAborted } from "../metrics.ts";
-import { SERVICE_VERSION } from "../version.ts";
-import { describeError, errorResponse, toApiError } from "./error-response.ts";
+import { errorResponse, toApiError } from "./error-response.ts";
 import {
   CLIENT_IP_HEADER,
   contextOf,
   knownContextOf,
   REQUEST_ID_HEADER,
 } from "./request-context.ts";
+import { withServiceHeaders } from "./service-headers.ts";
 import { isValidHost, pathOf, routable } from "./urls.ts";
 
 const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
 
-/**
- * Options for every Bun server of the service: never Bun's development error page (it shows the
- * exception, the working directory and source lines); an error that escapes the handler is a
- * plain 500 Error record with our headers.
- */
-export const SERVER_SAFETY = {
-  development: false,
-  error(error: Error): Response {
-    const requestId = newRequestId();
-    log.error("unhandled error", { request_id: requestId, ...describeError(error) });
-    return withServiceHeaders(errorResponse(new ApiError("api_error"), requestId), requestId);
-  },
-} as const;
-
 /** The status a request whose client left before the answer is counted under (nginx's). */
 const CLIENT_CLOSED_REQUEST = 499;
 
-/** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
-export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 /** The largest body the service reads (forms set their own, smaller limit). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -140,29 +124,5 @@ function withRequestId(incoming: Request, requestId: string): Request {
     const headers = new Headers(incoming.headers);
     headers.set(REQUEST_ID_HEADER, requestId);
     return new Request(incoming, { headers });
-  }
-}
-
-/** Sets the two headers every response carries, replacing whatever was there. */
-export function withServiceHeaders(response: Response, requestId: string): Response {
-  const out = withHeader(response, REQUEST_ID_HEADER, requestId);
-  out.headers.set("x-service-version", SERVICE_VERSION);
-  return out;
-}
-
-/**
- * Sets a header on an answer in place. Only an answer whose headers are immutable (a
- * `Response.error()`; fetch answers in runtimes that follow the Fetch standard there, unlike
- * Bun) is copied first: its body stream
- * is handed on, never read.
- */
-export function withHeader(response: Response, name: string, value: string): Response {
-  try {
-    response.headers.set(name, value);
-    return response;
-  } catch {
-    const out = new Response(response.body, response);
-    out.headers.set(name, value);
-    return out;
   }
 }

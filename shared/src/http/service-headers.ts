@@ -1,0 +1,26 @@
+import { SERVICE_VERSION } from "../version.ts";
+import { REQUEST_ID_HEADER } from "./request-context.ts";
+
+/** Sets the two headers every response carries, replacing whatever was there. */
+export function withServiceHeaders(response: Response, requestId: string): Response {
+  const out = withHeader(response, REQUEST_ID_HEADER, requestId);
+  out.headers.set("x-service-version", SERVICE_VERSION);
+  return out;
+}
+
+/**
+ * Sets a header on an answer in place. Only an answer whose headers are immutable (a
+ * `Response.error()`; fetch answers in runtimes that follow the Fetch standard there, unlike
+ * Bun) is copied first: its body stream
+ * is handed on, never read.
+ */
+export function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const out = new Response(response.body, response);
+    out.headers.set(name, value);
+    return out;
+  }
+}
