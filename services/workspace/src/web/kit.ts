@@ -1,5 +1,7 @@
 import type { Html } from "@newsroom/shared/html";
 import { randomToken } from "@newsroom/shared/ids";
+import { type OrgAccess, requirePermission } from "../members/access.ts";
+import type { PermissionAction } from "../members/permissions.ts";
 import type { PersonRow } from "../members/store.ts";
 import { resolveSession, SESSION_ABSOLUTE_MS, type SessionRow } from "../sessions/service.ts";
 import { appCookie, readCookies } from "./cookies.ts";
@@ -34,6 +36,7 @@ export function webKit(deps: WebDeps) {
   const key = csrfKey(deps.secretsKey);
   const appOrigin = new URL(deps.appUrl).origin;
   const secure = deps.appUrl.startsWith("https:");
+  const access = { db: deps.db, houseOrg: deps.houseOrg };
 
   const cookie = (name: string, value: string, maxAge?: number) =>
     appCookie(name, value, { maxAge, secure });
@@ -66,6 +69,18 @@ export function webKit(deps: WebDeps) {
       const who = await visitor(request);
       if (!who.signedIn) throw new Redirect("/app/sign-in", who.setCookies);
       return who as SignedInVisitor;
+    },
+
+    /**
+     * The signed-in person's access to an organization for one action: the web app's one gate
+     * (`requirePermission`: 404 without access, 403 without the right).
+     */
+    permit(
+      who: SignedInVisitor,
+      orgIdOrSlug: string,
+      action: PermissionAction,
+    ): Promise<OrgAccess> {
+      return requirePermission(access, who.signedIn.person, orgIdOrSlug, action);
     },
 
     /** The fields of a form post, after its CSRF check (403 on failure). */

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { auditCursor, auditEventsOf, parseAuditCursor } from "../../audit-log.ts";
-import { requirePermission } from "../../members/access.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebKit } from "../kit.ts";
 import { auditPage } from "../pages/audit.ts";
@@ -9,10 +8,9 @@ const PAGE_SIZE = 50;
 
 /** An organization's audit log, newest first, paged by cursor (`?before=`). */
 export function auditWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   return new Elysia().get("/app/orgs/:org/audit", async ({ request, params, query }) => {
     const who = await kit.signedIn(request);
-    const access = await requirePermission(context, who.signedIn.person, params.org, "audit.view");
+    const access = await kit.permit(who, params.org, "audit.view");
     const before = parseAuditCursor(typeof query.before === "string" ? query.before : undefined);
     const { events, next } = await auditEventsOf(deps.db, access.organization.id, {
       before,

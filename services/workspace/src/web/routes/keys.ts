@@ -13,7 +13,7 @@ import {
   organizationOfApiKey,
   revokeApiKey,
 } from "../../keys/service.ts";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import { can } from "../../members/permissions.ts";
 import type { WebDeps } from "../deps.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
@@ -27,7 +27,6 @@ import { allowOwnScripts } from "../secret-once.ts";
  * confirmation. Changes need a sign-in from the last 12 hours.
  */
 export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const environment = acceptedKeyEnvironment(deps.serviceEnv);
   const keysPath = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/keys`;
@@ -53,7 +52,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
   async function keyAccess(who: SignedInVisitor, keyId: string) {
     const orgId = await organizationOfApiKey(deps.db, keyId);
     if (!orgId) throw new ApiError("not_found", "No such key.");
-    const access = await requirePermission(context, who.signedIn.person, orgId, "key.revoke");
+    const access = await kit.permit(who, orgId, "key.revoke");
     const key = (await listApiKeys(deps.db, orgId)).find((row) => row.id === keyId);
     if (!key) throw new ApiError("not_found", "No such key.");
     return { access, key };
@@ -62,12 +61,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get("/app/orgs/:org/keys", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(
-        context,
-        who.signedIn.person,
-        params.org,
-        "key.create",
-      );
+      const access = await kit.permit(who, params.org, "key.create");
       return kit.page(who, await listPage(who, access));
     })
     .post(
@@ -75,12 +69,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
-        const access = await requirePermission(
-          context,
-          who.signedIn.person,
-          params.org,
-          "key.create",
-        );
+        const access = await kit.permit(who, params.org, "key.create");
         requireFreshSignIn(who, deps.now(), keysPath(access));
         const scopes = [...new Set(form.all("scopes"))];
         const lifetimeDays = Number(form.text("lifetime_days", 4));

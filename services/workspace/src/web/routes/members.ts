@@ -5,7 +5,7 @@ import { log } from "@newsroom/shared/log";
 import { checkLimit } from "@newsroom/shared/rate-limit";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import { addedToOrganizationEmail } from "../../members/added-email.ts";
 import { EmailAddress } from "../../members/model.ts";
 import { can } from "../../members/permissions.ts";
@@ -33,24 +33,18 @@ export const INVITATIONS_PER_HOUR = 50;
 
 /** The members of an organization: invite by email, change a role, remove. Every change is audited. */
 export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/members`;
 
   async function gate(request: Request, org: string) {
     const who = await kit.signedIn(request);
-    const access = await requirePermission(context, who.signedIn.person, org, "members.manage");
+    const access = await kit.permit(who, org, "members.manage");
     return { who, access };
   }
 
   /** Making, unmaking or touching an owner needs `members.manage_owners` (403 otherwise). */
   const guardOwners = (who: SignedInVisitor, access: OrgAccess) =>
-    requirePermission(
-      context,
-      who.signedIn.person,
-      access.organization.id,
-      "members.manage_owners",
-    );
+    kit.permit(who, access.organization.id, "members.manage_owners");
 
   async function page(
     who: SignedInVisitor,

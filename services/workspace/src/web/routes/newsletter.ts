@@ -2,7 +2,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import { MAX_NEWSLETTER_ORIGINS } from "../../organizations/model.ts";
 import { lockOrganization, updateOrganization } from "../../organizations/service.ts";
 import type { WebDeps } from "../deps.ts";
@@ -13,13 +13,12 @@ import { newsletterPage } from "../pages/newsletter.ts";
 
 /** The organization newsletter's settings: on or off, and the website origins allowed to post. */
 export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/newsletter`;
 
   async function gate(request: Request, org: string) {
     const who = await kit.signedIn(request);
-    const access = await requirePermission(context, who.signedIn.person, org, "newsletter.manage");
+    const access = await kit.permit(who, org, "newsletter.manage");
     return { who, access };
   }
 

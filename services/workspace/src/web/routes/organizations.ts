@@ -2,7 +2,7 @@ import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { asc } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { requirePermission, staffRole } from "../../members/access.ts";
+import { staffRole } from "../../members/access.ts";
 import { membershipsOfPerson, type PersonRow } from "../../members/store.ts";
 import { createOrganization } from "../../organizations/service.ts";
 import { countStoriesByStatus, listStories } from "../../stories/queries.ts";
@@ -73,19 +73,19 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
     )
     .get("/app/orgs/:org", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(context, who.signedIn.person, params.org, "view");
+      const access = await kit.permit(who, params.org, "view");
       const counts = await countStoriesByStatus(deps.db, access.organization.id);
       return kit.page(who, overviewPage(who, access, counts));
     })
     .get("/app/orgs/:org/stories", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(context, who.signedIn.person, params.org, "view");
+      const access = await kit.permit(who, params.org, "view");
       const items = await listStories(deps.db, access.organization.id);
       return kit.page(who, storiesPage(who, access, items));
     })
     .get("/app/orgs/:org/approvals", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(context, who.signedIn.person, params.org, "view");
+      const access = await kit.permit(who, params.org, "view");
       const items = await listStories(deps.db, access.organization.id, ["review_required"]);
       return kit.page(who, approvalsPage(who, access, items));
     });

@@ -2,7 +2,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import { findSite } from "../../resolve.ts";
 import { Hostname, SiteCreateIn, SiteSlug } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";
@@ -18,13 +18,12 @@ const ACCENT = new RegExp(SiteCreateIn.properties.accent.pattern!);
 
 /** An organization's hosted sites and their hostnames: list, add a site, add a hostname. */
 export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const pathOf = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/sites`;
 
   async function gate(request: Request, org: string) {
     const who = await kit.signedIn(request);
-    const access = await requirePermission(context, who.signedIn.person, org, "sites.manage");
+    const access = await kit.permit(who, org, "sites.manage");
     return { who, access };
   }
 

@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
-import { requirePermission, staffRole } from "../../members/access.ts";
+import { staffRole } from "../../members/access.ts";
 import { endSession, startSession } from "../../sessions/service.ts";
 import { parseDomainList } from "../../sso/model.ts";
 import { configureSso, createSsoService, SSO_ATTEMPT_TTL_MS } from "../../sso/service.ts";
@@ -36,7 +36,7 @@ export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
 
   /** Outsiders get the 404 of a missing organization; members who are not staff, a 403. */
   async function staffOnly(who: SignedInVisitor, org: string) {
-    const access = await requirePermission(context, who.signedIn.person, org, "view");
+    const access = await kit.permit(who, org, "view");
     if (!(await staffRole(context, who.signedIn.person))) {
       throw new ApiError("forbidden", "Only staff set up single sign-on.");
     }

@@ -1,7 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
-import { requirePermission } from "../../members/access.ts";
 import { can } from "../../members/permissions.ts";
 import { storyPublicPages } from "../../sites/public-pages.ts";
 import {
@@ -25,14 +24,13 @@ import {
 
 /** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
 export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const addresses = { houseOrg: deps.houseOrg, newsroomHost: deps.newsroomHost };
 
   /** The story with what its page shows; another organization's story is a 404. */
   async function load(who: SignedInVisitor, storyId: string): Promise<StoryPageData> {
     const orgId = await organizationOfStory(deps.db, storyId);
     if (!orgId) throw new ApiError("not_found", "No such story.");
-    const access = await requirePermission(context, who.signedIn.person, orgId, "view");
+    const access = await kit.permit(who, orgId, "view");
     const story = await findStory(deps.db, orgId, storyId);
     if (!story) throw new ApiError("not_found", "No such story.");
     const [versions, decisions, events] = await Promise.all([
@@ -83,7 +81,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     const who = await kit.signedIn(request);
     const form = await kit.form(request, who);
     const { access } = await load(who, storyId);
-    await requirePermission(context, who.signedIn.person, access.organization.id, "story.publish");
+    await kit.permit(who, access.organization.id, "story.publish");
     const base = `/app/stories/${storyId}`;
     if (action === "unpublish" && form.text("confirm") !== "yes") {
       const confirmation = confirmPage(who, {
@@ -110,7 +108,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     const who = await kit.signedIn(request);
     const form = await kit.form(request, who);
     const { access } = await load(who, storyId);
-    await requirePermission(context, who.signedIn.person, access.organization.id, "story.decide");
+    await kit.permit(who, access.organization.id, "story.decide");
     const note = form.text("note", 2000);
     const again = async (state: DecisionFormState, status: number) =>
       kit.page(who, storyPage(who, await load(who, storyId), state), status);

@@ -1,6 +1,6 @@
 import { signingSecrets } from "@newsroom/shared/webhook-secrets";
 import { Elysia } from "elysia";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import { webhookCatalog } from "../../webhook-catalog/catalog.ts";
 import { parsePastedHeaders, verifyPastedRequest } from "../../webhook-catalog/verify-signature.ts";
 import { listWebhookEndpoints } from "../../webhook-endpoints/service.ts";
@@ -14,8 +14,6 @@ import { type VerifyFormState, webhookCatalogPage } from "../pages/webhook-catal
  * where, the pasted request fails.
  */
 export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
-
   async function page(who: SignedInVisitor, access: OrgAccess, state?: VerifyFormState) {
     const endpoints = await listWebhookEndpoints(deps.db, access.organization.id);
     return webhookCatalogPage(who, { access, entries: webhookCatalog(), endpoints }, state);
@@ -24,12 +22,7 @@ export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get("/app/orgs/:org/webhook-catalog", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(
-        context,
-        who.signedIn.person,
-        params.org,
-        "endpoint.create",
-      );
+      const access = await kit.permit(who, params.org, "endpoint.create");
       return kit.page(who, await page(who, access));
     })
     .post(
@@ -37,12 +30,7 @@ export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
-        const access = await requirePermission(
-          context,
-          who.signedIn.person,
-          params.org,
-          "endpoint.create",
-        );
+        const access = await kit.permit(who, params.org, "endpoint.create");
         const state: VerifyFormState = {
           endpointId: form.text("endpoint", 100),
           headers: form.text("headers", 10_000),

@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { type OrgAccess, requirePermission } from "../../members/access.ts";
+import type { OrgAccess } from "../../members/access.ts";
 import type { PermissionAction } from "../../members/permissions.ts";
 import { can } from "../../members/permissions.ts";
 import { rotateWebhookEndpointSecret } from "../../webhook-endpoints/rotate-secret.ts";
@@ -39,7 +39,6 @@ const DELIVERY_LOG_LENGTH = 50;
  * Every change needs a sign-in from the last 12 hours.
  */
 export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const listPath = (access: OrgAccess) =>
     `/app/orgs/${encodeURIComponent(access.organization.slug)}/webhook-endpoints`;
   const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
@@ -54,7 +53,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
   async function endpointAccess(who: SignedInVisitor, id: string, action: PermissionAction) {
     const orgId = await organizationOfWebhookEndpoint(deps.db, id);
     if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-    return requirePermission(context, who.signedIn.person, orgId, action);
+    return kit.permit(who, orgId, action);
   }
 
   /** A change to one endpoint: its permission, then a fresh sign-in, then the change. */
@@ -70,8 +69,6 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       const access = await endpointAccess(who, params.id, `endpoint.${action}`);
       requireFreshSignIn(who, deps.now(), returnTo(params.id));
       await run(params.id, personActor(who.signedIn.person.id));
-      if (action !== "test") {
-      }
       return kit.redirect(after(params.id, access));
     };
   }
@@ -79,12 +76,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get("/app/orgs/:org/webhook-endpoints", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const access = await requirePermission(
-        context,
-        who.signedIn.person,
-        params.org,
-        "endpoint.create",
-      );
+      const access = await kit.permit(who, params.org, "endpoint.create");
       return kit.page(who, await listPage(who, access));
     })
     .post(
@@ -92,12 +84,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
-        const access = await requirePermission(
-          context,
-          who.signedIn.person,
-          params.org,
-          "endpoint.create",
-        );
+        const access = await kit.permit(who, params.org, "endpoint.create");
         requireFreshSignIn(who, deps.now(), listPath(access));
         const url = form.text("url", 2048);
         const events = [...new Set(form.all("events"))];

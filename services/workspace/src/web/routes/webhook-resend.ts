@@ -1,7 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { requirePermission } from "../../members/access.ts";
 import { can, type PermissionAction } from "../../members/permissions.ts";
 import { findDelivery, listDeliveryAttempts } from "../../webhook-endpoints/attempts.ts";
 import {
@@ -31,7 +30,6 @@ const DAY_MS = 24 * 3_600_000;
  * admin) and a sign-in from the last 12 hours.
  */
 export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
   const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
 
   async function endpointOf(
@@ -41,7 +39,7 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
   ) {
     const orgId = await organizationOfWebhookEndpoint(deps.db, id);
     if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-    const access = await requirePermission(context, who.signedIn.person, orgId, action);
+    const access = await kit.permit(who, orgId, action);
     const endpoint = (await listWebhookEndpoints(deps.db, orgId)).find((row) => row.id === id);
     if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
     return { access, endpoint };
@@ -75,12 +73,7 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
         await kit.form(request, who);
         const owner = await ownerOfWebhookDelivery(deps.db, params.id);
         if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
-        await requirePermission(
-          context,
-          who.signedIn.person,
-          owner.organizationId,
-          "endpoint.enable",
-        );
+        await kit.permit(who, owner.organizationId, "endpoint.enable");
         requireFreshSignIn(who, deps.now(), endpointPath(owner.endpointId));
         const row = await resendWebhookDelivery(
           deps.db,
