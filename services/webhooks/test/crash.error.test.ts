@@ -1,48 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
+import type { Hit } from "@newsroom/shared/testing/webhook-receiver";
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
-import { type Fixture, webhooksFixture } from "./support/harness.ts";
-import { type ChildProcess, startDispatcher } from "./support/processes.ts";
+import { dispatcherWorld } from "./support/processes.ts";
 
 const EVENTS = 100;
 const ENDPOINTS = 10;
 const databaseUrl = requireService("DATABASE_URL");
 
 describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)", () => {
-  let fx: Fixture;
-  let receiver: Receiver;
-  const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    fx = await webhooksFixture();
-    receiver = startReceiver();
-  });
-
-  afterAll(async () => {
-    for (const child of children) {
-      if (child.process.exitCode === null) await child.kill("SIGKILL");
-    }
-    receiver.stop();
-    await fx.close();
-  });
-
-  const dispatcher = async () => {
-    const child = await startDispatcher({
-      DATABASE_URL: fx.database.url!,
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
-    });
-    children.push(child);
-    return child;
-  };
+  const world = dispatcherWorld();
 
   const pendingRows = () =>
-    fx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+    world.fx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
 
   test("1,000 deliveries outstanding: each ends delivered; a duplicate keeps its webhook-id", async () => {
     // 10 endpoints x 100 events = 1,000 deliveries; each receiver takes 20 ms to answer, so
@@ -51,21 +25,21 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     const pathOf = new Map<string, string>();
     for (let i = 0; i < ENDPOINTS; i++) {
       const path = `/r${i}`;
-      receiver.on(path, async () => {
+      world.receiver.on(path, async () => {
         await Bun.sleep(20);
         return new Response("ok");
       });
-      const endpoint = await fx.endpoint(receiver.url(path), ["story.submitted"]);
+      const endpoint = await world.fx.endpoint(world.receiver.url(path), ["story.submitted"]);
       secrets.set(path, endpoint.secret);
       pathOf.set(endpoint.id, path);
     }
-    for (let i = 0; i < EVENTS; i++) await fx.submitted();
+    for (let i = 0; i < EVENTS; i++) await world.fx.submitted();
     // Fan every event out now (as the consumer would), so all 1,000 are outstanding at start.
-    await reconcileOnce(fx.db, new Date(Date.now() + 60_000), 0);
+    await reconcileOnce(world.fx.db, new Date(Date.now() + 60_000), 0);
     expect(await pendingRows()).toHaveLength(EVENTS * ENDPOINTS);
 
-    const first = await dispatcher();
-    await eventually(() => receiver.hits.length >= 300, {
+    const first = await world.dispatcher();
+    await eventually(() => world.receiver.hits.length >= 300, {
       message: "a third of the deliveries",
       timeoutMs: 60_000,
     });
@@ -81,7 +55,7 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     expect(held.length).toBeGreaterThan(0);
     const heldIds = held.map((row) => row.id);
 
-    const second = await dispatcher();
+    const second = await world.dispatcher();
     // Everything else is delivered by the new process (once the dead one's claims stop counting
     // against their endpoints' caps, two attempt timeouts after they were made); those claims
     // hold until their lease (at least 60 s) lapses, so none of those is sent twice meanwhile.
@@ -95,7 +69,7 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     expect(stillHeld.every((row) => row.attempts === 0)).toBe(true);
 
     // Time passes: the dead process's leases lapse (moved to now rather than waited for).
-    await fx.db
+    await world.fx.db
       .update(webhookDeliveries)
       .set({ lockedUntil: sql`now() - interval '1 second'` })
       .where(
@@ -108,14 +82,14 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
     // A graceful stop of the second process: exit 0.
     expect(await second.kill("SIGTERM")).toBe(0);
 
-    const rows = await fx.db.select().from(webhookDeliveries);
+    const rows = await world.fx.db.select().from(webhookDeliveries);
     expect(rows).toHaveLength(EVENTS * ENDPOINTS);
     expect(rows.filter((row) => row.status !== "delivered")).toEqual([]);
     expect(rows.every((row) => row.lockedUntil === null && row.lastError === null)).toBe(true);
 
     // What the receiver saw: every delivery at least once, nothing it was not owed.
     const hitsOf = new Map<string, Hit[]>();
-    for (const hit of receiver.hits) {
+    for (const hit of world.receiver.hits) {
       const key = `${hit.path} ${hit.headers.get("webhook-id")}`;
       hitsOf.set(key, [...(hitsOf.get(key) ?? []), hit]);
     }
@@ -142,7 +116,7 @@ describe.skipIf(!databaseUrl)("the dispatcher process killed mid-run (SIGKILL)",
       }
     }
     console.log(
-      `crash test: ${receiver.hits.length} requests for ${rows.length} deliveries; ` +
+      `crash test: ${world.receiver.hits.length} requests for ${rows.length} deliveries; ` +
         `${held.length} in flight at the kill, ${duplicated.length} of them seen twice`,
     );
   }, 180_000);

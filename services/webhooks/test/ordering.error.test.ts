@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { WebhookEventOut } from "@newsroom/shared/records";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import type { StoryAction } from "@newsroom/workspace/stories/state-machine";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
-import { ALL_EVENTS, type Fixture, webhooksFixture } from "./support/harness.ts";
-import { type ChildProcess, startDispatcher } from "./support/processes.ts";
+import { ALL_EVENTS } from "./support/harness.ts";
+import { type ChildProcess, dispatcherWorld } from "./support/processes.ts";
 
 const STORIES = 5;
 const TRANSITIONS_PER_STORY = 100;
@@ -23,42 +22,17 @@ function actionAt(step: number): StoryAction {
 }
 
 describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher killed twice", () => {
-  let fx: Fixture;
-  let receiver: Receiver;
-  const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    fx = await webhooksFixture();
-    receiver = startReceiver();
-  });
-
-  afterAll(async () => {
-    for (const child of children) {
-      if (child.process.exitCode === null) await child.kill("SIGKILL");
-    }
-    receiver.stop();
-    await fx.close();
-  });
-
-  const dispatcher = async () => {
-    const child = await startDispatcher({
-      DATABASE_URL: fx.database.url!,
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
-    });
-    children.push(child);
-    return child;
-  };
+  const world = dispatcherWorld();
 
   /** Fans out every event written so far, as the consumer would. */
-  const fanOut = () => reconcileOnce(fx.db, new Date(Date.now() + 60_000), 0);
+  const fanOut = () => reconcileOnce(world.fx.db, new Date(Date.now() + 60_000), 0);
 
   /** SIGKILL mid-run; its claims are then made to lapse (time passing, not waited for). */
   const crash = async (child: ChildProcess) => {
     expect(await child.kill("SIGKILL")).not.toBe(0);
     // A claim sent just before the process died still commits on the server.
     await Bun.sleep(300);
-    await fx.db
+    await world.fx.db
       .update(webhookDeliveries)
       .set({ lockedUntil: sql`now() - interval '1 second'` })
       .where(
@@ -68,19 +42,19 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
 
   test("per story, the received sequences rise strictly in transition order", async () => {
     const started = Date.now();
-    receiver.on("/ordered", async () => {
+    world.receiver.on("/ordered", async () => {
       await Bun.sleep(5);
       return new Response("ok");
     });
-    await fx.endpoint(receiver.url("/ordered"), ALL_EVENTS);
-    const stories = await Promise.all(Array.from({ length: STORIES }, () => fx.story()));
+    await world.fx.endpoint(world.receiver.url("/ordered"), ALL_EVENTS);
+    const stories = await Promise.all(Array.from({ length: STORIES }, () => world.fx.story()));
     /** Per story, its events' ids in the order their transitions committed, with the status before. */
     const transitions = new Map<
       string,
       { eventId: string; previous: StoryStatus; after: string }[]
     >(stories.map((story) => [story.id, []]));
 
-    let running = await dispatcher();
+    let running = await world.dispatcher();
     /** How many transitions had committed at each kill. */
     const killedAt: number[] = [];
     let done = 0;
@@ -89,9 +63,9 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
       const before = transitions.get(storyId)!;
       let status: StoryStatus = from === 0 ? "draft" : (before.at(-1)!.after as StoryStatus);
       for (let step = from; step < to; step++) {
-        const story = await transitionStory(fx.db, storyId, { action: actionAt(step) });
+        const story = await transitionStory(world.fx.db, storyId, { action: actionAt(step) });
         const seen = new Set(before.map((t) => t.eventId));
-        const ids = await fx.db
+        const ids = await world.fx.db
           .select({ id: outboxEvents.id })
           .from(outboxEvents)
           .where(eq(outboxEvents.storyId, storyId));
@@ -111,32 +85,34 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
     // burst is being written.
     for (let i = 1; i <= 2; i++) {
       await part;
-      const heard = receiver.at("/ordered").length;
+      const heard = world.receiver.at("/ordered").length;
       await fanOut();
-      await eventually(() => receiver.at("/ordered").length > heard, {
+      await eventually(() => world.receiver.at("/ordered").length > heard, {
         message: "deliveries in flight",
         timeoutMs: 15_000,
       });
       part = burstPart(cuts[i]!, cuts[i + 1]!);
       killedAt.push(done);
       await crash(running);
-      running = await dispatcher();
+      running = await world.dispatcher();
     }
     await part;
     await fanOut();
     const total = STORIES * TRANSITIONS_PER_STORY;
-    const deliveries = await fx.db.select().from(webhookDeliveries);
+    const deliveries = await world.fx.db.select().from(webhookDeliveries);
     expect(deliveries).toHaveLength(total);
     await eventually(
       async () =>
-        (await fx.db.select().from(webhookDeliveries)).every((row) => row.status === "delivered"),
+        (await world.fx.db.select().from(webhookDeliveries)).every(
+          (row) => row.status === "delivered",
+        ),
       { message: "every delivery", timeoutMs: 30_000 },
     );
     expect(await running.kill("SIGTERM")).toBe(0);
 
     // What the receiver got, deduplicated by webhook-id (a duplicate carries the same body).
     const received = new Map<string, WebhookEventOut>();
-    for (const hit of receiver.at("/ordered")) {
+    for (const hit of world.receiver.at("/ordered")) {
       const event = JSON.parse(hit.body) as WebhookEventOut;
       expect(event.id).toBe(hit.headers.get("webhook-id")!);
       const earlier = received.get(event.id);
@@ -155,7 +131,7 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
       );
     }
     console.log(
-      `ordering test: ${receiver.at("/ordered").length} requests for ${total} events, ` +
+      `ordering test: ${world.receiver.at("/ordered").length} requests for ${total} events, ` +
         `killed after ${killedAt.join(" and ")} transitions, ` +
         `${Math.round((Date.now() - started) / 100) / 10} s`,
     );

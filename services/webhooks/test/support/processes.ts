@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
@@ -5,7 +6,9 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { closedPort } from "@newsroom/shared/testing/ports";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import type { Subprocess } from "bun";
+import { type Fixture, webhooksFixture } from "./harness.ts";
 
 const REPO_ROOT = resolve(import.meta.dir, "../../../..");
 
@@ -178,4 +181,38 @@ function canConnect(port: number): Promise<boolean> {
     });
     socket.once("error", () => done(false));
   });
+}
+
+/**
+ * A test of the dispatcher as its own process: a seeded fixture on PostgreSQL, a receiver on
+ * 127.0.0.1, and `dispatcher()` to start (and restart) the process with fast retries. Whatever it
+ * started is killed after the tests.
+ */
+export function dispatcherWorld() {
+  const world = {
+    fx: undefined as unknown as Fixture,
+    receiver: undefined as unknown as Receiver,
+    dispatcher: async () => {
+      const child = await startDispatcher({
+        DATABASE_URL: world.fx.database.url!,
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+      });
+      children.push(child);
+      return child;
+    },
+  };
+  const children: ChildProcess[] = [];
+  beforeAll(async () => {
+    world.fx = await webhooksFixture();
+    world.receiver = startReceiver();
+  });
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.process.exitCode === null) await child.kill("SIGKILL");
+    }
+    world.receiver.stop();
+    await world.fx.close();
+  });
+  return world;
 }
