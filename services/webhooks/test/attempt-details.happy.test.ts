@@ -1,33 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { webhookAttempts } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { closedPort } from "@newsroom/shared/testing/ports";
-import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { and, asc, eq } from "drizzle-orm";
-import { createWebhooksService } from "../src/app.ts";
 import { ANSWER_PREFIX_BYTES, answerPrefixText } from "../src/delivery/answer-prefix.ts";
 import { deleteOldAttempts } from "../src/delivery/store.ts";
-import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
+import { deliveringWorld } from "./support/harness.ts";
 
-let fx: Fixture;
-let receiver: Receiver;
-let service: ServiceHandle;
-
-beforeAll(async () => {
-  fx = await webhooksFixture();
-  receiver = startReceiver();
-  service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: SHORT_SCHEDULE }), {
-    pollIntervalMs: 20,
-  });
-});
-
-afterAll(async () => {
-  await service.stop();
-  await fx.close();
-  receiver.stop();
-});
+const world = deliveringWorld();
 
 describe("attempt details", () => {
   test("each attempt's time, status, duration, the first 1 KiB of the answer and the reason; the delivery's last duration", async () => {
@@ -35,24 +16,28 @@ describe("attempt details", () => {
     // 3 KiB with bytes that are not UTF-8 and a NUL, then a slow 200.
     const long = new Uint8Array(3 * 1024).fill(0x61);
     long.set([0xff, 0xfe, 0x00], 10);
-    receiver.on("/details", async () => {
+    world.receiver.on("/details", async () => {
       calls += 1;
       if (calls === 1) return new Response(long, { status: 500 });
       await Bun.sleep(120);
       return new Response("thanks", { status: 200 });
     });
-    const org = await fx.organization();
-    const endpoint = await fx.endpoint(receiver.url("/details"), ["story.submitted"], org);
-    const { eventId } = await fx.submitted(org);
+    const org = await world.fx.organization();
+    const endpoint = await world.fx.endpoint(
+      world.receiver.url("/details"),
+      ["story.submitted"],
+      org,
+    );
+    const { eventId } = await world.fx.submitted(org);
     const delivery = await eventually(
       async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
+        const row = await world.fx.delivery(endpoint.id, eventId);
         return row?.status === "delivered" ? row : null;
       },
       { message: "the delivery" },
     );
     expect(delivery.lastDurationMs).toBeGreaterThanOrEqual(100);
-    const attempts = await fx.db
+    const attempts = await world.fx.db
       .select()
       .from(webhookAttempts)
       .where(eq(webhookAttempts.deliveryId, delivery.id))
@@ -71,21 +56,21 @@ describe("attempt details", () => {
   });
 
   test("no answer: status and body null, the reason and a duration", async () => {
-    const org = await fx.organization();
-    const endpoint = await fx.endpoint(
+    const org = await world.fx.organization();
+    const endpoint = await world.fx.endpoint(
       `http://127.0.0.1:${await closedPort()}/hooks`,
       ["story.submitted"],
       org,
     );
-    const { eventId } = await fx.submitted(org);
+    const { eventId } = await world.fx.submitted(org);
     const delivery = await eventually(
       async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
+        const row = await world.fx.delivery(endpoint.id, eventId);
         return row && row.attempts >= 1 ? row : null;
       },
       { message: "the refused attempt" },
     );
-    const [attempt] = await fx.db
+    const [attempt] = await world.fx.db
       .select()
       .from(webhookAttempts)
       .where(and(eq(webhookAttempts.deliveryId, delivery.id), eq(webhookAttempts.attempt, 1)));
@@ -96,13 +81,16 @@ describe("attempt details", () => {
   });
 
   test("details older than 30 days are deleted by the periodic job", async () => {
-    const [any] = await fx.db.select().from(webhookAttempts).limit(1);
+    const [any] = await world.fx.db.select().from(webhookAttempts).limit(1);
     const old = { ...any!, id: newId(), at: new Date(Date.now() - 31 * 86_400_000) };
-    await fx.db.insert(webhookAttempts).values(old);
-    await deleteOldAttempts(fx.db);
-    const left = await fx.db.select().from(webhookAttempts).where(eq(webhookAttempts.id, old.id));
+    await world.fx.db.insert(webhookAttempts).values(old);
+    await deleteOldAttempts(world.fx.db);
+    const left = await world.fx.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.id, old.id));
     expect(left).toEqual([]);
-    const [kept] = await fx.db
+    const [kept] = await world.fx.db
       .select()
       .from(webhookAttempts)
       .where(eq(webhookAttempts.id, any!.id));

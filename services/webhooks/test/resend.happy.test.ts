@@ -1,83 +1,74 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
-import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import {
   recoverWebhookEndpoint,
   resendWebhookDelivery,
 } from "@newsroom/workspace/webhook-endpoints/resend";
 import { enableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
-import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
+import { deliveringWorld } from "./support/harness.ts";
 
-let fx: Fixture;
-let receiver: Receiver;
-let service: ServiceHandle;
+const world = deliveringWorld();
 /** While true the receiver answers 500. */
 let down = true;
 
-beforeAll(async () => {
-  fx = await webhooksFixture();
-  receiver = startReceiver();
-  receiver.on("/flaky", () => new Response(down ? "down" : "ok", { status: down ? 500 : 200 }));
-  service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: SHORT_SCHEDULE }), {
-    pollIntervalMs: 20,
-  });
-});
-
-afterAll(async () => {
-  await service.stop();
-  await fx.close();
-  receiver.stop();
+beforeAll(() => {
+  world.receiver.on(
+    "/flaky",
+    () => new Response(down ? "down" : "ok", { status: down ? 500 : 200 }),
+  );
 });
 
 /** How many requests with this `webhook-id` the receiver got, and how many it accepted. */
 function hitsOf(eventId: string) {
-  return receiver.at("/flaky").filter((hit) => hit.headers.get("webhook-id") === eventId);
+  return world.receiver.at("/flaky").filter((hit) => hit.headers.get("webhook-id") === eventId);
 }
 
 describe("resend and recover over real HTTP", () => {
   test("recover resends exactly the failed deliveries since the chosen time, once, with their ids; twice does nothing new; resend sends one again", async () => {
-    const org = await fx.organization();
-    const endpoint = await fx.endpoint(receiver.url("/flaky"), ["story.submitted"], org);
+    const org = await world.fx.organization();
+    const endpoint = await world.fx.endpoint(
+      world.receiver.url("/flaky"),
+      ["story.submitted"],
+      org,
+    );
     const events = [
-      (await fx.submitted(org)).eventId,
-      (await fx.submitted(org)).eventId,
-      (await fx.submitted(org)).eventId,
+      (await world.fx.submitted(org)).eventId,
+      (await world.fx.submitted(org)).eventId,
+      (await world.fx.submitted(org)).eventId,
     ];
     await eventually(
       async () => {
-        const rows = await fx.deliveriesOf(endpoint.id);
+        const rows = await world.fx.deliveriesOf(endpoint.id);
         return rows.length === 3 && rows.every((row) => row.status === "failed");
       },
       { message: "three failed deliveries" },
     );
     // Three failed deliveries in a row disabled the endpoint.
-    expect((await fx.endpointRow(endpoint.id)).status).toBe("disabled");
+    expect((await world.fx.endpointRow(endpoint.id)).status).toBe("disabled");
     const [old, ...recent] = events as [string, string, string];
-    const oldRow = (await fx.delivery(endpoint.id, old))!;
-    await fx.db
+    const oldRow = (await world.fx.delivery(endpoint.id, old))!;
+    await world.fx.db
       .update(webhookDeliveries)
       .set({ createdAt: new Date(Date.now() - 2 * 86_400_000) })
       .where(eq(webhookDeliveries.id, oldRow.id));
-    const hitsBefore = receiver.at("/flaky").length;
+    const hitsBefore = world.receiver.at("/flaky").length;
     expect(hitsBefore).toBe(24);
 
     down = false;
-    await enableWebhookEndpoint(fx.db, endpoint.id);
+    await enableWebhookEndpoint(world.fx.db, endpoint.id);
     const since = new Date(Date.now() - 86_400_000);
-    const first = await recoverWebhookEndpoint(fx.db, org, endpoint.id, since);
+    const first = await recoverWebhookEndpoint(world.fx.db, org, endpoint.id, since);
     expect(first.resent).toBe(2);
     // Pressed again at once: the two are pending (or delivered) now, nothing new is resent.
-    const second = await recoverWebhookEndpoint(fx.db, org, endpoint.id, since);
+    const second = await recoverWebhookEndpoint(world.fx.db, org, endpoint.id, since);
     expect(second.resent).toBe(0);
 
     for (const eventId of recent) {
       const row = await eventually(
         async () => {
-          const current = await fx.delivery(endpoint.id, eventId);
+          const current = await world.fx.delivery(endpoint.id, eventId);
           return current?.status === "delivered" ? current : null;
         },
         { message: "the recovered delivery" },
@@ -86,18 +77,18 @@ describe("resend and recover over real HTTP", () => {
       expect(row.lastStatusCode).toBe(200);
     }
     await Bun.sleep(200);
-    const after = receiver.at("/flaky").slice(hitsBefore);
+    const after = world.receiver.at("/flaky").slice(hitsBefore);
     expect(after.map((hit) => hit.headers.get("webhook-id")).sort()).toEqual([...recent].sort());
-    expect((await fx.delivery(endpoint.id, old))!.status).toBe("failed");
+    expect((await world.fx.delivery(endpoint.id, old))!.status).toBe("failed");
     expect(hitsOf(old)).toHaveLength(8);
 
     // Resend the old one: a new series, the same webhook-id, delivered once.
-    const resent = await resendWebhookDelivery(fx.db, oldRow.id);
+    const resent = await resendWebhookDelivery(world.fx.db, oldRow.id);
     expect(resent.status).toBe("pending");
     expect(resent.attempts).toBe(0);
     const delivered = await eventually(
       async () => {
-        const current = await fx.delivery(endpoint.id, old);
+        const current = await world.fx.delivery(endpoint.id, old);
         return current?.status === "delivered" ? current : null;
       },
       { message: "the resent delivery" },
@@ -108,7 +99,7 @@ describe("resend and recover over real HTTP", () => {
     expect(JSON.parse(hitsOf(old).at(-1)!.body).id).toBe(old);
 
     // A delivered delivery may be resent too; a pending one may not.
-    await resendWebhookDelivery(fx.db, oldRow.id);
+    await resendWebhookDelivery(world.fx.db, oldRow.id);
     await eventually(() => hitsOf(old).length === 10, { message: "the second resend" });
   });
 });

@@ -1,43 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ServiceHandle } from "@newsroom/shared/service";
+import { describe, expect, test } from "bun:test";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { createWebhooksService } from "../src/app.ts";
 import { MAX_RETRY_AFTER_MS, retryAfterOf } from "../src/delivery/retry-after.ts";
-import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
+import { deliveringWorld } from "./support/harness.ts";
 
-let fx: Fixture;
-let receiver: Receiver;
-let service: ServiceHandle;
-
-beforeAll(async () => {
-  fx = await webhooksFixture();
-  receiver = startReceiver();
-  service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: SHORT_SCHEDULE }), {
-    pollIntervalMs: 20,
-  });
-});
-
-afterAll(async () => {
-  await service.stop();
-  await fx.close();
-  receiver.stop();
-});
+const world = deliveringWorld();
 
 /** One event to a receiver answering `status` with these headers; the delivery after attempt 1. */
 async function firstAttempt(path: string, status: number, headers: Record<string, string>) {
-  receiver.on(path, () => new Response("slow down", { status, headers }));
-  const org = await fx.organization();
-  const endpoint = await fx.endpoint(receiver.url(path), ["story.submitted"], org);
-  const { eventId } = await fx.submitted(org);
+  world.receiver.on(path, () => new Response("slow down", { status, headers }));
+  const org = await world.fx.organization();
+  const endpoint = await world.fx.endpoint(world.receiver.url(path), ["story.submitted"], org);
+  const { eventId } = await world.fx.submitted(org);
   const delivery = await eventually(
     async () => {
-      const row = await fx.delivery(endpoint.id, eventId);
+      const row = await world.fx.delivery(endpoint.id, eventId);
       return row && row.attempts >= 1 ? row : null;
     },
     { message: `the first attempt to ${path}` },
   );
-  const [hit] = receiver.at(path);
+  const [hit] = world.receiver.at(path);
   return { delivery, hitAt: hit!.at };
 }
 
@@ -50,7 +31,7 @@ describe("receivers that push back", () => {
     expect(gap).toBeGreaterThan(119_000);
     expect(gap).toBeLessThan(122_000);
     await Bun.sleep(300);
-    expect(receiver.at("/busy-429")).toHaveLength(1);
+    expect(world.receiver.at("/busy-429")).toHaveLength(1);
   });
 
   test("a 503 with Retry-After as an HTTP date is honoured too", async () => {
@@ -69,22 +50,26 @@ describe("receivers that push back", () => {
   });
 
   test("a 500 with Retry-After keeps the schedule: all eight attempts, then failed", async () => {
-    receiver.on(
+    world.receiver.on(
       "/broken",
       () => new Response("no", { status: 500, headers: { "retry-after": "120" } }),
     );
-    const org = await fx.organization();
-    const endpoint = await fx.endpoint(receiver.url("/broken"), ["story.submitted"], org);
-    const { eventId } = await fx.submitted(org);
+    const org = await world.fx.organization();
+    const endpoint = await world.fx.endpoint(
+      world.receiver.url("/broken"),
+      ["story.submitted"],
+      org,
+    );
+    const { eventId } = await world.fx.submitted(org);
     const delivery = await eventually(
       async () => {
-        const row = await fx.delivery(endpoint.id, eventId);
+        const row = await world.fx.delivery(endpoint.id, eventId);
         return row?.status === "failed" ? row : null;
       },
       { message: "the delivery to fail" },
     );
     expect(delivery.attempts).toBe(8);
-    expect(receiver.at("/broken")).toHaveLength(8);
+    expect(world.receiver.at("/broken")).toHaveLength(8);
   });
 });
 

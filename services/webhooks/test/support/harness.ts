@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { EventBus } from "@newsroom/shared/bus/index";
@@ -10,8 +11,10 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
+import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
+import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import {
@@ -21,6 +24,7 @@ import {
 } from "@newsroom/workspace/stories/service";
 import { createWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { and, desc, eq } from "drizzle-orm";
+import { createWebhooksService } from "../../src/app.ts";
 
 export const ALL_EVENTS: WebhookEventType[] = [
   "story.submitted",
@@ -187,3 +191,29 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
 }
 
 export type Fixture = Awaited<ReturnType<typeof webhooksFixture>>;
+
+/**
+ * A webhooks service delivering in-process with fast retries (SHORT_SCHEDULE, a 20 ms poll), its
+ * fixture and a receiver on 127.0.0.1, made before and stopped after the file's tests.
+ */
+export function deliveringWorld() {
+  const world = {
+    fx: undefined as unknown as Fixture,
+    receiver: undefined as unknown as Receiver,
+    service: undefined as unknown as ServiceHandle,
+  };
+  beforeAll(async () => {
+    world.fx = await webhooksFixture();
+    world.receiver = startReceiver();
+    world.service = await createWebhooksService(
+      world.fx.runtime({ WEBHOOK_RETRY_SCHEDULE: SHORT_SCHEDULE }),
+      { pollIntervalMs: 20 },
+    );
+  });
+  afterAll(async () => {
+    await world.service.stop();
+    await world.fx.close();
+    world.receiver.stop();
+  });
+  return world;
+}
