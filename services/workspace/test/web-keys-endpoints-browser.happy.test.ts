@@ -5,7 +5,7 @@ import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-r
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { expectAccessible } from "./support/accessibility.ts";
-import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
+import { orgWithMembers, signInAs, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /**
  * An owner in Chromium: creates an API key (shown once, copied with the button), reads stories
@@ -43,16 +43,7 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
   });
 
   test("sign in as the owner", async () => {
-    await page.goto("/app/sign-in");
-    const request = page.locator('form[action="/app/sign-in"]');
-    await request.getByLabel("Email address").fill(org.members.owner);
-    await request.getByRole("button", { name: "Email me a code" }).click();
-    await page.waitForURL("**/app/sign-in/code");
-    const form = page.locator('form[action="/app/sign-in/code"]');
-    await form.getByLabel("Email address").fill(org.members.owner);
-    await form.getByLabel("Six-digit code").fill(await h.codeFor(org.members.owner));
-    await form.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/app\/$/);
+    await signInAs(page, h, org.members.owner);
   });
 
   test("create a key, use it, revoke it after the confirmation: then it is refused", async () => {

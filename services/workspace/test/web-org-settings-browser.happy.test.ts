@@ -3,7 +3,13 @@ import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/brow
 import { eventually } from "@newsroom/shared/testing/eventually";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { expectAccessible } from "./support/accessibility.ts";
-import { orgWithMembers, unique, type WebHarness, webHarness } from "./support/web-app.ts";
+import {
+  orgWithMembers,
+  signInAs,
+  unique,
+  type WebHarness,
+  webHarness,
+} from "./support/web-app.ts";
 
 /**
  * An owner's settings pages in Chromium: the newsletter (on, an origin, the embed snippet), hosted
@@ -36,14 +42,7 @@ describeInBrowser("an organization's settings pages in Chromium", () => {
     // Only so that the test can inject axe-core: the app's CSP allows no script.
     context = await browser.newContext({ baseURL: h.url, bypassCSP: true });
     page = await context.newPage();
-    await page.goto("/app/sign-in");
-    await page.getByLabel("Email address", { exact: true }).fill(org.members.owner);
-    expect(await submit("Email me a code")).toBeLessThan(500);
-    await page.waitForURL("**/app/sign-in/code");
-    await page.getByLabel("Email address", { exact: true }).fill(org.members.owner);
-    await page.getByLabel("Six-digit code").fill(await h.codeFor(org.members.owner));
-    expect(await submit("Sign in")).toBeLessThan(500);
-    await page.waitForURL(/\/app\/$/);
+    await signInAs(page, h, org.members.owner);
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { newId } from "@newsroom/shared/ids";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expectAccessible } from "./support/accessibility.ts";
-import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
+import { orgWithMembers, signInAs, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /**
  * An owner in Chromium opens a delivery from the endpoint's log and reads its attempts (time,
@@ -72,16 +72,7 @@ describeInBrowser("attempt details in Chromium", () => {
   });
 
   test("sign in, open the delivery from the log, read its attempts, resend it", async () => {
-    await page.goto("/app/sign-in");
-    const request = page.locator('form[action="/app/sign-in"]');
-    await request.getByLabel("Email address").fill(owner);
-    await request.getByRole("button", { name: "Email me a code" }).click();
-    await page.waitForURL("**/app/sign-in/code");
-    const form = page.locator('form[action="/app/sign-in/code"]');
-    await form.getByLabel("Email address").fill(owner);
-    await form.getByLabel("Six-digit code").fill(await h.codeFor(owner));
-    await form.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/app\/$/);
+    await signInAs(page, h, owner);
 
     await page.goto(`/app/webhook-endpoints/${endpointId}`);
     await expectAccessible(page);

@@ -4,7 +4,7 @@ import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/brow
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { expectAccessible } from "./support/accessibility.ts";
-import { orgWithMembers, type WebHarness, webHarness } from "./support/web-app.ts";
+import { orgWithMembers, signInAs, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /** The payload catalog in Chromium: the page and a checked signature pass axe-core. */
 describeInBrowser("the webhook payload catalog in Chromium", () => {
@@ -33,14 +33,7 @@ describeInBrowser("the webhook payload catalog in Chromium", () => {
     // Only so that the test can inject axe-core: the app's CSP allows no script.
     context = await browser.newContext({ baseURL: h.url, bypassCSP: true });
     page = await context.newPage();
-    await page.goto("/app/sign-in");
-    await page.getByLabel("Email address", { exact: true }).fill(org.members.owner);
-    expect(await submit("Email me a code")).toBeLessThan(500);
-    await page.waitForURL("**/app/sign-in/code");
-    await page.getByLabel("Email address", { exact: true }).fill(org.members.owner);
-    await page.getByLabel("Six-digit code").fill(await h.codeFor(org.members.owner));
-    expect(await submit("Sign in")).toBeLessThan(500);
-    await page.waitForURL(/\/app\/$/);
+    await signInAs(page, h, org.members.owner);
   }, 120_000);
 
   afterAll(async () => {

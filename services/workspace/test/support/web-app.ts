@@ -1,6 +1,7 @@
 import { adminToken, loadConfig } from "@newsroom/shared/config";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
+import type { Page } from "playwright-core";
 import { type Embedded, startEmbedded } from "../../../../scripts/embedded.ts";
 import { type SesEmulator, startSesEmulator } from "../../../forms/test/support/harness.ts";
 
@@ -218,4 +219,21 @@ export async function storyInReview(h: WebHarness, org: string, slug: string): P
   const id = created.body.id as string;
   await h.admin("POST", `/stories/${id}/transitions`, { action: "submit" });
   return id;
+}
+
+/**
+ * Signs a person in through the pages, as a browser does: their email, then the code the app
+ * sent to the SES inbox; ends on the app's home page.
+ */
+export async function signInAs(page: Page, h: WebHarness, email: string): Promise<void> {
+  await page.goto("/app/sign-in");
+  const request = page.locator('form[action="/app/sign-in"]');
+  await request.getByLabel("Email address").fill(email);
+  await request.getByRole("button", { name: "Email me a code" }).click();
+  await page.waitForURL("**/app/sign-in/code");
+  const form = page.locator('form[action="/app/sign-in/code"]');
+  await form.getByLabel("Email address").fill(email);
+  await form.getByLabel("Six-digit code").fill(await h.codeFor(email));
+  await form.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/app\/$/);
 }
