@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { batched } from "./batch.ts";
 import { log } from "./log.ts";
 
 /**
@@ -64,25 +65,44 @@ export class MemoryRateLimitStore implements RateLimitStore {
 /**
  * Adds one hit to each counter and gives it its expiry in one atomic step (a counter never
  * outlives its window, even if the process dies mid-request; one found without an expiry gets
- * one), in order, stopping after the first over its limit. ARGV holds each counter's expiry and
- * limit in turn.
+ * one). Takes the counters of several requests at once: ARGV[1] says how many requests, the
+ * next ARGV say how many counters each has (KEYS holds them all, request after request), then
+ * each counter's expiry and limit in turn. Each request's counters are hit in order, stopping
+ * after the first over its limit; the answer holds each request's counts.
  */
 const COUNT_WITH_EXPIRY = `
-local counts = {}
-for i, key in ipairs(KEYS) do
-  local count = redis.call("INCR", key)
-  if redis.call("TTL", key) == -1 then redis.call("EXPIRE", key, ARGV[i * 2 - 1]) end
-  counts[i] = count
-  if count > tonumber(ARGV[i * 2]) then break end
+local requests = tonumber(ARGV[1])
+local key = 1
+local arg = requests + 2
+local answers = {}
+for r = 1, requests do
+  local counts = {}
+  local over = false
+  for i = 1, tonumber(ARGV[r + 1]) do
+    if not over then
+      local count = redis.call("INCR", KEYS[key])
+      if redis.call("TTL", KEYS[key]) == -1 then redis.call("EXPIRE", KEYS[key], ARGV[arg]) end
+      counts[i] = count
+      over = count > tonumber(ARGV[arg + 1])
+    end
+    key = key + 1
+    arg = arg + 2
+  end
+  answers[r] = counts
 end
-return counts`;
+return answers`;
 /** Sent by its digest (EVALSHA): Redis keeps the script once it has seen it. */
 const COUNT_WITH_EXPIRY_SHA = createHash("sha1").update(COUNT_WITH_EXPIRY).digest("hex");
 
-/** Redis through Bun's built-in client. */
+/**
+ * Redis through Bun's built-in client. The hits of the requests that arrive within one turn of
+ * the event loop go to Redis as one script call (`batched`): one round trip and one script run
+ * for many requests, each still counted in its own order.
+ */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly kind = "redis";
   private readonly client: Bun.RedisClient;
+  readonly hit: (counters: readonly CounterHit[]) => Promise<number[]>;
 
   /** `prefix` keeps the counters of separate deployments (or test files) apart. */
   constructor(
@@ -94,11 +114,12 @@ export class RedisRateLimitStore implements RateLimitStore {
       autoReconnect: true,
       enableOfflineQueue: false,
     });
+    this.hit = batched((requests: (readonly CounterHit[])[]) => this.hitAll(requests));
   }
 
   private connecting: Promise<void> | null = null;
 
-  async hit(counters: readonly CounterHit[]): Promise<number[]> {
+  private async hitAll(requests: (readonly CounterHit[])[]): Promise<number[][]> {
     if (!this.client.connected) {
       // Commands fail fast while disconnected (no offline queue); connect once, retry later.
       this.connecting ??= this.client.connect().finally(() => {
@@ -108,21 +129,25 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     const now = Date.now();
     const keys: string[] = [];
+    const sizes: string[] = [];
     const args: string[] = [];
-    for (const { key, limit, windowSeconds } of counters) {
-      keys.push(`${this.prefix}${key}:${Math.floor(now / (windowSeconds * 1000))}`);
-      args.push(String(windowSeconds + 1), String(limit));
+    for (const counters of requests) {
+      sizes.push(String(counters.length));
+      for (const { key, limit, windowSeconds } of counters) {
+        keys.push(`${this.prefix}${key}:${Math.floor(now / (windowSeconds * 1000))}`);
+        args.push(String(windowSeconds + 1), String(limit));
+      }
     }
-    const operands = [String(keys.length), ...keys, ...args];
-    let counts: unknown;
+    const operands = [String(keys.length), ...keys, String(requests.length), ...sizes, ...args];
+    let answers: unknown;
     try {
-      counts = await this.client.send("EVALSHA", [COUNT_WITH_EXPIRY_SHA, ...operands]);
+      answers = await this.client.send("EVALSHA", [COUNT_WITH_EXPIRY_SHA, ...operands]);
     } catch (error) {
       // A Redis that has not seen the script yet (or restarted): send it whole, once.
       if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
-      counts = await this.client.send("EVAL", [COUNT_WITH_EXPIRY, ...operands]);
+      answers = await this.client.send("EVAL", [COUNT_WITH_EXPIRY, ...operands]);
     }
-    return (counts as unknown[]).map(Number);
+    return (answers as unknown[][]).map((counts) => counts.map(Number));
   }
 
   async close(): Promise<void> {

@@ -46,6 +46,29 @@ for (const [name, open] of backends) {
       await store.close();
     });
 
+    test("requests arriving together are each counted, in order, as if one after another", async () => {
+      const store = open();
+      const both = [
+        { key: "together-address", limit: 3, windowSeconds: 60 },
+        { key: "together-key", limit: 100, windowSeconds: 60 },
+      ];
+      // Six requests at once (one script call on Redis): the address refuses the fourth, which
+      // then counts no key hit; so do the fifth and sixth.
+      const decisions = await Promise.all(
+        Array.from({ length: 6 }, () => checkLimits(store, both)),
+      );
+      expect(decisions.map((d) => [d.allowed, d.limit, d.count])).toEqual([
+        [true, 100, 1],
+        [true, 100, 2],
+        [true, 100, 3],
+        [false, 3, 4],
+        [false, 3, 5],
+        [false, 3, 6],
+      ]);
+      expect(await checkLimit(store, "together-key", 100, 60)).toMatchObject({ count: 4 });
+      await store.close();
+    });
+
     test("two instances on one store share the count", async () => {
       const one = open();
       const two = open();

@@ -196,7 +196,8 @@ describe.skipIf(!ready)("two client-api replicas behind one gateway", () => {
 });
 
 describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
-  test("costs exactly one query: the key with its organization's version", async () => {
+  /** The client API on its own connection, every statement it sends noted in `seen`. */
+  async function watchedApi() {
     const f = await clientApiFixture();
     const seen: string[] = [];
     const client = postgres(f.database.url!, {
@@ -213,12 +214,22 @@ describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
       cache: new ReadCache<string>(),
     });
     const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
-    const get = (path: string) =>
+    const get = (path: string, key = f.a.key) =>
       handle(
         new Request(`http://localhost${path}`, {
-          headers: { authorization: `Bearer ${f.a.key}` },
+          headers: { authorization: `Bearer ${key}` },
         }),
       );
+    const close = async () => {
+      await api.keyUsage.stop();
+      await client.end();
+      await f.close();
+    };
+    return { f, seen, get, close };
+  }
+
+  test("costs exactly one query: the key with its organization's version", async () => {
+    const { f, seen, get, close } = await watchedApi();
     try {
       for (const path of [
         "/v1/stories",
@@ -234,13 +245,52 @@ describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
         const again = await get(path);
         expect(await again.text(), path).toBe(body);
         expect(seen.length, path).toBe(1);
-        expect(seen[0], path).toContain('"api_keys"."key_hash" = $1');
+        expect(seen[0], path).toContain('"api_keys"."key_hash" = any($1)');
         expect(seen[0], path).toContain('"organizations"."data_version"');
       }
     } finally {
-      await api.keyUsage.stop();
-      await client.end();
-      await f.close();
+      await close();
+    }
+  });
+
+  test("requests arriving together share one key query, each answered by its own key's row", async () => {
+    const { f, seen, get, close } = await watchedApi();
+    try {
+      const bodyOf = async (key: string) => {
+        const answer = await get("/v1/stories", key);
+        expect(answer.status).toBe(200);
+        return answer.text();
+      };
+      const [bodyA, bodyB] = [await bodyOf(f.a.key), await bodyOf(f.b.key)];
+      expect(bodyA).not.toBe(bodyB);
+      const keys = [
+        f.a.key,
+        f.b.key,
+        f.keys.revoked,
+        f.a.key,
+        f.keys.expired,
+        f.b.key,
+        f.keys.unknown,
+        f.a.key,
+      ];
+      seen.length = 0;
+      const answers = await Promise.all(keys.map((key) => get("/v1/stories", key)));
+      expect(
+        seen.filter((query) => query.includes('"api_keys"."key_hash" = any($1)')),
+      ).toHaveLength(1);
+      const expected = [bodyA, bodyB, 401, bodyA, 401, bodyB, 401, bodyA];
+      for (const [i, answer] of answers.entries()) {
+        const want = expected[i]!;
+        if (want === 401) {
+          expect(answer.status, `request ${i}`).toBe(401);
+          expect((await answer.json()).error.code).toBe("invalid_api_key");
+        } else {
+          expect(answer.status, `request ${i}`).toBe(200);
+          expect(await answer.text(), `request ${i}`).toBe(want as string);
+        }
+      }
+    } finally {
+      await close();
     }
   });
 });
