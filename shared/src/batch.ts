@@ -1,43 +1,82 @@
+interface Waiting<I, O> {
+  item: I;
+  resolve: (result: O) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface BatcherOptions {
+  /** Items in one run at most (default 500). */
+  maxBatch?: number;
+  /**
+   * Runs under way at once (default 1: group commit, each write after the one before). Reads
+   * that may overlap take more, so that a batch does not wait for the round trip of another.
+   */
+  concurrency?: number;
+}
+
 /**
- * Gathers the calls made within one turn of the event loop and answers them with one `run` over
- * all their inputs: many concurrent requests, one database query or one Redis script.
+ * Many concurrent calls answered by one `run` over all their items: one database statement, one
+ * transaction or one Redis script for many requests. The first item waits one turn of the event
+ * loop; the items that arrive meanwhile, or while every allowed run is under way, go together
+ * in the next run.
  *
- * Exact, not a cache: a batch starts (on the next `setImmediate`) only after every call in it
- * was made, so each answer is read after its own call, never shared with a call that came
- * earlier or later. Batches do not wait for each other: one may start while another is still in
- * flight. `run` answers the inputs in their order; if it throws, every call of the batch rejects
- * with that error.
+ * Exact, never a cache: a run starts only after every item in it arrived, so what it reads was
+ * read after each caller asked. Each caller's promise settles with its own item's result, or
+ * rejects with its run's error. `run` answers one result per item, in order.
  */
-export function batched<In, Out>(
-  run: (inputs: In[]) => Promise<Out[]>,
-  options: { maxSize?: number } = {},
-): (input: In) => Promise<Out> {
-  const maxSize = options.maxSize ?? 256;
-  let waiting: { input: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
+export class Batcher<I, O> {
+  private queue: Waiting<I, O>[] = [];
+  private running = 0;
+  private scheduled = false;
+  private readonly maxBatch: number;
+  private readonly concurrency: number;
 
-  const start = () => {
-    const batch = waiting;
-    waiting = [];
-    if (batch.length === 0) return;
-    run(batch.map((call) => call.input)).then(
-      (outs) => {
-        if (outs.length !== batch.length) {
-          const error = new Error(`batch answered ${outs.length} of ${batch.length} inputs`);
-          for (const call of batch) call.reject(error);
-          return;
-        }
-        for (const [i, call] of batch.entries()) call.resolve(outs[i]!);
-      },
-      (error) => {
-        for (const call of batch) call.reject(error);
-      },
-    );
-  };
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    options: BatcherOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 500;
+    this.concurrency = options.concurrency ?? 1;
+  }
 
-  return (input) =>
-    new Promise<Out>((resolve, reject) => {
-      waiting.push({ input, resolve, reject });
-      if (waiting.length === 1) setImmediate(start);
-      else if (waiting.length >= maxSize) start();
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
     });
+  }
+
+  /**
+   * A run on the next turn of the event loop, if one is allowed: requests whose I/O already
+   * finished (answers received while the thread was busy) join it.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.running >= this.concurrency || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.start();
+    });
+  }
+
+  private start(): void {
+    if (this.running >= this.concurrency || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.maxBatch);
+    this.running += 1;
+    this.run(batch.map((waiting) => waiting.item))
+      .then((results) => {
+        if (results.length !== batch.length) {
+          throw new Error(`a batch of ${batch.length} was answered with ${results.length} results`);
+        }
+        for (const [index, waiting] of batch.entries()) waiting.resolve(results[index] as O);
+      })
+      .catch((error: unknown) => {
+        for (const waiting of batch) waiting.reject(error);
+      })
+      .finally(() => {
+        this.running -= 1;
+        this.schedule();
+      });
+    this.schedule();
+  }
 }

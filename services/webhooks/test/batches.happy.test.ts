@@ -11,7 +11,6 @@ import { eq, inArray } from "drizzle-orm";
 import { eventBodies, eventBody } from "../src/delivery/payload.ts";
 import { recordDeliveredBatch } from "../src/delivery/store.ts";
 import { fanOutEvents } from "../src/fan-out/service.ts";
-import { GroupCommit } from "../src/group-commit.ts";
 import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
@@ -205,30 +204,5 @@ describe("2xx answers recorded together", () => {
       deliveredAt: null,
     });
     expect((await fx.endpointRow(endpoint.id)).consecutiveFailures).toBe(0);
-  });
-});
-
-describe("group commit", () => {
-  test("what arrives together or during a write is written together; a failure fails its batch", async () => {
-    const writes: number[][] = [];
-    const commit = new GroupCommit<number, string>(async (items) => {
-      writes.push(items);
-      await Bun.sleep(20);
-      if (items.includes(13)) throw new Error("unlucky batch");
-      return items.map((item) => `ok ${item}`);
-    });
-    const first = [1, 2].map((item) => commit.submit(item));
-    await Bun.sleep(5);
-    // The first write is in progress: these wait for the next one.
-    const second = [3, 13].map((item) => commit.submit(item));
-    expect(await Promise.all(first)).toEqual(["ok 1", "ok 2"]);
-    const settled = await Promise.allSettled(second);
-    expect(writes).toEqual([
-      [1, 2],
-      [3, 13],
-    ]);
-    expect(settled.map((result) => result.status)).toEqual(["rejected", "rejected"]);
-    expect(await commit.submit(4)).toBe("ok 4");
-    expect(writes).toEqual([[1, 2], [3, 13], [4]]);
   });
 });

@@ -1,4 +1,4 @@
-import { batched } from "@newsroom/shared/batch";
+import { Batcher } from "@newsroom/shared/batch";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { apiKeys, organizations } from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
@@ -50,10 +50,13 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Sto
 
 /**
  * `findKeyByHash` for every request at once: the lookups made within one turn of the event loop
- * go to PostgreSQL as one statement (`key_hash = any(...)`, the same unique index), prepared once
- * per connection and kept. Each lookup still reads the row after its request arrived (`batched`),
- * so a key revoked before a request is refused on it.
+ * and while one is under way go to PostgreSQL as one statement (`key_hash = any(...)`, the same
+ * unique index), prepared once per connection and kept. Each lookup still reads the row after its
+ * request arrived (`Batcher`), so a key revoked before a request is refused on it.
  */
+/** Key lookups under way at once: batches do not queue behind one round trip. */
+const LOOKUPS_AT_ONCE = 4;
+
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
   const query = db
     .select(storedKeyColumns)
@@ -61,11 +64,15 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
     .where(sql`${apiKeys.keyHash} = any(${sql.placeholder("keyHashes")})`)
     .prepare("client_api_find_keys");
-  return batched(async (keyHashes: string[]) => {
-    const rows = await query.execute({ keyHashes: [...new Set(keyHashes)] });
-    const byHash = new Map(rows.map((row) => [row.keyHash, row]));
-    return keyHashes.map((keyHash) => byHash.get(keyHash) ?? null);
-  });
+  const lookups = new Batcher(
+    async (keyHashes: string[]) => {
+      const rows = await query.execute({ keyHashes: [...new Set(keyHashes)] });
+      const byHash = new Map(rows.map((row) => [row.keyHash, row]));
+      return keyHashes.map((keyHash) => byHash.get(keyHash) ?? null);
+    },
+    { concurrency: LOOKUPS_AT_ONCE },
+  );
+  return (keyHash) => lookups.submit(keyHash);
 }
 
 /**

@@ -1,8 +1,8 @@
+import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
 import type { WebhookTestEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
-import { GroupCommit } from "../group-commit.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { eventBodies } from "./payload.ts";
 import { laterOf } from "./retry-after.ts";
@@ -65,7 +65,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
   /** 2xx answers, recorded in batches. */
-  private readonly delivered: GroupCommit<DeliveredAttempt, void>;
+  private readonly delivered: Batcher<DeliveredAttempt, void>;
   /** Attempts and test events not finished (request or recording), for `stop` to wait on. */
   private readonly inFlight = new Set<Promise<void>>();
   /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
@@ -83,7 +83,7 @@ export class DeliveryWorker {
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
     this.maxAttempts = maxAttempts(options.schedule);
-    this.delivered = new GroupCommit<DeliveredAttempt, void>(async (attempts) => {
+    this.delivered = new Batcher<DeliveredAttempt, void>(async (attempts) => {
       await recordDeliveredBatch(this.db, attempts);
       return attempts.map(() => undefined);
     });

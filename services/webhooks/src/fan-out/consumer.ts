@@ -1,3 +1,4 @@
+import { Batcher } from "@newsroom/shared/batch";
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
 import {
@@ -8,7 +9,6 @@ import {
 } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { isWellFormedTestEvent } from "../delivery/test-event.ts";
-import { GroupCommit } from "../group-commit.ts";
 import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./service.ts";
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
@@ -36,9 +36,9 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
-  const fanOut = new GroupCommit<StoryEvent, FanOutResult>(
+  const fanOut = new Batcher<StoryEvent, FanOutResult>(
     (events) => fanOutEvents(db, events),
-    FAN_OUT_BATCH,
+    { maxBatch: FAN_OUT_BATCH },
   );
   return bus.subscribe(
     async (event) => {
