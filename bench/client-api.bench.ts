@@ -17,8 +17,8 @@ import {
   cleanup,
   compareMany,
   ensureWrk,
-  loadLine,
   methodLine,
+  reportMany,
   startBare,
   wrkScript,
 } from "./support/external.ts";
@@ -75,20 +75,9 @@ end`);
     ],
     { script, label: "client API" },
   );
-  console.log(`### Distributed, GET ${PATH} (${answer.bytes} bytes, ${keys.length} keys in ${orgs.length} organizations)
-
-| server | requests/s (median) | p50 ms | p99 ms | non-2xx or errors | ratio to bare |
-|---|---|---|---|---|---|
-${result.rows
-  .map(
-    ([name, s, ratio]) =>
-      `| ${name} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.non2xx} | ${ratio.toFixed(3)} |`,
-  )
-  .join("\n")}
-
-Ratios are the median of the per-round ratios; load average ${loadLine(result.loadBefore)} before, ${loadLine(result.loadAfter)} after.
-
-${methodLine()}`);
+  console.log(
+    `${reportMany(`Distributed, GET ${PATH} (${answer.bytes} bytes, ${keys.length} keys in ${orgs.length} organizations)`, result)}\n\n${methodLine()}`,
+  );
 } finally {
   await cleanup();
 }

@@ -1,7 +1,9 @@
 /**
  * The distributed public reads (six processes on PostgreSQL, JetStream and Redis):
  * 1. `GET /v1/public/newsroom` of the house organization through the gateway, cache warm,
- *    against a bare Bun.serve in its own process answering the same bytes and headers.
+ *    against a bare Bun.serve in its own process answering the same bytes and headers; beside
+ *    them, a bare fetch proxy in front of the public-read process (what a hop costs by itself)
+ *    and the public-read process directly.
  * 2. The same reads while another organization publishes about 13 stories a second (a publisher
  *    in its own process, through the workspace internal API), against the same reads with the
  *    publisher paused (SIGSTOP), in alternating rounds.
@@ -13,7 +15,7 @@ import {
   BENCH_SECONDS,
   captureAnswer,
   cleanup,
-  compare,
+  compareMany,
   cpuSeconds,
   cpuSecondsOfCommand,
   ensureWrk,
@@ -22,9 +24,10 @@ import {
   median,
   methodLine,
   ROOT,
-  report,
+  reportMany,
   spawnProcess,
   startBare,
+  startBareProxy,
   type WrkResult,
   wrk,
   wrkScript,
@@ -44,17 +47,23 @@ try {
   await seedOrganization(cluster.workspaceApi, OTHER, 1);
   const answer = await captureAnswer(cluster.gateway + PATH);
   if (answer.status !== 200) throw new Error(`${PATH} answered ${answer.status}`);
+  const direct = await captureAnswer(cluster.publicRead + PATH);
+  if (direct.status !== 200)
+    throw new Error(`${PATH} straight to public-read answered ${direct.status}`);
   const bare = await startBare(answer);
-  const warm = await compare(bare.url + PATH, cluster.gateway + PATH, { label: "warm" });
+  // What a hop costs by itself: a bare fetch proxy in front of the same public-read process.
+  const bareProxy = await startBareProxy(cluster.publicRead);
+  const warm = await compareMany(
+    [
+      ["bare Bun.serve, same bytes and headers", bare.url + PATH],
+      ["gateway, public-read, PostgreSQL", cluster.gateway + PATH],
+      ["bare Bun proxy (fetch pass-through) in front of public-read", bareProxy.url + PATH],
+      ["public-read process directly (no hop)", cluster.publicRead + PATH],
+    ],
+    { label: "warm" },
+  );
   const sections = [
-    report(
-      `Distributed, GET ${PATH} through the gateway, warm (${answer.bytes} bytes)`,
-      [
-        ["bare Bun.serve, same bytes and headers", warm.bare],
-        ["gateway, public-read, PostgreSQL", warm.subject],
-      ],
-      warm,
-    ),
+    reportMany(`Distributed, GET ${PATH} through the gateway, warm (${answer.bytes} bytes)`, warm),
   ];
 
   const publisher = spawnProcess(

@@ -401,6 +401,26 @@ export function report(title: string, rows: [string, SideSummary][], ratio?: Com
   return lines.join("\n");
 }
 
+/** Markdown rows for `compareMany`, each with its ratio to the first, and a line on the load. */
+export function reportMany(
+  title: string,
+  result: Awaited<ReturnType<typeof compareMany>>,
+  firstColumn = "server",
+): string {
+  return `### ${title}
+
+| ${firstColumn} | requests/s (median) | p50 ms | p99 ms | non-2xx or errors | ratio to bare |
+|---|---|---|---|---|---|
+${result.rows
+  .map(
+    ([name, s, ratio]) =>
+      `| ${name} | ${s.rps.toFixed(0)} | ${fixed(s.p50)} | ${fixed(s.p99)} | ${s.non2xx} | ${ratio.toFixed(3)} |`,
+  )
+  .join("\n")}
+
+Ratios are the median of the per-round ratios; load average ${loadLine(result.loadBefore)} before, ${loadLine(result.loadAfter)} after.`;
+}
+
 export function loadLine(load: number[] = loadavg()): string {
   return load.map((n) => n.toFixed(2)).join(" / ");
 }
