@@ -5,9 +5,10 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { outboxEvents, stories } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
+import { outboxLag } from "@newsroom/shared/metrics";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
-import { relayOnce } from "../src/outbox/relay.ts";
+import { relayOnce, startOutboxRelay } from "../src/outbox/relay.ts";
 import { transitionStory } from "../src/stories/service.ts";
 import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
 
@@ -50,6 +51,33 @@ describe("outbox", () => {
       .from(outboxEvents)
       .where(eq(outboxEvents.storyId, storyId));
     expect(events).toHaveLength(0);
+  });
+
+  test("outbox_lag_seconds: the oldest waiting event's age, growing while the bus refuses", async () => {
+    const lag = async () => (await outboxLag.get()).values[0]?.value;
+    /** One pass of a relay (it runs one at start), then stopped. */
+    const onePass = (bus: EventBus) => startOutboxRelay(h.database.db, bus, 60_000).stop();
+    const { storyId } = await orgWithDraft(h, "outbox-lag");
+    await transitionStory(h.database.db, storyId, { action: "submit" });
+    await h.database.db
+      .update(outboxEvents)
+      .set({ createdAt: new Date(Date.now() - 600_000) })
+      .where(eq(outboxEvents.storyId, storyId));
+    const refusing: EventBus = {
+      kind: "memory",
+      publish: async () => {
+        throw new Error("the bus is down");
+      },
+      subscribe: (handler, options) => h.bus.subscribe(handler, options),
+      close: async () => {},
+    };
+    await onePass(refusing);
+    expect(await lag()).toBeGreaterThanOrEqual(600);
+    // The pass that publishes it reports how long it waited; the next finds nothing waiting.
+    await onePass(h.bus);
+    expect(await lag()).toBeGreaterThanOrEqual(600);
+    await onePass(h.bus);
+    expect(await lag()).toBe(0);
   });
 
   test("the relay publishes unsent rows once and marks them sent", async () => {
@@ -162,7 +190,7 @@ describe.skipIf(!natsUrl)("outbox relay on the real JetStream", () => {
     expect(row?.publishedAt).toBeNull();
 
     const retried = await relayOnce(h.database.db, bus);
-    expect(retried).toEqual({ published: 1, duplicates: 1 });
+    expect(retried).toMatchObject({ published: 1, duplicates: 1 });
 
     const nc = await connect({ servers: natsUrl! });
     const subject = `t${suffix}.story.submitted`;

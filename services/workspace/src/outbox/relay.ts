@@ -8,6 +8,13 @@ import { and, asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
 
+export interface RelayPass {
+  published: number;
+  duplicates: number;
+  /** Age of the oldest unpublished event when the pass read the outbox (0 when none). */
+  lagSeconds: number;
+}
+
 export interface RelayHooks {
   /** Runs after the bus accepted a batch and before it is marked sent (fault tests). */
   afterPublish?: () => Promise<void> | void;
@@ -21,17 +28,15 @@ export interface RelayHooks {
  * fans each event out once (deliveries are unique on endpoint and event). A crash after
  * publishing and before marking republishes the same ids in the same way.
  */
-export async function relayOnce(
-  db: Db,
-  bus: EventBus,
-  hooks: RelayHooks = {},
-): Promise<{ published: number; duplicates: number }> {
+export async function relayOnce(db: Db, bus: EventBus, hooks: RelayHooks = {}): Promise<RelayPass> {
   const rows = await db
     .select()
     .from(outboxEvents)
     .where(isNull(outboxEvents.publishedAt))
     .orderBy(asc(outboxEvents.createdAt))
     .limit(BATCH);
+  // Rows come oldest first: the first is the oldest unpublished event when the pass began.
+  const lagSeconds = rows[0] ? ageInSeconds(rows[0].createdAt) : 0;
   let duplicates = 0;
   for (const row of rows) {
     const event: StoryEvent = {
@@ -58,17 +63,23 @@ export async function relayOnce(
         ),
       );
   }
-  return { published: rows.length, duplicates };
+  return { published: rows.length, duplicates, lagSeconds };
 }
 
-/** Age of the oldest unpublished event, for the `outbox_lag_seconds` gauge. */
-async function measureLag(db: Db): Promise<void> {
+function ageInSeconds(createdAt: Date): number {
+  return Math.max(0, (Date.now() - createdAt.getTime()) / 1000);
+}
+
+/**
+ * Age of the oldest unpublished event, read on its own: after a failed pass, so that a relay
+ * that cannot publish shows a lag that keeps growing.
+ */
+async function measureLag(db: Db): Promise<number> {
   const [row] = await db
     .select({ oldest: min(outboxEvents.createdAt) })
     .from(outboxEvents)
     .where(isNull(outboxEvents.publishedAt));
-  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
-  outboxLag.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+  return row?.oldest ? ageInSeconds(new Date(row.oldest)) : 0;
 }
 
 export interface OutboxRelay {
@@ -77,7 +88,10 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-/** Runs the relay every `intervalMs` and whenever kicked, one pass at a time. */
+/**
+ * Runs the relay every `intervalMs` and whenever kicked, one pass at a time. Each pass sets
+ * `outbox_lag_seconds` from its own read; a failed pass measures it with a query of its own.
+ */
 export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): OutboxRelay {
   let running: Promise<void> | null = null;
   let again = false;
@@ -92,13 +106,17 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
       do {
         again = false;
         try {
-          const { published } = await relayOnce(db, bus);
+          const { published, lagSeconds } = await relayOnce(db, bus);
           if (published === BATCH) again = true;
-          await measureLag(db);
+          outboxLag.set(lagSeconds);
         } catch (error) {
           log.warn("outbox relay pass failed; will retry", {
             error: error instanceof Error ? error.message : String(error),
           });
+          await measureLag(db).then(
+            (lagSeconds) => outboxLag.set(lagSeconds),
+            () => {},
+          );
         }
       } while (again && !stopped);
       running = null;
