@@ -26,6 +26,25 @@ export const currentVersionOf = and(
   eq(storyVersions.version, stories.currentVersion),
 );
 
+/** A column of the current version of the story in scope, as a subquery. */
+function currentVersionColumn(column: typeof storyVersions.title | typeof storyVersions.summary) {
+  const subquery = sql`(select ${column} from ${storyVersions} where ${currentVersionOf})`;
+  // Nested in a fragment of its own: a single-table `returning` writes a fragment's top-level
+  // columns without their table's name.
+  return sql<string | null>`${subquery}`;
+}
+
+/**
+ * `storyRecordColumns` for the `returning` of a write to `stories`, which has no join: the
+ * current version's title and summary as subqueries. Read back with `storyRecordOf`.
+ */
+export const storyRecordReturning = {
+  story: stories,
+  title: currentVersionColumn(storyVersions.title),
+  summary: currentVersionColumn(storyVersions.summary),
+  topics: sql<string[]>`${storyRecordColumns.topics}`,
+};
+
 /** A row read with `storyRecordColumns` as a Story record. */
 export function storyRecordOf(row: {
   story: StoryRow;

@@ -11,7 +11,12 @@ import { ApiError } from "@newsroom/shared/errors";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import type { StoryOut } from "@newsroom/shared/records";
 import type { StoryBody } from "@newsroom/shared/story-body";
-import { readStory, type StoryRow } from "@newsroom/shared/story-records";
+import {
+  type StoryRow,
+  storyRecordOf,
+  storyRecordReturning,
+  toStoryOut,
+} from "@newsroom/shared/story-records";
 import { and, eq, inArray } from "drizzle-orm";
 import { writeOutboxEvent } from "../outbox/write.ts";
 import { findOrganization } from "../resolve.ts";
@@ -46,17 +51,16 @@ export async function ensureTopics(
   tx: Queryable,
   organizationId: string,
   slugs: string[],
-): Promise<string[]> {
+): Promise<{ id: string; slug: string }[]> {
   if (slugs.length === 0) return [];
   await tx
     .insert(topics)
     .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
     .onConflictDoNothing();
-  const rows = await tx
-    .select({ id: topics.id })
+  return tx
+    .select({ id: topics.id, slug: topics.slug })
     .from(topics)
     .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, slugs)));
-  return rows.map((row) => row.id);
 }
 
 /** Creates a story with version 1 in `draft` (or `ai_generated`). */
@@ -66,41 +70,46 @@ export async function createStory(
   input: StoryCreateInput,
 ): Promise<StoryOut> {
   const org = await findOrganization(db, orgIdOrSlug);
-  const id = newId();
-  await db.transaction(async (tx) => {
-    const [taken] = await tx
-      .select({ id: stories.id })
-      .from(stories)
-      .where(and(eq(stories.organizationId, org.id), eq(stories.slug, input.slug)));
-    if (taken) {
+  return db.transaction(async (tx) => {
+    const [story] = await tx
+      .insert(stories)
+      .values({
+        id: newId(),
+        organizationId: org.id,
+        type: input.type,
+        slug: input.slug,
+        status: input.status ?? "draft",
+        currentVersion: 1,
+        externalUrl: input.external_url ?? null,
+        featured: input.featured ?? false,
+      })
+      .onConflictDoNothing({ target: [stories.organizationId, stories.slug] })
+      .returning();
+    if (!story) {
       throw new ApiError("conflict", "A story with this slug exists.", {
         fields: [{ field: "slug", reason: "taken" }],
       });
     }
-    await tx.insert(stories).values({
-      id,
-      organizationId: org.id,
-      type: input.type,
-      slug: input.slug,
-      status: input.status ?? "draft",
-      currentVersion: 1,
-      externalUrl: input.external_url ?? null,
-      featured: input.featured ?? false,
-    });
+    const version = { title: input.title, summary: input.summary ?? null };
     await tx.insert(storyVersions).values({
       id: newId(),
-      storyId: id,
+      storyId: story.id,
       version: 1,
-      title: input.title,
-      summary: input.summary ?? null,
+      ...version,
       body: input.type === "in_the_news" ? [] : (input.body ?? []),
     });
-    const topicIds = await ensureTopics(tx, org.id, input.topics ?? []);
-    if (topicIds.length > 0) {
-      await tx.insert(storyTopics).values(topicIds.map((topicId) => ({ storyId: id, topicId })));
+    const storyTopicRows = await ensureTopics(tx, org.id, input.topics ?? []);
+    if (storyTopicRows.length > 0) {
+      await tx
+        .insert(storyTopics)
+        .values(storyTopicRows.map((topic) => ({ storyId: story.id, topicId: topic.id })));
     }
+    return toStoryOut(
+      story,
+      version,
+      storyTopicRows.map((topic) => topic.slug),
+    );
   });
-  return (await readStory(db, org.id, id))!;
 }
 
 async function lockStory(tx: Queryable, storyId: string): Promise<StoryRow> {
@@ -116,7 +125,7 @@ export async function addStoryVersion(
   storyId: string,
   input: { title: string; summary?: string | null; body?: StoryBody },
 ): Promise<StoryOut> {
-  const story = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const row = await lockStory(tx, storyId);
     if (!NEW_VERSION_ALLOWED.includes(row.status)) {
       throw new ApiError(
@@ -133,17 +142,17 @@ export async function addStoryVersion(
       summary: input.summary ?? null,
       body: row.type === "in_the_news" ? [] : (input.body ?? []),
     });
-    await tx
+    const [written] = await tx
       .update(stories)
       .set({
         currentVersion: version,
         status: statusAfterNewVersion(row.status),
         updatedAt: new Date(),
       })
-      .where(eq(stories.id, row.id));
-    return row;
+      .where(eq(stories.id, row.id))
+      .returning(storyRecordReturning);
+    return storyRecordOf(written!);
   });
-  return (await readStory(db, story.organizationId, story.id))!;
 }
 
 export interface TransitionInput {
@@ -190,7 +199,7 @@ export async function transitionStory(
     const now = new Date();
     // The story is locked: its counter rises by one per event, in the order events commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
-    await tx
+    const [written] = await tx
       .update(stories)
       .set({
         status: rule.to,
@@ -200,7 +209,8 @@ export async function transitionStory(
         scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
         updatedAt: now,
       })
-      .where(eq(stories.id, row.id));
+      .where(eq(stories.id, row.id))
+      .returning(storyRecordReturning);
     if (rule.decision) {
       await tx.insert(approvalDecisions).values({
         id: newId(),
@@ -226,8 +236,8 @@ export async function transitionStory(
         previousStatus: row.status,
       });
     }
-    return { story: row, evented: rule.event !== null };
+    return { story: storyRecordOf(written!), evented: rule.event !== null };
   });
   if (evented) hooks.onEvent?.();
-  return (await readStory(db, story.organizationId, story.id))!;
+  return story;
 }
