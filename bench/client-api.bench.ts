@@ -13,13 +13,18 @@
  * their effect. 429s would show in the non-2xx column.
  */
 import {
+  BENCH_SECONDS,
   captureAnswer,
   cleanup,
   compareMany,
+  cpuSeconds,
+  cpuSecondsOfCommand,
   ensureWrk,
+  machineBusySeconds,
   methodLine,
   reportMany,
   startBare,
+  wrk,
   wrkScript,
 } from "./support/external.ts";
 import { startDistributed } from "./support/servers.ts";
@@ -75,9 +80,40 @@ end`);
     ],
     { script, label: "client API" },
   );
-  console.log(
-    `${reportMany(`Distributed, GET ${PATH} (${answer.bytes} bytes, ${keys.length} keys in ${orgs.length} organizations)`, result)}\n\n${methodLine()}`,
-  );
+  // Where the CPU goes: one more round through the gateway and one straight to client-api, the
+  // CPU time of each process (and of PostgreSQL's and Redis's) divided by the requests answered.
+  const processes = { gateway: cluster.pids.gateway!, "client-api": cluster.pids["client-api"]! };
+  const cpuNow = (): Record<string, number> => ({
+    ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
+    PostgreSQL: cpuSecondsOfCommand("postgres"),
+    Redis: cpuSecondsOfCommand("redis-server"),
+    "whole machine": machineBusySeconds(),
+  });
+  const cpuRows: string[] = [];
+  for (const [name, url] of [
+    ["through the gateway", cluster.gateway + PATH],
+    ["straight to client-api", cluster.clientApi + PATH],
+  ] as const) {
+    const before = cpuNow();
+    const run = await wrk(url, { seconds: BENCH_SECONDS, script });
+    const after = cpuNow();
+    const perRequest = (key: string) =>
+      (((after[key]! - before[key]!) * 1e6) / run.requests).toFixed(0);
+    cpuRows.push(
+      `| ${name} | ${run.rps.toFixed(0)} | ${Object.keys(before)
+        .map((key) => perRequest(key))
+        .join(" | ")} |`,
+    );
+  }
+  console.log(`${reportMany(`Distributed, GET ${PATH} (${answer.bytes} bytes, ${keys.length} keys in ${orgs.length} organizations)`, result)}
+
+CPU µs per request (one more round of each; "whole machine" includes wrk):
+
+| path | requests/s | ${Object.keys(cpuNow()).join(" | ")} |
+|---|---|---|---|---|---|---|
+${cpuRows.join("\n")}
+
+${methodLine()}`);
 } finally {
   await cleanup();
 }
