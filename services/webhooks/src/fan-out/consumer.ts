@@ -36,10 +36,9 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
-  const fanOut = new Batcher<StoryEvent, FanOutResult>(
-    (events) => fanOutEvents(db, events),
-    { maxBatch: FAN_OUT_BATCH },
-  );
+  const fanOut = new Batcher<StoryEvent, FanOutResult>((events) => fanOutEvents(db, events), {
+    maxBatch: FAN_OUT_BATCH,
+  });
   return bus.subscribe(
     async (event) => {
       if (event.type === EVENT.webhookTest) {
