@@ -27,6 +27,7 @@ export interface BatcherOptions {
 export class Batcher<I, O> {
   private queue: Waiting<I, O>[] = [];
   private running = 0;
+  private inRuns = 0;
   private scheduled = false;
   private readonly maxBatch: number;
   private readonly concurrency: number;
@@ -37,6 +38,11 @@ export class Batcher<I, O> {
   ) {
     this.maxBatch = options.maxBatch ?? 500;
     this.concurrency = options.concurrency ?? 1;
+  }
+
+  /** Items not answered yet: waiting for a run, or in one under way. */
+  get waiting(): number {
+    return this.queue.length + this.inRuns;
   }
 
   submit(item: I): Promise<O> {
@@ -63,6 +69,7 @@ export class Batcher<I, O> {
     if (this.running >= this.concurrency || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.maxBatch);
     this.running += 1;
+    this.inRuns += batch.length;
     this.run(batch.map((waiting) => waiting.item))
       .then((results) => {
         if (results.length !== batch.length) {
@@ -75,6 +82,7 @@ export class Batcher<I, O> {
       })
       .finally(() => {
         this.running -= 1;
+        this.inRuns -= batch.length;
         this.schedule();
       });
     this.schedule();

@@ -103,6 +103,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly kind = "redis";
   private readonly client: Bun.RedisClient;
   readonly hit: (counters: readonly CounterHit[]) => Promise<number[]>;
+  private readonly hits: Batcher<readonly CounterHit[], number[]>;
+
+  /** Requests whose hits Redis has not answered yet (a run of them under way, or waiting). */
+  get waitingHits(): number {
+    return this.hits.waiting;
+  }
 
   /** `prefix` keeps the counters of separate deployments (or test files) apart. */
   constructor(
@@ -114,10 +120,13 @@ export class RedisRateLimitStore implements RateLimitStore {
       autoReconnect: true,
       enableOfflineQueue: false,
     });
-    const hits = new Batcher((requests: (readonly CounterHit[])[]) => this.hitAll(requests), {
-      concurrency: 4,
-    });
-    this.hit = (counters) => hits.submit(counters);
+    // A run ends within the timeout even when Redis accepts and never answers: the batches
+    // behind it start, and no request waits on a run that will never end.
+    this.hits = new Batcher(
+      (requests: (readonly CounterHit[])[]) => withTimeout(this.hitAll(requests), STORE_TIMEOUT_MS),
+      { concurrency: 4 },
+    );
+    this.hit = (counters) => this.hits.submit(counters);
   }
 
   private connecting: Promise<void> | null = null;
@@ -188,7 +197,7 @@ export async function checkLimits(
   try {
     // Only a store across the network can hang; a memory store answers in the same turn.
     const hits = store.hit(counters);
-    const counts = await (store.kind === "memory" ? hits : withTimeout(hits, 500));
+    const counts = await (store.kind === "memory" ? hits : withTimeout(hits, STORE_TIMEOUT_MS));
     const at = counts.length - 1;
     const { limit, windowSeconds } = counters[at]!;
     const count = counts[at]!;
@@ -201,6 +210,9 @@ export async function checkLimits(
     return { allowed: true, count: 0, limit: last.limit, resetSeconds: last.windowSeconds };
   }
 }
+
+/** How long a request waits for the shared store before it is allowed without it. */
+const STORE_TIMEOUT_MS = 500;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {

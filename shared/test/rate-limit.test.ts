@@ -8,6 +8,7 @@ import {
   RedisRateLimitStore,
 } from "../src/rate-limit.ts";
 import { requireService } from "../src/testing/database.ts";
+import { eventually } from "../src/testing/eventually.ts";
 
 const redisUrl = requireService("REDIS_URL");
 const prefix = `t:${Math.random().toString(36).slice(2, 8)}:`;
@@ -150,6 +151,41 @@ describe("a store that fails", () => {
       close: async () => {},
     };
     expect(await checkLimit(broken, "x", 1, 60)).toMatchObject({ allowed: true });
+  });
+
+  test("a Redis that stops answering fails every request open within the timeout, and keeps none waiting", async () => {
+    // Answers the client's handshake (HELLO, a one-entry map), then never another command.
+    const silent = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket, data) {
+          if (data.toString().includes("HELLO")) socket.write("%1\r\n+server\r\n+redis\r\n");
+        },
+      },
+    });
+    const store = new RedisRateLimitStore(`redis://127.0.0.1:${silent.port}`, prefix);
+    const capture = log.capture();
+    try {
+      for (let wave = 0; wave < 3; wave++) {
+        const started = Date.now();
+        const decisions = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => checkLimit(store, `silent-${i}`, 1, 60)),
+        );
+        expect(decisions.every((decision) => decision.allowed)).toBe(true);
+        // Each wave on its own clock: the runs of the waves before it ended, none queues behind.
+        expect(Date.now() - started).toBeLessThan(2_000);
+      }
+      // Nothing is left waiting on a run that will never end.
+      await eventually(() => store.waitingHits === 0, {
+        message: "every hit to be given up on",
+        timeoutMs: 2_000,
+      });
+    } finally {
+      capture.stop();
+      await store.close();
+      silent.stop(true);
+    }
   });
 
   test("an unreachable Redis fails open within the timeout", async () => {
