@@ -48,15 +48,15 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Sto
   return row ?? null;
 }
 
-/**
- * `findKeyByHash` for every request at once: the lookups made within one turn of the event loop
- * and while one is under way go to PostgreSQL as one statement (`key_hash = any(...)`, the same
- * unique index), prepared once per connection and kept. Each lookup still reads the row after its
- * request arrived (`Batcher`), so a key revoked before a request is refused on it.
- */
 /** Key lookups under way at once: batches do not queue behind one round trip. */
 const LOOKUPS_AT_ONCE = 4;
 
+/**
+ * `findKeyByHash` for every request at once: the lookups that arrive together (within one turn
+ * of the event loop, or while LOOKUPS_AT_ONCE are under way) go to PostgreSQL as one statement
+ * (`key_hash = any(...)`, the same unique index), prepared once per connection and kept. Each lookup still reads the row after its
+ * request arrived (`Batcher`), so a key revoked before a request is refused on it.
+ */
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
   const query = db
     .select(storedKeyColumns)
