@@ -11,7 +11,7 @@ export interface RateLimitStore {
   /**
    * Adds one hit to each counter in order, in the current window of each, and stops after the
    * first that goes over its limit; returns the counts of the counters it hit. One round trip
-   * for all of them.
+   * for all of them. A store across the network answers or fails within its timeout.
    */
   hit(counters: readonly CounterHit[]): Promise<number[]>;
   close(): Promise<void>;
@@ -120,13 +120,14 @@ export class RedisRateLimitStore implements RateLimitStore {
       autoReconnect: true,
       enableOfflineQueue: false,
     });
-    // A run ends within the timeout even when Redis accepts and never answers: the batches
-    // behind it start, and no request waits on a run that will never end.
+    // Redis may accept and never answer. A run ends within the timeout, so the batches behind
+    // it start and none is kept waiting; a request waits no longer than that either, queue
+    // included, and is then allowed without the store (checkLimits).
     this.hits = new Batcher(
       (requests: (readonly CounterHit[])[]) => withTimeout(this.hitAll(requests), STORE_TIMEOUT_MS),
       { concurrency: 4 },
     );
-    this.hit = (counters) => this.hits.submit(counters);
+    this.hit = (counters) => withTimeout(this.hits.submit(counters), STORE_TIMEOUT_MS);
   }
 
   private connecting: Promise<void> | null = null;
@@ -195,9 +196,7 @@ export async function checkLimits(
 ): Promise<RateLimitDecision> {
   const last = counters[counters.length - 1]!;
   try {
-    // Only a store across the network can hang; a memory store answers in the same turn.
-    const hits = store.hit(counters);
-    const counts = await (store.kind === "memory" ? hits : withTimeout(hits, STORE_TIMEOUT_MS));
+    const counts = await store.hit(counters);
     const at = counts.length - 1;
     const { limit, windowSeconds } = counters[at]!;
     const count = counts[at]!;
