@@ -1,3 +1,5 @@
+import { matchesIfNoneMatch } from "@newsroom/shared/http/conditional";
+
 /**
  * Conditional feed requests: feed readers poll, so a feed carries an `ETag` and answers a
  * matching `If-None-Match` with 304 and no body. The tag is computed after the key is checked,
@@ -10,16 +12,6 @@ const FEED_CACHE_CONTROL = "private, no-cache";
 export function feedEtag(organizationId: string, body: string): string {
   const hash = new Bun.CryptoHasher("sha256").update(organizationId).update("\n").update(body);
   return `"${hash.digest("base64url").slice(0, 32)}"`;
-}
-
-/** RFC 9110 section 13.1.2: `*` or a list of tags, compared weakly (`W/` ignored). */
-export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  return header
-    .split(",")
-    .map((tag) => tag.trim().replace(/^W\//, ""))
-    .includes(etag);
 }
 
 export function feedResponse(
@@ -35,7 +27,7 @@ export function feedResponse(
     // The key may come in the Authorization header: one URL, a different feed per key.
     vary: "Authorization",
   };
-  if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
+  if (matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) {
     return new Response(null, { status: 304, headers });
   }
   return new Response(body, { headers: { ...headers, "content-type": contentType } });

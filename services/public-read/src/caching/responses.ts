@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
 import { Html } from "@newsroom/shared/html";
+import { notModified } from "@newsroom/shared/http/conditional";
 import { errorResponse } from "@newsroom/shared/http/error-response";
+import { ANSWER_ORGANIZATION_HEADER } from "@newsroom/shared/http/public-answers";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import type { Answer } from "./answer-cache.ts";
-import { httpDate, notModified } from "./conditional.ts";
+import { httpDate } from "./conditional.ts";
 import { TextDocument } from "./text-document.ts";
 
 const encoder = new TextEncoder();
@@ -56,6 +58,7 @@ export function okAnswer(
         : "application/json; charset=utf-8",
   };
   if (extras.noindex) headers["x-robots-tag"] = "noindex";
+  if (scope) headers[ANSWER_ORGANIZATION_HEADER] = scope;
   const response = new Response(bytes, { status: 200, headers });
   return {
     status: 200,
