@@ -1,13 +1,15 @@
 import type { Config } from "@newsroom/shared/config";
 import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
-import { withHeader } from "@newsroom/shared/http/service-headers";
+import { ANSWER_ORGANIZATION_HEADER } from "@newsroom/shared/http/public-answers";
+import { withHeader, withoutHeader } from "@newsroom/shared/http/service-headers";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { operation } from "@newsroom/shared/openapi/operation";
 import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
 import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia, t } from "elysia";
+import type { PublicAnswerCache } from "./answer-cache.ts";
 import { docsRoutes } from "./docs.ts";
 import { enforceClientApiLimits, enforcePublicLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { GATEWAY_PATHS, type ServiceName, serviceForRequest } from "./routing.ts";
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   readinessChecks: ReadinessCheck[];
   /** "embedded" when the services are mounted in this process. */
   mode: "embedded" | "distributed";
+  /** Public answers kept here (distributed mode, with a bus to hear purges); none by default. */
+  answerCache?: PublicAnswerCache;
 }
 
 /**
@@ -125,7 +129,10 @@ async function route(options: GatewayOptions, request: Request): Promise<Respons
   return forward(options, service, upstream, request);
 }
 
-/** Hands the request to its service: its limits first, 503 if it is unreachable. */
+/**
+ * Hands the request to its service: its limits first, 503 if it is unreachable. A public read
+ * the answer cache holds is answered from it.
+ */
 async function forward(
   options: GatewayOptions,
   service: ServiceName,
@@ -145,7 +152,10 @@ async function forward(
       request,
       perMinute,
     );
+    const kept = options.answerCache?.lookup(request);
+    if (kept) return kept;
   }
+  const since = options.answerCache?.begin() ?? 0;
   let response: Response;
   try {
     response = await upstream(request);
@@ -159,6 +169,11 @@ async function forward(
       });
     }
     throw error;
+  }
+  if (service === "public-read") {
+    return options.answerCache
+      ? options.answerCache.keep(request, response, since)
+      : withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
   }
   if (service === "client-api" && response.status < 300) {
     return withHeader(response, "ratelimit-policy", RATE_LIMIT_POLICY);

@@ -1,4 +1,5 @@
 import {
+  BusConfig,
   DatabaseConfig,
   EdgeConfig,
   GatewayRoutingConfig,
@@ -22,5 +23,7 @@ export const GatewayConfig = T.Composite([
   // Which host and path prefix name a public page rather than the API.
   T.Pick(PublicAddressConfig, ["NEWSROOM_HOST", "PUBLIC_BASE_URL"]),
   GatewayRoutingConfig,
+  // Purges of its public answer cache arrive on the bus; without NATS_URL it keeps none.
+  BusConfig,
 ]);
 export type GatewayConfig = Static<typeof GatewayConfig>;

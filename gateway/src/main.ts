@@ -1,3 +1,4 @@
+import { openBus } from "@newsroom/shared/bus/index";
 import { loadConfigOrExit } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
 import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
@@ -5,6 +6,7 @@ import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
 import { onShutdown } from "@newsroom/shared/service";
+import { PublicAnswerCache, subscribeAnswerPurges } from "./answer-cache.ts";
 import { createGateway } from "./app.ts";
 import { GatewayConfig } from "./config.ts";
 import type { ServiceName } from "./routing.ts";
@@ -22,11 +24,21 @@ const upstreams: Partial<Record<ServiceName, Upstream>> = {};
 for (const [name, url] of targets) if (url) upstreams[name] = httpUpstream(url, name);
 
 const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
+// Public answers are kept only where purges can be heard: with the bus of the deployment.
+const bus = config.NATS_URL
+  ? await openBus(config.NATS_URL, {
+      stream: config.NATS_STREAM,
+      subjectPrefix: config.NATS_SUBJECT_PREFIX,
+    })
+  : null;
+const answerCache = bus ? new PublicAnswerCache() : undefined;
+const purges = bus && answerCache ? await subscribeAnswerPurges(bus, answerCache) : null;
 const gateway = createGateway({
   config,
   mode: "distributed",
   rateLimits,
   upstreams,
+  answerCache,
   readinessChecks: targets
     .filter(([, url]) => url)
     .map(([name, url]) => ({
@@ -44,10 +56,16 @@ const server = Bun.serve({
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
 });
 const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
-log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });
+log.info("gateway listening", {
+  port: server.port,
+  upstreams: Object.keys(upstreams),
+  answer_cache: answerCache !== undefined,
+});
 
 onShutdown("gateway", async () => {
   await server.stop();
   await rateLimits.close();
+  await purges?.stop();
+  await bus?.close();
   metrics?.stop(true);
 });

@@ -14,6 +14,7 @@ export const EVENT = {
   webhookTest: "webhook.test",
   webhookTestResult: "webhook.test_result",
   siteChanged: "site.changed",
+  cachePurged: "cache.purged",
 } as const;
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
@@ -66,10 +67,24 @@ export const SiteChangedEvent = T.Object({
 });
 export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
 
+/**
+ * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
+ * organization tags: public reads work it out once per event and tell every gateway replica,
+ * whose answer cache drops exactly these. Not recorded anywhere.
+ */
+export const CachePurgedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.cachePurged),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), tags: T.Array(T.String()) }),
+});
+export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
+
 export const BusEvent = T.Union([
   StoryEvent,
   WebhookTestEvent,
   WebhookTestResultEvent,
   SiteChangedEvent,
+  CachePurgedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

@@ -92,6 +92,13 @@ export const webhookAttempts = new Counter({
   registers: [registry],
 });
 
+export const answerCacheLookups = new Counter({
+  name: "gateway_answer_cache_lookups_total",
+  help: "Public reads the gateway's answer cache could answer, by outcome (hit, miss).",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
 export const outboxLag = new Gauge({
   name: "outbox_lag_seconds",
   help: "Age of the oldest outbox event not yet published to the bus.",

@@ -6,8 +6,8 @@ import { Elysia } from "elysia";
 import { AnswerCache, type AnswerCacheOptions } from "./caching/answer-cache.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
 import { subscribeInvalidation } from "./caching/invalidation.ts";
+import { subscribePurges } from "./caching/purge.ts";
 import { createReader } from "./caching/reader.ts";
-import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
 import { cachedCheckoutReader } from "./checkout/summary-cache.ts";
@@ -81,9 +81,11 @@ export async function createPublicReadService(
     db,
     houseOrg: runtime.config.HOUSE_ORG,
   });
-  const purging: Subscription | null = purger
-    ? await subscribeCdnPurge(runtime.bus, { db, purger, houseOrg: runtime.config.HOUSE_ORG })
-    : null;
+  const purging: Subscription = await subscribePurges(runtime.bus, {
+    db,
+    purger,
+    houseOrg: runtime.config.HOUSE_ORG,
+  });
   return {
     name: "public-read",
     app,
@@ -91,7 +93,7 @@ export async function createPublicReadService(
     cache,
     stop: async () => {
       await subscription.stop();
-      await purging?.stop();
+      await purging.stop();
       cache.clear();
     },
   };

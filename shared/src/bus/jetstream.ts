@@ -178,7 +178,7 @@ export class JetStreamBus implements EventBus {
   }
 }
 
-const SUBJECT_ROOTS = ["story", "webhook", "site", "data"];
+const SUBJECT_ROOTS = ["story", "webhook", "site", "cache", "data"];
 
 /** Creates the stream, or adds the subjects an older deployment's stream lacks. */
 async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {

@@ -24,3 +24,16 @@ export function withHeader(response: Response, name: string, value: string): Res
     return out;
   }
 }
+
+/** Removes a header from an answer in place, copying only an answer whose headers are immutable. */
+export function withoutHeader(response: Response, name: string): Response {
+  if (!response.headers.has(name)) return response;
+  try {
+    response.headers.delete(name);
+    return response;
+  } catch {
+    const out = new Response(response.body, response);
+    out.headers.delete(name);
+    return out;
+  }
+}

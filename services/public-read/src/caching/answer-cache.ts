@@ -1,3 +1,4 @@
+import { organizationTag } from "@newsroom/shared/http/public-answers";
 import { ReadCache } from "@newsroom/shared/read-cache";
 
 /**
@@ -40,11 +41,6 @@ export interface AnswerCacheOptions {
   ttlMs?: number;
   /** How long a 404 answer is kept, in ms (default 60 s). */
   notFoundTtlMs?: number;
-}
-
-/** The tag every answer of an organization carries (`unknown` for answers of none). */
-export function organizationTag(organizationId: string | null): string {
-  return `organization:${organizationId ?? "unknown"}`;
 }
 
 /** The longest request target remembered; the longest valid public-read target is about 600. */

@@ -1,9 +1,10 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Queryable } from "@newsroom/shared/db/index";
 import { type BusEvent, EVENT } from "@newsroom/shared/events";
+import { organizationTag } from "@newsroom/shared/http/public-answers";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
-import { type AnswerCache, organizationTag } from "./answer-cache.ts";
+import type { AnswerCache } from "./answer-cache.ts";
 import { storyPurgeTags } from "./cache-tags.ts";
 import { storyPlaces } from "./story-places-store.ts";
 

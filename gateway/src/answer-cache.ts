@@ -1,0 +1,190 @@
+import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
+import { type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
+import { notModified } from "@newsroom/shared/http/conditional";
+import { ANSWER_ORGANIZATION_HEADER, organizationTag } from "@newsroom/shared/http/public-answers";
+import { REQUEST_ID_HEADER } from "@newsroom/shared/http/request-context";
+import { withoutHeader } from "@newsroom/shared/http/service-headers";
+import { targetOf } from "@newsroom/shared/http/urls";
+import { log } from "@newsroom/shared/log";
+import { answerCacheLookups } from "@newsroom/shared/metrics";
+import { ReadCache } from "@newsroom/shared/read-cache";
+
+/**
+ * The gateway's cache of public answers, in the distributed mode: what a CDN in front of the
+ * gateway would keep, kept one hop nearer, so that a warm public read costs no request to
+ * public-read. It keeps only what a shared cache may (a 200 to a plain GET carrying `Cache-Tag`
+ * and `Cache-Control: public`), keyed by host and request target, and drops exactly what each
+ * `cache.purged` event names: the tags public-read works out once per story or site event, the
+ * same its own cache drops. The answers are public-read's bytes and headers; only the request id
+ * and the service version are the gateway's, as on every answer it hands on.
+ *
+ * A purge is applied twice, at once and `REPURGE_AFTER_MS` later: a public-read replica that drops
+ * its own copy a moment after the gateway's purge could otherwise hand the old answer back to be
+ * kept again. A time limit bounds staleness if a purge is ever missed.
+ */
+export interface AnswerCacheOptions {
+  /** At most this many answers (default 5,000). */
+  maxEntries?: number;
+  /** At most about this many bytes of bodies (default 64 MiB). */
+  maxBytes?: number;
+  /** How long an answer is served without a purge, in ms (default 30 s). */
+  ttlMs?: number;
+  /** When a purge is applied the second time, in ms (default 2 s). */
+  repurgeAfterMs?: number;
+}
+
+interface Kept {
+  response: Response;
+  etag: string;
+  lastModified: string | null;
+}
+
+/** Larger answers stream through uncached (a body is read whole before it is kept). */
+const MAX_KEPT_BYTES = 512 * 1024;
+/** The longest request target kept; longer ones are forwarded every time. */
+const MAX_TARGET_LENGTH = 1_024;
+/** Headers that belong to one answer, never to a copy: the gateway's edge sets its own. */
+const PER_ANSWER_HEADERS = [
+  REQUEST_ID_HEADER,
+  "x-service-version",
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  ANSWER_ORGANIZATION_HEADER,
+];
+/** What a 304 carries (public-read's own 304 carries the same). */
+const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
+const DEFAULT_REPURGE_AFTER_MS = 2_000;
+const hits = answerCacheLookups.labels("hit");
+const misses = answerCacheLookups.labels("miss");
+
+export class PublicAnswerCache {
+  private readonly answers: ReadCache<Kept>;
+  private readonly repurgeAfterMs: number;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(options: AnswerCacheOptions = {}) {
+    this.answers = new ReadCache({
+      maxEntries: options.maxEntries ?? 5_000,
+      maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+      ttlMs: options.ttlMs ?? 30_000,
+    });
+    this.repurgeAfterMs = options.repurgeAfterMs ?? DEFAULT_REPURGE_AFTER_MS;
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+
+  /** The kept answer to this request (200, or 304 to a matching conditional GET), if any. */
+  lookup(request: Request): Response | undefined {
+    const key = keyOf(request);
+    if (key === null) return undefined;
+    const kept = this.answers.get(key);
+    if (!kept) {
+      misses.inc();
+      return undefined;
+    }
+    hits.inc();
+    if (notModified(request, kept.etag, kept.lastModified)) {
+      const headers = new Headers();
+      for (const name of NOT_MODIFIED_HEADERS) {
+        const value = kept.response.headers.get(name);
+        if (value !== null) headers.set(name, value);
+      }
+      return new Response(null, { status: 304, headers });
+    }
+    return kept.response.clone();
+  }
+
+  /** Call before forwarding; pass the result to `keep`. */
+  begin(): number {
+    return this.answers.begin();
+  }
+
+  /**
+   * The answer to hand on: kept first when a shared cache may keep it and nothing it carries was
+   * purged since `since`. Always without the organization header.
+   */
+  async keep(request: Request, response: Response, since: number): Promise<Response> {
+    const organization = response.headers.get(ANSWER_ORGANIZATION_HEADER);
+    const key = keyOf(request);
+    const tags = response.headers.get("cache-tag");
+    const etag = response.headers.get("etag");
+    const length = Number(response.headers.get("content-length") ?? Number.NaN);
+    const keepable =
+      key !== null &&
+      response.status === 200 &&
+      tags !== null &&
+      tags !== "" &&
+      etag !== null &&
+      /(^|,)\s*public\s*(,|$)/.test(response.headers.get("cache-control") ?? "") &&
+      !response.headers.has("set-cookie") &&
+      length <= MAX_KEPT_BYTES;
+    if (!keepable) return withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+    const body = new Uint8Array(await response.arrayBuffer());
+    const headers = new Headers(response.headers);
+    for (const name of PER_ANSWER_HEADERS) headers.delete(name);
+    const kept: Kept = {
+      response: new Response(body, { status: 200, headers }),
+      etag,
+      lastModified: headers.get("last-modified"),
+    };
+    this.answers.set(
+      key,
+      kept,
+      {
+        tags: [...tags.split(",").map((tag) => tag.trim()), organizationTag(organization)],
+        bytes: body.byteLength + 512,
+      },
+      since,
+    );
+    return kept.response.clone();
+  }
+
+  /** Drops the answers carrying any of `tags`, now and once more a moment later. */
+  purge(tags: readonly string[]): number {
+    const dropped = this.answers.invalidate(tags);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.answers.invalidate(tags);
+    }, this.repurgeAfterMs);
+    timer.unref?.();
+    this.timers.add(timer);
+    return dropped;
+  }
+
+  clear(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.answers.clear();
+  }
+}
+
+/** The cache key of a request a shared cache may answer, or null. */
+function keyOf(request: Request): string | null {
+  if (request.method !== "GET" || request.headers.has("range")) return null;
+  const target = targetOf(request.url);
+  if (target.length > MAX_TARGET_LENGTH) return null;
+  return `${request.headers.get("host") ?? ""} ${target}`;
+}
+
+/**
+ * Every `cache.purged` event, on every gateway replica (a broadcast subscription: each replica
+ * keeps its own cache).
+ */
+export function subscribeAnswerPurges(
+  bus: EventBus,
+  cache: PublicAnswerCache,
+): Promise<Subscription> {
+  return bus.subscribe(
+    async (event) => {
+      if (event.type !== EVENT.cachePurged) return;
+      const { tags } = (event as CachePurgedEvent).data;
+      const dropped = cache.purge(tags);
+      log.debug("gateway answer cache purged", { event_id: event.id, tags: tags.length, dropped });
+    },
+    { durable: "gateway-answer-cache", broadcast: true, types: [EVENT.cachePurged] },
+  );
+}
