@@ -32,6 +32,8 @@ export function subscribePurges(
         log.warn("dropping an event that names no organization", { event_id: event.id });
         return;
       }
+      // A story of an organization without a site and outside the house newsroom shows nowhere.
+      if (tags.length === 0) return;
       await bus.publish({
         // Derived from the event's: a redelivered event's purge is a duplicate the bus drops.
         id: `${event.id}.purge`,
