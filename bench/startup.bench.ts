@@ -20,6 +20,8 @@ interface Start {
   newsroomMs: number;
   rssReady: number;
   rssSettled: number;
+  /** The SES emulator beside it, a process of its own (as SES is outside the service). */
+  rssEmulator: number;
 }
 
 const starts: Start[] = [];
@@ -32,6 +34,7 @@ try {
     const rssPeak = await peakRssMiB(server.pid);
     await Bun.sleep(3_000);
     const rssSettled = await rssMiB(server.pid);
+    const rssEmulator = await childrenRssMiB(server.pid);
     await stopProcess(server.pid);
     const again = await startEmbeddedServer({ PGLITE_DIR: folder });
     await Bun.sleep(3_000);
@@ -43,6 +46,7 @@ try {
       rssPeak,
       rssReady,
       rssSettled,
+      rssEmulator,
       againMs: again.newsroomMs,
       rssAgain,
     });
@@ -73,6 +77,10 @@ console.log(`### Embedded first start (empty PGlite folder, demo data)
   starts.map((s) => s.rssSettled),
   0,
 )} MiB |
+| beside it, the SES emulator's own process, 3 s later | ${m((s) => s.rssEmulator).toFixed(0)} MiB | ${range(
+  starts.map((s) => s.rssEmulator),
+  0,
+)} MiB |
 | same folder started again: spawn to first 200 on the newsroom | ${(m((s) => s.againMs) / 1000).toFixed(2)} s | ${range(starts.map((s) => s.againMs / 1000))} s |
 | same folder started again: RSS 3 s after | ${m((s) => s.rssAgain).toFixed(0)} MiB | ${range(
   starts.map((s) => s.rssAgain),
@@ -86,6 +94,18 @@ process.exit(0);
 async function peakRssMiB(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
   return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** The resident memory of the processes the server started (the SES emulator). */
+async function childrenRssMiB(pid: number): Promise<number> {
+  const children = await Bun.file(`/proc/${pid}/task/${pid}/children`)
+    .text()
+    .catch(() => "");
+  let total = 0;
+  for (const child of children.split(" ").filter(Boolean)) {
+    total += await rssMiB(Number(child)).catch(() => 0);
+  }
+  return total;
 }
 
 /** Stops a started server and waits for it to go: the PGlite folder's lock is released on exit. */

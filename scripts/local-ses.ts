@@ -2,6 +2,7 @@
  * The local SES v2 emulator (`aws-ses-v2-local`) on 127.0.0.1: the email of `npm start` and of
  * `npm run start:cluster -- --demo`. Its root page lists the mail it received; `/store` is JSON.
  */
+import { fileURLToPath } from "node:url";
 import { checkPortFree } from "@newsroom/shared/startup";
 
 export interface LocalSes {
@@ -15,18 +16,45 @@ export function localSesEndpoint(port: number): string {
 }
 
 /**
- * Starts the emulator on SES_LOCAL_PORT. A taken port throws at once, naming the variable,
- * before anything else starts; the emulator's modules (about half a second to load) are read
- * only then, so `npm start` loads them while the database opens.
+ * Starts the emulator on SES_LOCAL_PORT in a process of its own (its modules weigh about 50 MiB,
+ * none of the service's): a taken port throws at once, naming the variable, before anything
+ * else starts; the emulator loads (about half a second) while the database opens. It exits with
+ * this process, even one that is killed.
  */
 export function startLocalSes(port: number): Promise<LocalSes> {
   // The emulator does not report a port in use: ask first.
   checkPortFree("SES_LOCAL_PORT", port, "127.0.0.1");
+  const child = Bun.spawn([process.execPath, EMULATOR, String(port)], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   return (async () => {
-    const { default: startSesEmulator } = await import("aws-ses-v2-local");
-    const server = await startSesEmulator({ host: "127.0.0.1", port });
-    return { endpoint: localSesEndpoint(port), close: () => server.close() };
+    const said = await firstLine(child.stdout);
+    if (said !== "listening") {
+      child.kill();
+      throw new Error(`the SES emulator did not start (${said || `exit ${await child.exited}`})`);
+    }
+    return { endpoint: localSesEndpoint(port), close: () => child.kill() };
   })();
+}
+
+const EMULATOR = fileURLToPath(new URL("./ses-emulator.ts", import.meta.url));
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  // Whatever it says later is read and dropped, so a full pipe never stops it.
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })().catch(() => undefined);
+  return text.split("\n")[0]?.trim() ?? "";
 }
 
 /** What email needs when it goes to the emulator: the senders forms use. */
