@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createServer } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
@@ -6,7 +7,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { Webhook } from "standardwebhooks";
-import { type Cluster, startCluster } from "../../scripts/cluster.ts";
+import { type Cluster, clusterPlan, startCluster } from "../../scripts/cluster.ts";
 
 /**
  * The six processes on the real PostgreSQL, JetStream and Redis: a story moves through
@@ -22,6 +23,27 @@ const suffix = Math.random().toString(36).slice(2, 8);
 const stream = `T_E2E_${suffix.toUpperCase()}`;
 const house = `house-${suffix}`;
 
+/** Whether nothing listens on this port on any address (where the metrics servers listen). */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first of `count` consecutive ports that were free a moment ago. */
+async function freePortRun(count: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const first = await freePort();
+    if (first + count > 65_536) continue;
+    let free = true;
+    for (let port = first; port < first + count && free; port++) free = await isFree(port);
+    if (free) return first;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
 interface Received {
   id: string;
   type: string;
@@ -34,6 +56,7 @@ describe.skipIf(!ready)("the cluster end to end", () => {
   let receiver: ReturnType<typeof Bun.serve>;
   let base = "";
   let workspace = "";
+  let gatewayMetrics = "";
   const received: Received[] = [];
   let verify: Webhook | null = null;
 
@@ -68,6 +91,7 @@ describe.skipIf(!ready)("the cluster end to end", () => {
       clientApi: await freePort(),
       webhooks: await freePort(),
       workspace: await freePort(),
+      metrics: await freePortRun(6),
     };
     cluster = startCluster(
       ports,
@@ -88,8 +112,12 @@ describe.skipIf(!ready)("the cluster end to end", () => {
     );
     base = `http://127.0.0.1:${ports.gateway}`;
     workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+    // One metrics port per process, in the plan's order.
+    const gatewayIndex = Object.keys(clusterPlan(ports)).indexOf("gateway");
+    gatewayMetrics = `http://127.0.0.1:${ports.metrics + gatewayIndex}/metrics`;
     await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
     await waitForReady(`${base}/health/ready`, 60_000);
+    await admin("POST", "/orgs", { slug: house, name: "House", newsroom_running: true });
   }, 90_000);
 
   afterAll(async () => {
@@ -114,7 +142,6 @@ describe.skipIf(!ready)("the cluster end to end", () => {
   };
 
   test("submit, approve, publish, unpublish: client API, public newsroom, webhooks, delivery log", async () => {
-    await admin("POST", "/orgs", { slug: house, name: "House", newsroom_running: true });
     const key = await admin("POST", `/orgs/${house}/keys`, {
       environment: "test",
       scopes: ["stories:read", "approvals:read", "feed:read", "webhooks:read"],
@@ -219,4 +246,66 @@ describe.skipIf(!ready)("the cluster end to end", () => {
       received.map((r) => r.id).sort(),
     );
   }, 120_000);
+
+  test("the gateway serves a warm house newsroom from its cache, and a publish or unpublish shows within seconds", async () => {
+    const hits = async () => {
+      const text = await (await fetch(gatewayMetrics)).text();
+      const line = /^gateway_answer_cache_lookups_total\{outcome="hit"\} (\d+)/m.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const newsroom = async () => {
+      const response = await fetch(`${base}/v1/public/newsroom`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { items: { slug: string }[] };
+      return { etag: response.headers.get("etag"), slugs: body.items.map((item) => item.slug) };
+    };
+    const item = async () => (await fetch(`${base}/v1/public/newsroom/cached-story`)).status;
+    const story = await admin("POST", `/orgs/${house}/stories`, {
+      type: "press_release",
+      slug: "cached-story",
+      title: "A story the gateway kept",
+      summary: "Cached at the gateway",
+      body: [{ type: "paragraph", text: "Kept one hop nearer." }],
+      topics: ["community"],
+    });
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "submit" });
+    await admin("POST", `/stories/${story.id}/transitions`, {
+      action: "approve",
+      actor_role: "approver",
+    });
+
+    const warm = await newsroom();
+    expect(warm.slugs).not.toContain("cached-story");
+    const before = await hits();
+    const again = await newsroom();
+    expect(await hits()).toBe(before + 1);
+    expect(again).toEqual(warm);
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "publish" });
+    await eventually(async () => (await newsroom()).slugs.includes("cached-story"), {
+      message: "the published story in the newsroom through the gateway",
+      timeoutMs: 5_000,
+    });
+    await eventually(async () => (await item()) === 200, {
+      message: "the published story's item",
+      timeoutMs: 5_000,
+    });
+    // Once public-read has dropped its own copy, the new answer is the one kept and served.
+    await Bun.sleep(2_500);
+    const published = await newsroom();
+    const hitsNow = await hits();
+    expect(await newsroom()).toEqual(published);
+    expect(await hits()).toBe(hitsNow + 1);
+    expect(published.slugs).toContain("cached-story");
+
+    await admin("POST", `/stories/${story.id}/transitions`, { action: "unpublish" });
+    await eventually(async () => !(await newsroom()).slugs.includes("cached-story"), {
+      message: "the unpublished story gone from the newsroom through the gateway",
+      timeoutMs: 5_000,
+    });
+    await eventually(async () => (await item()) === 404, {
+      message: "the unpublished story's item gone",
+      timeoutMs: 5_000,
+    });
+  }, 60_000);
 });
