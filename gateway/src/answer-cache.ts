@@ -16,7 +16,8 @@ import { ReadCache } from "@newsroom/shared/read-cache";
  * and `Cache-Control: public`), keyed by host and request target, and drops exactly what each
  * `cache.purged` event names: the tags public-read works out once per story or site event, the
  * same its own cache drops. The answers are public-read's bytes and headers; only the request id
- * and the service version are the gateway's, as on every answer it hands on.
+ * and the service version are the gateway's, as on every answer it hands on, and `Age` says how
+ * long the gateway has held it.
  *
  * A purge is applied twice, at once and `REPURGE_AFTER_MS` later: a public-read replica that drops
  * its own copy a moment after the gateway's purge could otherwise hand the old answer back to be
@@ -35,6 +36,8 @@ export interface AnswerCacheOptions {
 
 interface Kept {
   response: Response;
+  /** When it was kept (ms since the epoch), for `Age`. */
+  keptAt: number;
   etag: string;
   lastModified: string | null;
 }
@@ -95,7 +98,10 @@ export class PublicAnswerCache {
       }
       return new Response(null, { status: 304, headers });
     }
-    return kept.response.clone();
+    const response = kept.response.clone();
+    // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
+    response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
+    return response;
   }
 
   /** Call before forwarding; pass the result to `keep`. */
@@ -128,6 +134,7 @@ export class PublicAnswerCache {
     for (const name of PER_ANSWER_HEADERS) headers.delete(name);
     const kept: Kept = {
       response: new Response(body, { status: 200, headers }),
+      keptAt: Date.now(),
       etag,
       lastModified: headers.get("last-modified"),
     };

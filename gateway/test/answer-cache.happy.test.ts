@@ -190,11 +190,11 @@ function gatewayWith(options: { cache?: PublicAnswerCache | null; perMinute?: nu
   return { cache: cache!, service, other, send };
 }
 
-/** The headers of an answer but those each answer has its own of. */
+/** The headers of an answer but those each answer has its own of (a kept one's `Age` too). */
 function lasting(headers: Headers): [string, string][] {
   const kept: [string, string][] = [];
   headers.forEach((value, name) => {
-    if (name !== "x-request-id" && name !== "date") kept.push([name, value]);
+    if (name !== "x-request-id" && name !== "date" && name !== "age") kept.push([name, value]);
   });
   return kept.sort(([a], [b]) => a.localeCompare(b));
 }
@@ -219,7 +219,10 @@ describe("kept and served again", () => {
       "last-modified": LAST_MODIFIED,
       "x-service-version": SERVICE_VERSION,
     });
+    expect(first.headers.get("age")).toBeNull();
     for (const again of [second, third]) {
+      // Held by the gateway for less than a second.
+      expect(again.headers.get("age")).toBe("0");
       expect(again.status).toBe(first.status);
       expect(again.body).toEqual(first.body);
       expect(lasting(again.headers)).toEqual(lasting(first.headers));
