@@ -34,6 +34,12 @@ export interface AnswerCacheOptions {
   repurgeAfterMs?: number;
 }
 
+/** A request forwarded past the cache: when, and the conditions taken off it. */
+export interface Forwarded {
+  since: number;
+  conditions: [string, string][];
+}
+
 interface Kept {
   response: Response;
   /** When it was kept (ms since the epoch), for `Age`. */
@@ -58,6 +64,7 @@ const PER_ANSWER_HEADERS = [
 ];
 /** What a 304 carries (public-read's own 304 carries the same). */
 const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
+const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
 const DEFAULT_REPURGE_AFTER_MS = 2_000;
 const hits = answerCacheLookups.labels("hit");
 const misses = answerCacheLookups.labels("miss");
@@ -90,30 +97,33 @@ export class PublicAnswerCache {
       return undefined;
     }
     hits.inc();
-    if (notModified(request, kept.etag, kept.lastModified)) {
-      const headers = new Headers();
-      for (const name of NOT_MODIFIED_HEADERS) {
-        const value = kept.response.headers.get(name);
-        if (value !== null) headers.set(name, value);
-      }
-      return new Response(null, { status: 304, headers });
-    }
-    const response = kept.response.clone();
-    // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
-    response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
-    return response;
+    return answerFrom(kept, request);
   }
 
-  /** Call before forwarding; pass the result to `keep`. */
-  begin(): number {
-    return this.answers.begin();
+  /**
+   * Call before forwarding a public read the cache did not answer; pass the result to `keep`.
+   * A conditional GET goes on without its conditions, so that public-read's whole answer can be
+   * kept (a 304 to one client's copy cannot); `keep` answers the conditions.
+   */
+  begin(request: Request): Forwarded {
+    const conditions: [string, string][] = [];
+    if (keyOf(request) !== null) {
+      for (const name of CONDITIONAL_HEADERS) {
+        const value = request.headers.get(name);
+        if (value === null) continue;
+        conditions.push([name, value]);
+        request.headers.delete(name);
+      }
+    }
+    return { since: this.answers.begin(), conditions };
   }
 
   /**
    * The answer to hand on: kept first when a shared cache may keep it and nothing it carries was
-   * purged since `since`. Always without the organization header.
+   * purged since `begin`. Always without the organization header.
    */
-  async keep(request: Request, response: Response, since: number): Promise<Response> {
+  async keep(request: Request, response: Response, forwarded: Forwarded): Promise<Response> {
+    for (const [name, value] of forwarded.conditions) request.headers.set(name, value);
     const organization = response.headers.get(ANSWER_ORGANIZATION_HEADER);
     const key = keyOf(request);
     const tags = response.headers.get("cache-tag");
@@ -145,9 +155,9 @@ export class PublicAnswerCache {
         tags: [...tags.split(",").map((tag) => tag.trim()), organizationTag(organization)],
         bytes: body.byteLength + 512,
       },
-      since,
+      forwarded.since,
     );
-    return kept.response.clone();
+    return answerFrom(kept, request);
   }
 
   /** Drops the answers carrying any of `tags`, now and once more a moment later. */
@@ -167,6 +177,22 @@ export class PublicAnswerCache {
     this.timers.clear();
     this.answers.clear();
   }
+}
+
+/** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
+function answerFrom(kept: Kept, request: Request): Response {
+  if (notModified(request, kept.etag, kept.lastModified)) {
+    const headers = new Headers();
+    for (const name of NOT_MODIFIED_HEADERS) {
+      const value = kept.response.headers.get(name);
+      if (value !== null) headers.set(name, value);
+    }
+    return new Response(null, { status: 304, headers });
+  }
+  const response = kept.response.clone();
+  // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
+  response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
+  return response;
 }
 
 /** The cache key of a request a shared cache may answer, or null. */

@@ -63,6 +63,8 @@ interface Reached {
   method: string;
   host: string | null;
   target: string;
+  /** The conditional headers it was sent. */
+  conditions: (string | null)[];
 }
 
 /** A stand-in service; only public-read tells the gateway whose answer it is. */
@@ -78,7 +80,12 @@ function standIn(tellsOrganization = true) {
   const upstream = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const target = url.pathname + url.search;
-    reached.push({ method: request.method, host: request.headers.get("host"), target });
+    reached.push({
+      method: request.method,
+      host: request.headers.get("host"),
+      target,
+      conditions: [request.headers.get("if-none-match"), request.headers.get("if-modified-since")],
+    });
     if (hold) await hold;
     const shape = SHAPES[url.pathname] ?? { tags: `content:${url.pathname}` };
     const key = `${request.headers.get("host")} ${target}`;
@@ -219,10 +226,11 @@ describe("kept and served again", () => {
       "last-modified": LAST_MODIFIED,
       "x-service-version": SERVICE_VERSION,
     });
-    expect(first.headers.get("age")).toBeNull();
-    for (const again of [second, third]) {
+    for (const again of [first, second, third]) {
       // Held by the gateway for less than a second.
       expect(again.headers.get("age")).toBe("0");
+    }
+    for (const again of [second, third]) {
       expect(again.status).toBe(first.status);
       expect(again.body).toEqual(first.body);
       expect(lasting(again.headers)).toEqual(lasting(first.headers));
@@ -269,6 +277,23 @@ describe("kept and served again", () => {
 });
 
 describe("conditional GETs answered from the cache", () => {
+  test("on a miss the whole answer is asked for and kept, and the conditions answered here", async () => {
+    const { send, service } = gatewayWith();
+    const current = '"-v1-public-newsroom-1"';
+    const revalidated = await send("/v1/public/newsroom", { "if-none-match": current });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get("etag")).toBe(current);
+    expect(service.reached.map((r) => r.conditions)).toEqual([[null, null]]);
+    const plain = await send("/v1/public/newsroom");
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("etag")).toBe(current);
+    expect(service.count("/v1/public/newsroom")).toBe(1);
+    // Another address's copy of another answer: the whole answer, also asked for whole.
+    const stale = await send("/v1/public/topics/x", { "if-modified-since": LAST_MODIFIED });
+    expect(stale.status).toBe(200);
+    expect(service.reached.at(-1)?.conditions).toEqual([null, null]);
+  });
+
   test("If-None-Match: 304 with the caching headers when it matches, the answer when not", async () => {
     const { send, service } = gatewayWith();
     const kept = await send("/v1/public/newsroom");
