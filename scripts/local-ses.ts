@@ -3,7 +3,7 @@
  * `npm run start:cluster -- --demo`. Its root page lists the mail it received; `/store` is JSON.
  */
 import { fileURLToPath } from "node:url";
-import { checkPortFree } from "@newsroom/shared/startup";
+import { checkPortFree, StartupError } from "@newsroom/shared/startup";
 
 export interface LocalSes {
   endpoint: string;
@@ -30,15 +30,20 @@ export function startLocalSes(port: number): Promise<LocalSes> {
     stderr: "inherit",
   });
   return (async () => {
-    const said = await firstLine(child.stdout);
+    const said = await Promise.race([
+      firstLine(child.stdout),
+      Bun.sleep(START_TIMEOUT_MS).then(() => `no answer in ${START_TIMEOUT_MS / 1000} s`),
+    ]);
     if (said !== "listening") {
       child.kill();
-      throw new Error(`the SES emulator did not start (${said || `exit ${await child.exited}`})`);
+      const why = said || `it exited with ${await child.exited}`;
+      throw new StartupError("SES_LOCAL_PORT", `has no SES emulator: ${why}`);
     }
     return { endpoint: localSesEndpoint(port), close: () => child.kill() };
   })();
 }
 
+const START_TIMEOUT_MS = 20_000;
 const EMULATOR = fileURLToPath(new URL("./ses-emulator.ts", import.meta.url));
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -1,7 +1,26 @@
+/**
+ * The gateway's cache of public answers, in the distributed mode: what a CDN in front of the
+ * gateway would keep, kept one hop nearer, so that a warm public read costs no request to
+ * public-read. It keeps only what a shared cache may (a 200 to a plain GET carrying `Cache-Tag`,
+ * `ETag` and `Cache-Control: public`, without `Set-Cookie` or `Vary`), keyed by host and request
+ * target, and drops exactly what each `cache.purged` event names: the tags public-read works out
+ * once per story or site event, the message its own replicas drop their answers on too. The
+ * answers are public-read's bytes and headers; only the request id and the service version are
+ * the gateway's, as on every answer it hands on, and `Age` says how long the gateway has held it.
+ *
+ * A purge is applied twice, at once and `repurgeAfterMs` later: a public-read replica that hears
+ * the same message a moment after the gateway could otherwise hand the old answer back to be kept
+ * again. The cache is on only while purges can arrive (`enable`), forgets everything when the
+ * subscription may have missed some, and a time limit bounds staleness if a purge is ever late.
+ */
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import { type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
 import { notModified } from "@newsroom/shared/http/conditional";
-import { ANSWER_ORGANIZATION_HEADER, organizationTag } from "@newsroom/shared/http/public-answers";
+import {
+  ANSWER_ORGANIZATION_HEADER,
+  answerTags,
+  MAX_KEPT_TARGET_LENGTH,
+} from "@newsroom/shared/http/public-answers";
 import { REQUEST_ID_HEADER } from "@newsroom/shared/http/request-context";
 import { withoutHeader } from "@newsroom/shared/http/service-headers";
 import { targetOf } from "@newsroom/shared/http/urls";
@@ -9,20 +28,6 @@ import { log } from "@newsroom/shared/log";
 import { answerCacheLookups } from "@newsroom/shared/metrics";
 import { ReadCache } from "@newsroom/shared/read-cache";
 
-/**
- * The gateway's cache of public answers, in the distributed mode: what a CDN in front of the
- * gateway would keep, kept one hop nearer, so that a warm public read costs no request to
- * public-read. It keeps only what a shared cache may (a 200 to a plain GET carrying `Cache-Tag`
- * and `Cache-Control: public`), keyed by host and request target, and drops exactly what each
- * `cache.purged` event names: the tags public-read works out once per story or site event, the
- * same its own cache drops. The answers are public-read's bytes and headers; only the request id
- * and the service version are the gateway's, as on every answer it hands on, and `Age` says how
- * long the gateway has held it.
- *
- * A purge is applied twice, at once and `REPURGE_AFTER_MS` later: a public-read replica that drops
- * its own copy a moment after the gateway's purge could otherwise hand the old answer back to be
- * kept again. A time limit bounds staleness if a purge is ever missed.
- */
 export interface AnswerCacheOptions {
   /** At most this many answers (default 5,000). */
   maxEntries?: number;
@@ -32,10 +37,12 @@ export interface AnswerCacheOptions {
   ttlMs?: number;
   /** When a purge is applied the second time, in ms (default 2 s). */
   repurgeAfterMs?: number;
+  /** Whether it keeps answers from the start (default true); see `enable`. */
+  enabled?: boolean;
 }
 
-/** A request forwarded past the cache: when, and the conditions taken off it. */
-export interface Forwarded {
+/** A public read the cache did not answer, forwarded: when, and the conditions taken off it. */
+export interface Miss {
   since: number;
   conditions: [string, string][];
 }
@@ -44,14 +51,10 @@ interface Kept {
   response: Response;
   /** When it was kept (ms since the epoch), for `Age`. */
   keptAt: number;
-  etag: string;
-  lastModified: string | null;
 }
 
 /** Larger answers stream through uncached (a body is read whole before it is kept). */
 const MAX_KEPT_BYTES = 512 * 1024;
-/** The longest request target kept; longer ones are forwarded every time. */
-const MAX_TARGET_LENGTH = 1_024;
 /** Headers that belong to one answer, never to a copy: the gateway's edge sets its own. */
 const PER_ANSWER_HEADERS = [
   REQUEST_ID_HEADER,
@@ -62,7 +65,7 @@ const PER_ANSWER_HEADERS = [
   "transfer-encoding",
   ANSWER_ORGANIZATION_HEADER,
 ];
-/** What a 304 carries (public-read's own 304 carries the same). */
+/** The headers of an answer a 304 repeats (RFC 9110 section 15.4.5), as public-read's own. */
 const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
 const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
 const DEFAULT_REPURGE_AFTER_MS = 2_000;
@@ -73,6 +76,7 @@ export class PublicAnswerCache {
   private readonly answers: ReadCache<Kept>;
   private readonly repurgeAfterMs: number;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private enabled: boolean;
 
   constructor(options: AnswerCacheOptions = {}) {
     this.answers = new ReadCache({
@@ -81,15 +85,21 @@ export class PublicAnswerCache {
       ttlMs: options.ttlMs ?? 30_000,
     });
     this.repurgeAfterMs = options.repurgeAfterMs ?? DEFAULT_REPURGE_AFTER_MS;
+    this.enabled = options.enabled ?? true;
   }
 
   get size(): number {
     return this.answers.size;
   }
 
+  /** Starts keeping answers: call once purges arrive. */
+  enable(): void {
+    this.enabled = true;
+  }
+
   /** The kept answer to this request (200, or 304 to a matching conditional GET), if any. */
   lookup(request: Request): Response | undefined {
-    const key = keyOf(request);
+    const key = this.keyOf(request);
     if (key === null) return undefined;
     const kept = this.answers.get(key);
     if (!kept) {
@@ -105,9 +115,9 @@ export class PublicAnswerCache {
    * A conditional GET goes on without its conditions, so that public-read's whole answer can be
    * kept (a 304 to one client's copy cannot); `keep` answers the conditions.
    */
-  begin(request: Request): Forwarded {
+  begin(request: Request): Miss {
     const conditions: [string, string][] = [];
-    if (keyOf(request) !== null) {
+    if (this.keyOf(request) !== null) {
       for (const name of CONDITIONAL_HEADERS) {
         const value = request.headers.get(name);
         if (value === null) continue;
@@ -119,43 +129,43 @@ export class PublicAnswerCache {
   }
 
   /**
-   * The answer to hand on: kept first when a shared cache may keep it and nothing it carries was
-   * purged since `begin`. Always without the organization header.
+   * The answer to hand on, without the organization header: kept first when a shared cache may
+   * keep it and nothing it carries was purged since `begin`; 304 when it matches the conditions
+   * `begin` took off the request.
    */
-  async keep(request: Request, response: Response, forwarded: Forwarded): Promise<Response> {
-    for (const [name, value] of forwarded.conditions) request.headers.set(name, value);
+  async keep(request: Request, response: Response, miss: Miss): Promise<Response> {
+    for (const [name, value] of miss.conditions) request.headers.set(name, value);
     const organization = response.headers.get(ANSWER_ORGANIZATION_HEADER);
-    const key = keyOf(request);
-    const tags = response.headers.get("cache-tag");
-    const etag = response.headers.get("etag");
+    const handedOn = withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+    const key = this.keyOf(request);
+    const cacheTag = response.headers.get("cache-tag");
     const length = Number(response.headers.get("content-length") ?? Number.NaN);
     const keepable =
       key !== null &&
       response.status === 200 &&
-      tags !== null &&
-      tags !== "" &&
-      etag !== null &&
+      Boolean(cacheTag) &&
+      response.headers.has("etag") &&
       /(^|,)\s*public\s*(,|$)/.test(response.headers.get("cache-control") ?? "") &&
       !response.headers.has("set-cookie") &&
+      !response.headers.has("vary") &&
       length <= MAX_KEPT_BYTES;
-    if (!keepable) return withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+    if (!keepable) {
+      if (miss.conditions.length === 0 || !isNotModified(handedOn, request)) return handedOn;
+      await handedOn.body?.cancel();
+      return notModifiedAnswer(handedOn.headers);
+    }
     const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
     for (const name of PER_ANSWER_HEADERS) headers.delete(name);
     const kept: Kept = {
       response: new Response(body, { status: 200, headers }),
       keptAt: Date.now(),
-      etag,
-      lastModified: headers.get("last-modified"),
     };
     this.answers.set(
       key,
       kept,
-      {
-        tags: [...tags.split(",").map((tag) => tag.trim()), organizationTag(organization)],
-        bytes: body.byteLength + 512,
-      },
-      forwarded.since,
+      { tags: answerTags(cacheTag, organization), bytes: body.byteLength + 512 },
+      miss.since,
     );
     return answerFrom(kept, request);
   }
@@ -177,35 +187,48 @@ export class PublicAnswerCache {
     this.timers.clear();
     this.answers.clear();
   }
+
+  /** The cache key of a request a shared cache may answer, or null. */
+  private keyOf(request: Request): string | null {
+    if (!this.enabled || request.method !== "GET" || request.headers.has("range")) return null;
+    const target = targetOf(request.url);
+    if (target.length > MAX_KEPT_TARGET_LENGTH) return null;
+    return `${request.headers.get("host") ?? ""} ${target}`;
+  }
+}
+
+/** Whether a 200 the client already has (its ETag or Last-Modified) is current. */
+function isNotModified(response: Response, request: Request): boolean {
+  const etag = response.headers.get("etag");
+  return (
+    response.status === 200 &&
+    etag !== null &&
+    notModified(request, etag, response.headers.get("last-modified"))
+  );
+}
+
+function notModifiedAnswer(of: Headers): Response {
+  const headers = new Headers();
+  for (const name of NOT_MODIFIED_HEADERS) {
+    const value = of.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: 304, headers });
 }
 
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (notModified(request, kept.etag, kept.lastModified)) {
-    const headers = new Headers();
-    for (const name of NOT_MODIFIED_HEADERS) {
-      const value = kept.response.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
-    return new Response(null, { status: 304, headers });
-  }
+  if (isNotModified(kept.response, request)) return notModifiedAnswer(kept.response.headers);
   const response = kept.response.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
   response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
   return response;
 }
 
-/** The cache key of a request a shared cache may answer, or null. */
-function keyOf(request: Request): string | null {
-  if (request.method !== "GET" || request.headers.has("range")) return null;
-  const target = targetOf(request.url);
-  if (target.length > MAX_TARGET_LENGTH) return null;
-  return `${request.headers.get("host") ?? ""} ${target}`;
-}
-
 /**
  * Every `cache.purged` event, on every gateway replica (a broadcast subscription: each replica
- * keeps its own cache).
+ * keeps its own cache). When the subscription had to be made again, purges may have been missed
+ * meanwhile: the cache forgets everything.
  */
 export function subscribeAnswerPurges(
   bus: EventBus,
@@ -218,6 +241,11 @@ export function subscribeAnswerPurges(
       const dropped = cache.purge(tags);
       log.debug("gateway answer cache purged", { event_id: event.id, tags: tags.length, dropped });
     },
-    { durable: "gateway-answer-cache", broadcast: true, types: [EVENT.cachePurged] },
+    {
+      durable: "gateway-answer-cache",
+      broadcast: true,
+      types: [EVENT.cachePurged],
+      onResubscribe: () => cache.clear(),
+    },
   );
 }

@@ -155,7 +155,7 @@ async function forward(
     const kept = options.answerCache?.lookup(request);
     if (kept) return kept;
   }
-  const forwarded = service === "public-read" ? options.answerCache?.begin(request) : undefined;
+  const miss = service === "public-read" ? options.answerCache?.begin(request) : undefined;
   let response: Response;
   try {
     response = await upstream(request);
@@ -171,9 +171,8 @@ async function forward(
     throw error;
   }
   if (service === "public-read") {
-    return options.answerCache && forwarded
-      ? options.answerCache.keep(request, response, forwarded)
-      : withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+    if (miss && options.answerCache) return options.answerCache.keep(request, response, miss);
+    return withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
   }
   if (service === "client-api" && response.status < 300) {
     return withHeader(response, "ratelimit-policy", RATE_LIMIT_POLICY);

@@ -1,4 +1,4 @@
-import { openBus } from "@newsroom/shared/bus/index";
+import { type EventBus, openBus, type Subscription } from "@newsroom/shared/bus/index";
 import { loadConfigOrExit } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
 import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
@@ -24,15 +24,34 @@ const upstreams: Partial<Record<ServiceName, Upstream>> = {};
 for (const [name, url] of targets) if (url) upstreams[name] = httpUpstream(url, name);
 
 const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
-// Public answers are kept only where purges can be heard: with the bus of the deployment.
-const bus = config.NATS_URL
-  ? await openBus(config.NATS_URL, {
-      stream: config.NATS_STREAM,
-      subjectPrefix: config.NATS_SUBJECT_PREFIX,
-    })
-  : null;
-const answerCache = bus ? new PublicAnswerCache() : undefined;
-const purges = bus && answerCache ? await subscribeAnswerPurges(bus, answerCache) : null;
+// Public answers are kept only once purges can be heard, on the deployment's bus: the gateway
+// starts and serves without NATS, and turns its answer cache on when NATS answers.
+const answerCache = config.NATS_URL ? new PublicAnswerCache({ enabled: false }) : undefined;
+let bus: EventBus | null = null;
+let purges: Subscription | null = null;
+let stopping = false;
+async function hearPurges(natsUrl: string, cache: PublicAnswerCache): Promise<void> {
+  while (!stopping) {
+    try {
+      bus = await openBus(natsUrl, {
+        stream: config.NATS_STREAM,
+        subjectPrefix: config.NATS_SUBJECT_PREFIX,
+      });
+      purges = await subscribeAnswerPurges(bus, cache);
+      cache.enable();
+      log.info("gateway answer cache on");
+      return;
+    } catch (error) {
+      await bus?.close().catch(() => undefined);
+      bus = null;
+      log.warn("gateway answer cache off until NATS answers", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      await Bun.sleep(5_000);
+    }
+  }
+}
+if (config.NATS_URL && answerCache) void hearPurges(config.NATS_URL, answerCache);
 const gateway = createGateway({
   config,
   mode: "distributed",
@@ -59,11 +78,11 @@ const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
 log.info("gateway listening", {
   port: server.port,
   upstreams: Object.keys(upstreams),
-  answer_cache: answerCache !== undefined,
 });
 
 onShutdown("gateway", async () => {
   await server.stop();
+  stopping = true;
   await rateLimits.close();
   await purges?.stop();
   await bus?.close();

@@ -53,6 +53,7 @@ const SHAPES: Record<string, Shape> = {
   "/v1/public/private": { cacheControl: "private, max-age=60" },
   "/v1/public/no-store": { cacheControl: "no-store" },
   "/v1/public/cookie": { extra: { "set-cookie": "seen=1; Path=/" } },
+  "/v1/public/varies": { extra: { vary: "accept-language" } },
   "/v1/public/large": { bytes: MAX_KEPT_BYTES + 1 },
   "/v1/public/just-fits": { bytes: MAX_KEPT_BYTES },
   "/v1/public/streamed": { streamed: true },
@@ -277,6 +278,23 @@ describe("kept and served again", () => {
 });
 
 describe("conditional GETs answered from the cache", () => {
+  test("an answer too large to keep still answers the conditions its client sent", async () => {
+    const { send, service, cache } = gatewayWith();
+    const first = await send("/v1/public/large");
+    const etag = first.headers.get("etag")!;
+    // The next answer is the same one, as public-read gives while nothing changed.
+    service.repeatOnce.add("/v1/public/large");
+    const revalidated = await send("/v1/public/large", { "if-none-match": etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.byteLength).toBe(0);
+    expect(revalidated.headers.get("etag")).toBe(etag);
+    expect(cache.size).toBe(0);
+    // A copy that is not current gets the whole answer.
+    const changed = await send("/v1/public/large", { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.body.byteLength).toBe(MAX_KEPT_BYTES + 1);
+  });
+
   test("on a miss the whole answer is asked for and kept, and the conditions answered here", async () => {
     const { send, service } = gatewayWith();
     const current = '"-v1-public-newsroom-1"';
@@ -359,6 +377,7 @@ describe("never kept", () => {
     ["a no-store answer", "/v1/public/no-store"],
     ["an answer setting a cookie", "/v1/public/cookie"],
     ["an answer over 512 KiB", "/v1/public/large"],
+    ["an answer that varies by a request header", "/v1/public/varies"],
     ["a streamed answer of unknown length", "/v1/public/streamed"],
   ];
   for (const [what, target] of notKept) {

@@ -69,8 +69,9 @@ export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
 
 /**
  * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
- * organization tags: public reads work it out once per event and tell every gateway replica,
- * whose answer cache drops exactly these. Not recorded anywhere.
+ * organization tags: public-read works it out once per event and tells every replica of
+ * public-read and of the gateway, whose caches drop exactly these. Kept in the stream like every
+ * event; never written to the database nor sent to webhooks.
  */
 export const CachePurgedEvent = T.Object({
   id: T.String(),

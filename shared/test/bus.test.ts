@@ -121,14 +121,24 @@ const natsBinary = requireBinary(NATS_SERVER, "nats-server");
 describe.skipIf(!natsBinary)(
   "JetStream bus across a server that restarts without its store",
   () => {
-    test("publishing and a durable subscriber carry on once the server is back", async () => {
+    test("publishing and subscribers carry on once the server is back, saying they were made again", async () => {
       const port = await freePort();
       let server = natsServer(port);
       server.start();
       await waitForPort(port);
       const bus = await JetStreamBus.connect(`nats://127.0.0.1:${port}`);
       const seen: string[] = [];
-      await bus.subscribe(async (event) => void seen.push(event.id), { durable: "restart-test" });
+      const resubscribed: string[] = [];
+      await bus.subscribe(async (event) => void seen.push(event.id), {
+        durable: "restart-test",
+        onResubscribe: () => resubscribed.push("durable"),
+      });
+      const broadcastSeen: string[] = [];
+      await bus.subscribe(async (event) => void broadcastSeen.push(event.id), {
+        durable: "restart-cache",
+        broadcast: true,
+        onResubscribe: () => resubscribed.push("broadcast"),
+      });
       try {
         const before = storyEvent();
         await bus.publish(before);
@@ -155,6 +165,15 @@ describe.skipIf(!natsBinary)(
           timeoutMs: 20_000,
         });
         expect(seen).toContain(after.id);
+        // Events between the server going and the subscriptions coming back were not seen:
+        // both said so (a cache forgets what it kept), and the broadcast one hears new events.
+        expect(resubscribed.sort()).toEqual(["broadcast", "durable"]);
+        const later = storyEvent();
+        await bus.publish(later);
+        await eventually(() => broadcastSeen.includes(later.id), {
+          message: "an event after the restart at the broadcast subscriber",
+          timeoutMs: 20_000,
+        });
       } finally {
         await bus.close();
         await server.stop();

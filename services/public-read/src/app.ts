@@ -5,9 +5,9 @@ import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { AnswerCache, type AnswerCacheOptions } from "./caching/answer-cache.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
-import { subscribeInvalidation } from "./caching/invalidation.ts";
-import { subscribePurges } from "./caching/purge.ts";
+import { subscribeInvalidation, subscribePurges } from "./caching/invalidation.ts";
 import { createReader } from "./caching/reader.ts";
+import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
 import { cachedCheckoutReader } from "./checkout/summary-cache.ts";
@@ -77,15 +77,14 @@ export async function createPublicReadService(
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 
-  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache, {
+  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);
+  const purges: Subscription = await subscribePurges(runtime.bus, {
     db,
     houseOrg: runtime.config.HOUSE_ORG,
   });
-  const purging: Subscription = await subscribePurges(runtime.bus, {
-    db,
-    purger,
-    houseOrg: runtime.config.HOUSE_ORG,
-  });
+  const cdnPurges: Subscription | null = purger
+    ? await subscribeCdnPurge(runtime.bus, { db, purger, houseOrg: runtime.config.HOUSE_ORG })
+    : null;
   return {
     name: "public-read",
     app,
@@ -93,7 +92,8 @@ export async function createPublicReadService(
     cache,
     stop: async () => {
       await subscription.stop();
-      await purging.stop();
+      await purges.stop();
+      await cdnPurges?.stop();
       cache.clear();
     },
   };

@@ -18,6 +18,11 @@ export interface SubscribeOptions {
   from?: "new" | "all";
   /** Every subscriber sees every event (cache invalidation on each replica); nothing is acked. */
   broadcast?: boolean;
+  /**
+   * Called when the subscription was made again after its consumer or stream was gone: events
+   * published meanwhile were not seen (a cache should forget what it kept).
+   */
+  onResubscribe?: () => void;
 }
 
 /**

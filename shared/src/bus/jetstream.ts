@@ -128,6 +128,7 @@ export class JetStreamBus implements EventBus {
           await this.restoreStream();
           messages = await open();
           void watch(messages).catch(() => undefined);
+          options.onResubscribe?.();
         } catch {
           // The server is still away; try again after the delay.
         }

@@ -11,3 +11,16 @@ export const ANSWER_ORGANIZATION_HEADER = "x-answer-organization";
 export function organizationTag(organizationId: string | null): string {
   return `organization:${organizationId ?? "unknown"}`;
 }
+
+/** The tags an answer is kept under: its `Cache-Tag` purge keys and its organization's tag. */
+export function answerTags(cacheTag: string | null, organizationId: string | null): string[] {
+  const tags = cacheTag ? cacheTag.split(",").map((tag) => tag.trim()) : [];
+  tags.push(organizationTag(organizationId));
+  return tags;
+}
+
+/**
+ * The longest request target either cache keeps an answer by; the longest valid public-read
+ * target is about 600 characters, and unknown parameters are ignored, so a client could pad one.
+ */
+export const MAX_KEPT_TARGET_LENGTH = 1_024;

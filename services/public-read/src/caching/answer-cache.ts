@@ -1,4 +1,4 @@
-import { organizationTag } from "@newsroom/shared/http/public-answers";
+import { answerTags, MAX_KEPT_TARGET_LENGTH } from "@newsroom/shared/http/public-answers";
 import { ReadCache } from "@newsroom/shared/read-cache";
 
 /**
@@ -43,9 +43,6 @@ export interface AnswerCacheOptions {
   notFoundTtlMs?: number;
 }
 
-/** The longest request target remembered; the longest valid public-read target is about 600. */
-const MAX_TARGET_LENGTH = 1_024;
-
 export class AnswerCache {
   private readonly answers: ReadCache<Answer>;
   private readonly targets = new Map<string, { key: string; route: string }>();
@@ -79,7 +76,7 @@ export class AnswerCache {
    * kept: memory stays bounded by count and size.
    */
   remember(target: string, key: string, route: string): void {
-    if (target.length > MAX_TARGET_LENGTH) return;
+    if (target.length > MAX_KEPT_TARGET_LENGTH) return;
     if (this.targets.size >= this.maxEntries * 4 && !this.targets.has(target)) this.targets.clear();
     this.targets.set(target, { key, route });
   }
@@ -106,7 +103,7 @@ export class AnswerCache {
       key,
       answer,
       {
-        tags: [...(answer.tags ? answer.tags.split(",") : []), organizationTag(answer.scope)],
+        tags: answerTags(answer.tags, answer.scope),
         ttlMs: answer.status === 200 ? this.ttlMs : this.notFoundTtlMs,
         bytes: answer.status === 200 ? answer.bytes : undefined,
       },

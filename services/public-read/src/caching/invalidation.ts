@@ -1,6 +1,6 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Queryable } from "@newsroom/shared/db/index";
-import { type BusEvent, EVENT } from "@newsroom/shared/events";
+import { type BusEvent, type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
 import { organizationTag } from "@newsroom/shared/http/public-answers";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
@@ -46,33 +46,67 @@ export async function invalidationTags(
 }
 
 /**
- * Drops the cached answers a story publish or unpublish or a site change touches, and only
- * those. A broadcast subscription: every replica sees every event. When the database cannot
- * say where a story shows, the organization's answers go (never every answer).
+ * The durable consumer that works out what each event changed: replicas share it, so each
+ * event costs one read, however many replicas and gateways there are.
  */
-export function subscribeInvalidation(
+export const PURGE_CONSUMER = "public-read-purge";
+
+/**
+ * For each story or site event, the tags it changes, told once to every replica of public-read
+ * and of the gateway as a `cache.purged` event, so that both caches drop the same answers on the
+ * same message. When the database cannot say where a story shows, the organization's answers
+ * go (never every answer). A failed publish leaves the event unacked: the bus delivers it again.
+ */
+export function subscribePurges(
   bus: EventBus,
-  cache: AnswerCache,
   deps: { db: Queryable; houseOrg: string },
+  durable = PURGE_CONSUMER,
 ): Promise<Subscription> {
   return bus.subscribe(
     async (event) => {
-      if (!(INVALIDATING_EVENTS as readonly string[]).includes(event.type)) return;
+      const organizationId = (event.data as { organization_id?: unknown }).organization_id;
       let tags: string[] | null;
       try {
         tags = await invalidationTags(deps.db, deps.houseOrg, event);
       } catch (error) {
-        const organizationId = (event.data as { organization_id?: unknown }).organization_id;
         tags = typeof organizationId === "string" ? [organizationTag(organizationId)] : null;
         log.warn("read cache: could not read what changed; dropping the organization's answers", {
           event_id: event.id,
           error: error instanceof Error ? error.message : String(error),
         });
       }
-      if (!tags) return;
-      const dropped = cache.invalidate(tags);
-      log.debug("read cache invalidated", { event: event.type, tags: tags.length, dropped });
+      // A story of an organization without a site and outside the house newsroom shows nowhere.
+      if (!tags || tags.length === 0 || typeof organizationId !== "string") return;
+      await bus.publish({
+        // Derived from the event's: a redelivered event's purge is a duplicate the bus drops.
+        id: `${event.id}.purge`,
+        type: EVENT.cachePurged,
+        created_at: new Date().toISOString(),
+        data: { organization_id: organizationId, tags },
+      });
     },
-    { durable: "public-read-cache", broadcast: true, types: INVALIDATING_EVENTS },
+    { durable, types: INVALIDATING_EVENTS },
+  );
+}
+
+/**
+ * Drops the cached answers each `cache.purged` event names, and only those. A broadcast
+ * subscription: every replica sees every event. When the subscription had to be made again,
+ * purges may have been missed meanwhile: the cache forgets everything.
+ */
+export function subscribeInvalidation(bus: EventBus, cache: AnswerCache): Promise<Subscription> {
+  return bus.subscribe(
+    async (event) => {
+      if (event.type !== EVENT.cachePurged) return;
+      const { tags } = (event as CachePurgedEvent).data;
+      const dropped = cache.invalidate(tags);
+      log.debug("read cache invalidated", { event: event.id, tags: tags.length, dropped });
+    },
+    {
+      durable: "public-read-cache",
+      broadcast: true,
+      types: [EVENT.cachePurged],
+      onResubscribe: () => cache.clear(),
+    },
   );
 }
