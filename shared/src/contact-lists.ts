@@ -1,6 +1,6 @@
-import { ListContactsCommand, type ListContactsCommandOutput } from "@aws-sdk/client-sesv2";
+import type { ListContactsCommandOutput } from "@aws-sdk/client-sesv2";
 import type { Config } from "./config.ts";
-import { MailDeliveryError, type SesOptions, sesClient } from "./mailer.ts";
+import { MailDeliveryError, type SesCalls, type SesOptions, sesClient } from "./mailer.ts";
 
 /**
  * Organization newsletters keep their confirmed subscribers in SES v2 contact lists, never in
@@ -36,7 +36,7 @@ export interface ContactListReader {
 }
 
 export class SesContactListReader implements ContactListReader {
-  private readonly ses: ReturnType<typeof sesClient>;
+  private readonly ses: SesCalls;
 
   constructor(options: SesOptions) {
     this.ses = sesClient(options);
@@ -47,14 +47,14 @@ export class SesContactListReader implements ContactListReader {
     do {
       let page: ListContactsCommandOutput;
       try {
-        page = await this.ses.client.send(
-          new ListContactsCommand({
-            ContactListName: listName,
-            Filter: { FilteredStatus: "OPT_IN" },
-            PageSize: 1000,
-            NextToken: token,
-          }),
-          { abortSignal: this.ses.signal() },
+        page = await this.ses.send<ListContactsCommandOutput>(
+          (sdk) =>
+            new sdk.ListContactsCommand({
+              ContactListName: listName,
+              Filter: { FilteredStatus: "OPT_IN" },
+              PageSize: 1000,
+              NextToken: token,
+            }),
         );
       } catch (error) {
         const name = error instanceof Error ? error.name : "Error";

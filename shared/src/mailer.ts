@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
+import type * as SesSdk from "@aws-sdk/client-sesv2";
 import libmime from "libmime";
 import type { Config } from "./config.ts";
 
@@ -72,26 +72,58 @@ export interface SesOptions {
 }
 
 /**
- * An SES v2 client (email and contact lists) and the deadline of its calls. The SDK's own
- * request timeout only logs a warning, so each call carries `signal()`: a provider that accepts
- * the connection and never answers fails the call after `timeoutMs` instead of holding it.
+ * A command of the SES v2 SDK (`new sdk.SendEmailCommand(...)`). The client's own signature ties
+ * each command to its output through generics of the SDK's internal packages; callers name the
+ * output instead.
  */
-export function sesClient(options: SesOptions): { client: SESv2Client; signal(): AbortSignal } {
+interface SesCommand {
+  readonly input: object;
+}
+type SendCommand = (command: SesCommand, options: { abortSignal: AbortSignal }) => Promise<unknown>;
+
+/** The SDK, read on the first call: it weighs about 20 MiB, and a process may never send. */
+let sdk: Promise<typeof SesSdk> | undefined;
+
+/** Calls SES v2 (email and contact lists): the command `make` builds from the SDK. */
+export interface SesCalls {
+  send<Output>(make: (sdk: typeof SesSdk) => SesCommand): Promise<Output>;
+}
+
+/**
+ * An SES v2 client (email and contact lists), made on its first call, and the deadline of its
+ * calls. The SDK's own request timeout only logs a warning, so each call carries an abort signal:
+ * a provider that accepts the connection and never answers fails the call after `timeoutMs`
+ * instead of holding it.
+ */
+export function sesClient(options: SesOptions): SesCalls {
   const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
-  const client = new SESv2Client({
-    region: options.region,
-    endpoint: options.endpoint,
-    // The emulator checks only that a signature is present.
-    credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: Math.min(3_000, options.timeoutMs) },
-  });
-  return { client, signal: () => AbortSignal.timeout(options.timeoutMs) };
+  let opened: Promise<{ sdk: typeof SesSdk; send: SendCommand }> | undefined;
+  const open = async () => {
+    sdk ??= import("@aws-sdk/client-sesv2");
+    const loaded = await sdk;
+    const client = new loaded.SESv2Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      // The emulator checks only that a signature is present.
+      credentials: local ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
+      maxAttempts: 2,
+      requestHandler: { connectionTimeout: Math.min(3_000, options.timeoutMs) },
+    });
+    return { sdk: loaded, send: client.send.bind(client) as unknown as SendCommand };
+  };
+  return {
+    async send<Output>(make: (sdk: typeof SesSdk) => SesCommand): Promise<Output> {
+      opened ??= open();
+      const { sdk, send } = await opened;
+      const abortSignal = AbortSignal.timeout(options.timeoutMs);
+      return (await send(make(sdk), { abortSignal })) as Output;
+    },
+  };
 }
 
 /** Amazon SES v2 (or the local SES v2 emulator when SES_ENDPOINT is set). */
 export class SesMailer implements Mailer {
-  private readonly ses: ReturnType<typeof sesClient>;
+  private readonly ses: SesCalls;
 
   constructor(
     readonly from: string,
@@ -106,31 +138,32 @@ export class SesMailer implements Mailer {
       Name,
       Value: headerSafe(Value),
     }));
-    const command = new SendEmailCommand({
-      FromEmailAddress: formatAddress(this.from, message.fromName),
-      Destination: { ToAddresses: message.to },
-      ReplyToAddresses: message.replyTo,
-      ...(message.listManagement
-        ? {
-            ListManagementOptions: {
-              ContactListName: message.listManagement.contactListName,
-              TopicName: message.listManagement.topicName,
+    const command = (sdk: typeof SesSdk) =>
+      new sdk.SendEmailCommand({
+        FromEmailAddress: formatAddress(this.from, message.fromName),
+        Destination: { ToAddresses: message.to },
+        ReplyToAddresses: message.replyTo,
+        ...(message.listManagement
+          ? {
+              ListManagementOptions: {
+                ContactListName: message.listManagement.contactListName,
+                TopicName: message.listManagement.topicName,
+              },
+            }
+          : {}),
+        Content: {
+          Simple: {
+            Subject: { Data: headerSafe(message.subject), Charset: "UTF-8" },
+            Body: {
+              Text: { Data: message.text, Charset: "UTF-8" },
+              ...(message.html ? { Html: { Data: message.html, Charset: "UTF-8" } } : {}),
             },
-          }
-        : {}),
-      Content: {
-        Simple: {
-          Subject: { Data: headerSafe(message.subject), Charset: "UTF-8" },
-          Body: {
-            Text: { Data: message.text, Charset: "UTF-8" },
-            ...(message.html ? { Html: { Data: message.html, Charset: "UTF-8" } } : {}),
+            ...(headers.length > 0 ? { Headers: headers } : {}),
           },
-          ...(headers.length > 0 ? { Headers: headers } : {}),
         },
-      },
-    });
+      });
     try {
-      const result = await this.ses.client.send(command, { abortSignal: this.ses.signal() });
+      const result = await this.ses.send<SesSdk.SendEmailCommandOutput>(command);
       return { messageId: result.MessageId ?? "" };
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata

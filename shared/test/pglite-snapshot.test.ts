@@ -86,7 +86,7 @@ describe("PGlite snapshot", () => {
         sql`select current_setting('shared_buffers') as buffers, current_setting('TimeZone') as zone`,
       );
       expect((settings as unknown as { rows: unknown[] }).rows[0]).toEqual({
-        buffers: "16MB",
+        buffers: "8MB",
         zone: "UTC",
       });
     } finally {

@@ -1,11 +1,11 @@
-import {
-  CreateContactCommand,
-  CreateContactListCommand,
-  UpdateContactCommand,
-} from "@aws-sdk/client-sesv2";
 import type { Config } from "@newsroom/shared/config";
 import { contactListsOptions } from "@newsroom/shared/contact-lists";
-import { MailDeliveryError, type SesOptions, sesClient } from "@newsroom/shared/mailer";
+import {
+  MailDeliveryError,
+  type SesCalls,
+  type SesOptions,
+  sesClient,
+} from "@newsroom/shared/mailer";
 
 /** Where an organization's confirmed subscribers go: its contact list in SES v2. */
 export interface ContactLists {
@@ -29,7 +29,7 @@ function refused(error: unknown): MailDeliveryError {
 
 /** Amazon SES v2 contact lists through the SDK. */
 export class SesContactLists implements ContactLists {
-  private readonly ses: ReturnType<typeof sesClient>;
+  private readonly ses: SesCalls;
 
   constructor(options: SesOptions) {
     this.ses = sesClient(options);
@@ -52,32 +52,35 @@ export class SesContactLists implements ContactLists {
   /** Creates the contact, or opts an existing one in again (it may have unsubscribed before). */
   private async createContact(listName: string, email: string): Promise<void> {
     try {
-      await this.ses.client.send(
-        new CreateContactCommand({
-          ContactListName: listName,
-          EmailAddress: email,
-          UnsubscribeAll: false,
-        }),
-        { abortSignal: this.ses.signal() },
+      await this.ses.send(
+        (sdk) =>
+          new sdk.CreateContactCommand({
+            ContactListName: listName,
+            EmailAddress: email,
+            UnsubscribeAll: false,
+          }),
       );
     } catch (error) {
       if (errorName(error) !== "AlreadyExistsException") throw error;
-      await this.ses.client.send(
-        new UpdateContactCommand({
-          ContactListName: listName,
-          EmailAddress: email,
-          UnsubscribeAll: false,
-        }),
-        { abortSignal: this.ses.signal() },
+      await this.ses.send(
+        (sdk) =>
+          new sdk.UpdateContactCommand({
+            ContactListName: listName,
+            EmailAddress: email,
+            UnsubscribeAll: false,
+          }),
       );
     }
   }
 
   private async createList(list: { name: string; description: string }): Promise<void> {
     try {
-      await this.ses.client.send(
-        new CreateContactListCommand({ ContactListName: list.name, Description: list.description }),
-        { abortSignal: this.ses.signal() },
+      await this.ses.send(
+        (sdk) =>
+          new sdk.CreateContactListCommand({
+            ContactListName: list.name,
+            Description: list.description,
+          }),
       );
     } catch (error) {
       // Another request created it meanwhile: fine.
