@@ -6,9 +6,9 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { transitionStory } from "@newsroom/workspace/stories/service";
 import { createPublicReadService } from "../src/app.ts";
-import { client, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
+import { approvedStory, client, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
 
 const TOKEN = "cdn-token-not-for-logs-7f3a";
 const ZONE = "zone0123";
@@ -76,20 +76,6 @@ afterAll(async () => {
   await database.close();
 });
 
-/** A story approved and ready to publish, with these topics. */
-async function approvedStory(orgId: string, slug: string, topics: string[]) {
-  const story = await createStory(database.db, orgId, {
-    type: "press_release",
-    slug,
-    title: `Title ${slug}`,
-    body: [{ type: "paragraph", text: "Text" }],
-    topics,
-  });
-  await transitionStory(database.db, story.id, { action: "submit" });
-  await transitionStory(database.db, story.id, { action: "approve" });
-  return story.id;
-}
-
 async function transition(bus: MemoryBus, storyId: string, action: "publish" | "unpublish") {
   await transitionStory(database.db, storyId, { action });
   await relayOnce(database.db, bus);
@@ -151,7 +137,7 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
 
     test("a publish and an unpublish of a house story purge the tags its answers carry", async () => {
       const slug = `house-${name}`;
-      const storyId = await approvedStory(houseId, slug, ["world", `energy-${name}`]);
+      const storyId = await approvedStory(database.db, houseId, slug, ["world", `energy-${name}`]);
       const expected = [
         `content:${storyId}`,
         "newsroom-index",
@@ -203,7 +189,7 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
 
     test("a client's story purges its site's tags, never the whole site", async () => {
       const slug = `client-${name}`;
-      const storyId = await approvedStory(clientOrgId, slug, ["launches"]);
+      const storyId = await approvedStory(database.db, clientOrgId, slug, ["launches"]);
       await withService(env(), async (bus, get) => {
         const before = provider.requests.length;
         await transition(bus, storyId, "publish");
@@ -233,7 +219,7 @@ for (const [name, shape] of Object.entries(PROVIDERS)) {
 
 describe("CDN purge failures", () => {
   test("retried with backoff, then logged without the token", async () => {
-    const storyId = await approvedStory(houseId, "retried-story", []);
+    const storyId = await approvedStory(database.db, houseId, "retried-story", []);
     const lines: string[] = [];
     const writes = { out: process.stdout.write, err: process.stderr.write };
     const capture = ((chunk: string | Uint8Array) => {
@@ -279,7 +265,7 @@ describe("CDN purge failures", () => {
 
 describe("CDN purge off (the default)", () => {
   test("a publish and an unpublish send nothing", async () => {
-    const storyId = await approvedStory(houseId, "quiet-story", ["world"]);
+    const storyId = await approvedStory(database.db, houseId, "quiet-story", ["world"]);
     const before = provider.requests.length;
     await withService({}, async (bus) => {
       await transition(bus, storyId, "publish");

@@ -8,11 +8,11 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
 import { createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
 import { createPublicReadService } from "../src/app.ts";
 import { subscribePurges } from "../src/caching/invalidation.ts";
-import { createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
+import { approvedStory, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
 
 /**
  * The purge consumer: for each story or site event, one `cache.purged` event naming the tags
@@ -38,20 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await database.close();
 });
-
-/** A story approved and ready to publish, with these topics. */
-async function approvedStory(orgId: string, slug: string, topics: string[]) {
-  const story = await createStory(database.db, orgId, {
-    type: "press_release",
-    slug,
-    title: `Title ${slug}`,
-    body: [{ type: "paragraph", text: "Text" }],
-    topics,
-  });
-  await transitionStory(database.db, story.id, { action: "submit" });
-  await transitionStory(database.db, story.id, { action: "approve" });
-  return story.id;
-}
 
 /** Every event of these types published on the bus, in order. */
 async function collect(bus: MemoryBus, types: string[]) {
@@ -92,7 +78,7 @@ async function withService(
 
 describe("cache.purged from story events", () => {
   test("a house story's publish and unpublish each give one purge of the tags its answers carry", async () => {
-    const storyId = await approvedStory(houseId, "purged-story", ["world", "energy"]);
+    const storyId = await approvedStory(database.db, houseId, "purged-story", ["world", "energy"]);
     const expected = [
       `content:${storyId}`,
       "newsroom-index",
@@ -127,7 +113,7 @@ describe("cache.purged from story events", () => {
   });
 
   test("a client's story purges its site's tags under its own organization", async () => {
-    const storyId = await approvedStory(clientOrgId, "client-purged", ["launches"]);
+    const storyId = await approvedStory(database.db, clientOrgId, "client-purged", ["launches"]);
     await withService(async (bus, purges) => {
       await transitionStory(database.db, storyId, { action: "publish" });
       await relayOnce(database.db, bus);
@@ -146,7 +132,7 @@ describe("cache.purged from story events", () => {
 
   test("a story of an organization with no site, outside the house newsroom, purges nothing", async () => {
     const orgId = await createOrg(database.db, "siteless-co", true);
-    const storyId = await approvedStory(orgId, "shown-nowhere", ["launches"]);
+    const storyId = await approvedStory(database.db, orgId, "shown-nowhere", ["launches"]);
     await withService(async (bus, purges, stories) => {
       await transitionStory(database.db, storyId, { action: "publish" });
       await relayOnce(database.db, bus);
@@ -204,7 +190,7 @@ describe("cache.purged from site events", () => {
 });
 
 test("a redelivered story event purges once: the purge's id is the event's", async () => {
-  const storyId = await approvedStory(houseId, "redelivered-story", []);
+  const storyId = await approvedStory(database.db, houseId, "redelivered-story", []);
   const real = new MemoryBus();
   // The bus keeps the first purge but its answer is lost: the consumer fails, the bus delivers
   // the story event again, and the consumer publishes its purge again.

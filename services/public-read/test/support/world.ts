@@ -24,6 +24,7 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
+import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
 import { createPublicReadService, type PublicReadOptions } from "../../src/app.ts";
 
@@ -66,6 +67,25 @@ export async function createOrg(db: Db, slug: string, running: boolean): Promise
     .insert(organizations)
     .values({ id, slug, name: `Org ${slug}`, newsroomRunning: running });
   return id;
+}
+
+/** A story approved and ready to publish, with these topics; its id. */
+export async function approvedStory(
+  db: Db,
+  orgId: string,
+  slug: string,
+  topics: string[],
+): Promise<string> {
+  const story = await createStory(db, orgId, {
+    type: "press_release",
+    slug,
+    title: `Title ${slug}`,
+    body: [{ type: "paragraph", text: "Text" }],
+    topics,
+  });
+  await transitionStory(db, story.id, { action: "submit" });
+  await transitionStory(db, story.id, { action: "approve" });
+  return story.id;
 }
 
 export interface StorySpec {
