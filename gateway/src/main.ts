@@ -75,10 +75,7 @@ const server = Bun.serve({
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
 });
 const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
-log.info("gateway listening", {
-  port: server.port,
-  upstreams: Object.keys(upstreams),
-});
+log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });
 
 onShutdown("gateway", async () => {
   await server.stop();
