@@ -41,8 +41,12 @@ export interface AnswerCacheOptions {
   enabled?: boolean;
 }
 
-/** A public read the cache did not answer, forwarded: when, and the conditions taken off it. */
+/**
+ * A public read the cache did not answer, forwarded: the key its answer may be kept under (null
+ * when it may not, or the cache was off when it began), when, and the conditions taken off it.
+ */
 export interface Miss {
+  key: string | null;
   since: number;
   conditions: [string, string][];
 }
@@ -116,8 +120,9 @@ export class PublicAnswerCache {
    * kept (a 304 to one client's copy cannot); `keep` answers the conditions.
    */
   begin(request: Request): Miss {
+    const key = this.keyOf(request);
     const conditions: [string, string][] = [];
-    if (this.keyOf(request) !== null) {
+    if (key !== null) {
       for (const name of CONDITIONAL_HEADERS) {
         const value = request.headers.get(name);
         if (value === null) continue;
@@ -125,7 +130,7 @@ export class PublicAnswerCache {
         request.headers.delete(name);
       }
     }
-    return { since: this.answers.begin(), conditions };
+    return { key, since: this.answers.begin(), conditions };
   }
 
   /**
@@ -137,7 +142,7 @@ export class PublicAnswerCache {
     for (const [name, value] of miss.conditions) request.headers.set(name, value);
     const organization = response.headers.get(ANSWER_ORGANIZATION_HEADER);
     const handedOn = withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
-    const key = this.keyOf(request);
+    const key = miss.key;
     const cacheTag = response.headers.get("cache-tag");
     const length = Number(response.headers.get("content-length") ?? Number.NaN);
     const keepable =

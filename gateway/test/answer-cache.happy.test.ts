@@ -534,6 +534,22 @@ describe("purges", () => {
     }
   });
 
+  test("an answer fetched while the cache was off is not kept once it is on", async () => {
+    const off = new PublicAnswerCache({ enabled: false });
+    const { send, service, cache } = gatewayWith({ cache: off });
+    const release = service.holdAnswers();
+    const pending = send("/v1/public/newsroom");
+    await eventually(() => service.reached.length === 1, { message: "the request forwarded" });
+    // Purges are heard from now on; one published before this could not have been.
+    cache.enable();
+    release();
+    expect((await pending).status).toBe(200);
+    expect(cache.size).toBe(0);
+    await send("/v1/public/newsroom");
+    await send("/v1/public/newsroom");
+    expect(service.count("/v1/public/newsroom")).toBe(2);
+  });
+
   test("an answer being fetched when a purge of its tags arrives is handed on but not kept", async () => {
     const { send, service, cache } = gatewayWith();
     const release = service.holdAnswers();

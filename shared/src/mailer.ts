@@ -81,9 +81,6 @@ interface SesCommand {
 }
 type SendCommand = (command: SesCommand, options: { abortSignal: AbortSignal }) => Promise<unknown>;
 
-/** The SDK, read on the first call: it weighs about 20 MiB, and a process may never send. */
-let sdk: Promise<typeof SesSdk> | undefined;
-
 /** Calls SES v2 (email and contact lists): the command `make` builds from the SDK. */
 export interface SesCalls {
   send<Output>(make: (sdk: typeof SesSdk) => SesCommand): Promise<Output>;
@@ -98,10 +95,11 @@ export interface SesCalls {
 export function sesClient(options: SesOptions): SesCalls {
   const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
   let opened: Promise<{ sdk: typeof SesSdk; send: SendCommand }> | undefined;
+  // The SDK is read on the first call: a process that never sends email never loads it (about
+  // 6 MiB of resident memory beyond the modules every process loads).
   const open = async () => {
-    sdk ??= import("@aws-sdk/client-sesv2");
-    const loaded = await sdk;
-    const client = new loaded.SESv2Client({
+    const sdk = await import("@aws-sdk/client-sesv2");
+    const client = new sdk.SESv2Client({
       region: options.region,
       endpoint: options.endpoint,
       // The emulator checks only that a signature is present.
@@ -109,13 +107,17 @@ export function sesClient(options: SesOptions): SesCalls {
       maxAttempts: 2,
       requestHandler: { connectionTimeout: Math.min(3_000, options.timeoutMs) },
     });
-    return { sdk: loaded, send: client.send.bind(client) as unknown as SendCommand };
+    return { sdk, send: client.send.bind(client) as unknown as SendCommand };
   };
   return {
     async send<Output>(make: (sdk: typeof SesSdk) => SesCommand): Promise<Output> {
-      opened ??= open();
-      const { sdk, send } = await opened;
+      // The deadline counts from the call, the SDK's first loading included.
       const abortSignal = AbortSignal.timeout(options.timeoutMs);
+      opened ??= open().catch((error) => {
+        opened = undefined;
+        throw error;
+      });
+      const { sdk, send } = await opened;
       return (await send(make(sdk), { abortSignal })) as Output;
     },
   };
