@@ -5,10 +5,9 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { createSite } from "@newsroom/workspace/sites/service";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import { createPublicReadService } from "../src/app.ts";
-import { approvedStory, client, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
+import { approvedStory, client, houseAndClientWithSite, testConfig } from "./support/world.ts";
 
 const TOKEN = "cdn-token-not-for-logs-7f3a";
 const ZONE = "zone0123";
@@ -60,14 +59,7 @@ let provider: FakeProvider;
 
 beforeAll(async () => {
   database = await testDatabase();
-  houseId = await createOrg(database.db, HOUSE_ORG, true);
-  clientOrgId = await createOrg(database.db, "client-co", true);
-  await createSite(database.db, clientOrgId, {
-    site: "client-news",
-    name: "Client News",
-    publisher: "Client",
-    enabled: true,
-  });
+  ({ houseId, clientOrgId } = await houseAndClientWithSite(database.db));
   provider = startFakeProvider();
 });
 

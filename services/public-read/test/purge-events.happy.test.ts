@@ -7,12 +7,17 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { createSite } from "@newsroom/workspace/sites/service";
 import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
 import { createPublicReadService } from "../src/app.ts";
 import { subscribePurges } from "../src/caching/invalidation.ts";
-import { approvedStory, createOrg, HOUSE_ORG, testConfig } from "./support/world.ts";
+import {
+  approvedStory,
+  createOrg,
+  HOUSE_ORG,
+  houseAndClientWithSite,
+  testConfig,
+} from "./support/world.ts";
 
 /**
  * The purge consumer: for each story or site event, one `cache.purged` event naming the tags
@@ -25,14 +30,7 @@ let clientOrgId: string;
 
 beforeAll(async () => {
   database = await testDatabase();
-  houseId = await createOrg(database.db, HOUSE_ORG, true);
-  clientOrgId = await createOrg(database.db, "client-co", true);
-  await createSite(database.db, clientOrgId, {
-    site: "client-news",
-    name: "Client News",
-    publisher: "Client",
-    enabled: true,
-  });
+  ({ houseId, clientOrgId } = await houseAndClientWithSite(database.db));
 });
 
 afterAll(async () => {

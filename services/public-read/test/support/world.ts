@@ -24,6 +24,7 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { insertStories } from "@newsroom/workspace/demo/seed";
 import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
+import { createSite } from "@newsroom/workspace/sites/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
 import { createPublicReadService, type PublicReadOptions } from "../../src/app.ts";
@@ -67,6 +68,21 @@ export async function createOrg(db: Db, slug: string, running: boolean): Promise
     .insert(organizations)
     .values({ id, slug, name: `Org ${slug}`, newsroomRunning: running });
   return id;
+}
+
+/** The house and one client organization with one site, `client-news`: their ids. */
+export async function houseAndClientWithSite(
+  db: Db,
+): Promise<{ houseId: string; clientOrgId: string }> {
+  const houseId = await createOrg(db, HOUSE_ORG, true);
+  const clientOrgId = await createOrg(db, "client-co", true);
+  await createSite(db, clientOrgId, {
+    site: "client-news",
+    name: "Client News",
+    publisher: "Client",
+    enabled: true,
+  });
+  return { houseId, clientOrgId };
 }
 
 /** A story approved and ready to publish, with these topics; its id. */
