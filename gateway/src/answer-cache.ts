@@ -15,7 +15,7 @@
  */
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import { type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
-import { notModified } from "@newsroom/shared/http/conditional";
+import { notModified, notModifiedResponse } from "@newsroom/shared/http/conditional";
 import {
   ANSWER_ORGANIZATION_HEADER,
   answerTags,
@@ -69,8 +69,6 @@ const PER_ANSWER_HEADERS = [
   "transfer-encoding",
   ANSWER_ORGANIZATION_HEADER,
 ];
-/** The headers of an answer a 304 repeats (RFC 9110 section 15.4.5), as public-read's own. */
-const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
 const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
 const DEFAULT_REPURGE_AFTER_MS = 2_000;
 const hits = answerCacheLookups.labels("hit");
@@ -157,7 +155,7 @@ export class PublicAnswerCache {
     if (!keepable) {
       if (miss.conditions.length === 0 || !isNotModified(handedOn, request)) return handedOn;
       await handedOn.body?.cancel();
-      return notModifiedAnswer(handedOn.headers);
+      return notModifiedResponse(handedOn.headers);
     }
     const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
@@ -212,18 +210,9 @@ function isNotModified(response: Response, request: Request): boolean {
   );
 }
 
-function notModifiedAnswer(of: Headers): Response {
-  const headers = new Headers();
-  for (const name of NOT_MODIFIED_HEADERS) {
-    const value = of.get(name);
-    if (value !== null) headers.set(name, value);
-  }
-  return new Response(null, { status: 304, headers });
-}
-
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (isNotModified(kept.response, request)) return notModifiedAnswer(kept.response.headers);
+  if (isNotModified(kept.response, request)) return notModifiedResponse(kept.response.headers);
   const response = kept.response.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
   response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));

@@ -21,3 +21,16 @@ export function notModified(request: Request, etag: string, lastModified: string
   const since = Date.parse(ifModifiedSince);
   return !Number.isNaN(since) && Date.parse(lastModified) <= since;
 }
+
+/** The headers of an answer a 304 repeats (RFC 9110 section 15.4.5), of those we send. */
+const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
+
+/** The 304 to a conditional GET for the answer with these headers: its caching headers, no body. */
+export function notModifiedResponse(of: Headers): Response {
+  const headers = new Headers();
+  for (const name of NOT_MODIFIED_HEADERS) {
+    const value = of.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: 304, headers });
+}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "@newsroom/shared/errors";
 import { Html } from "@newsroom/shared/html";
-import { notModified } from "@newsroom/shared/http/conditional";
+import { notModified, notModifiedResponse } from "@newsroom/shared/http/conditional";
 import { errorResponse } from "@newsroom/shared/http/error-response";
 import { ANSWER_ORGANIZATION_HEADER } from "@newsroom/shared/http/public-answers";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
@@ -118,10 +118,7 @@ export function respond(answer: Answer, request: Request): Response {
     return response;
   }
   if (notModified(request, answer.etag, answer.lastModified)) {
-    return new Response(null, {
-      status: 304,
-      headers: cacheHeaders(answer.tags, answer.etag, answer.lastModified),
-    });
+    return notModifiedResponse(answer.response.headers);
   }
   return answer.response.clone();
 }
