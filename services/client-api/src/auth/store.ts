@@ -54,8 +54,9 @@ const LOOKUPS_AT_ONCE = 4;
 /**
  * `findKeyByHash` for every request at once: the lookups that arrive together (within one turn
  * of the event loop, or while LOOKUPS_AT_ONCE are under way) go to PostgreSQL as one statement
- * (`key_hash = any(...)`, the same unique index), prepared once per connection and kept. Each lookup still reads the row after its
- * request arrived (`Batcher`), so a key revoked before a request is refused on it.
+ * (`key_hash = any(...)`, the same unique index), prepared once per connection and kept. Each
+ * lookup still reads the row after its request arrived (`Batcher`), so a key revoked before a
+ * request is refused on it.
  */
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
   const query = db
