@@ -256,6 +256,13 @@ describe.skipIf(!ready)("the cluster end to end", () => {
     const newsroom = async () => {
       const response = await fetch(`${base}/v1/public/newsroom`);
       expect(response.status).toBe(200);
+      // What the spec asks of a public 200, from the gateway's cache as from public-read; the
+      // organization header stays between the two.
+      expect(response.headers.get("cache-control")).toBe(
+        "public, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800",
+      );
+      expect(response.headers.get("cache-tag")?.split(",")).toContain("newsroom-index");
+      expect(response.headers.get("x-answer-organization")).toBeNull();
       const body = (await response.json()) as { items: { slug: string }[] };
       return { etag: response.headers.get("etag"), slugs: body.items.map((item) => item.slug) };
     };
