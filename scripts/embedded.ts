@@ -4,6 +4,7 @@
  */
 import { createClientApiService } from "@newsroom/client-api/app";
 import { createFormsService } from "@newsroom/forms/app";
+import { PublicAnswerCache, subscribeAnswerPurges } from "@newsroom/gateway/answer-cache";
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
@@ -51,9 +52,15 @@ export async function startEmbedded(
     await createWebhooksService(runtime),
   ];
   const [publicRead, forms, clientApi] = services as [ServiceHandle, ServiceHandle, ServiceHandle];
+  // Public answers kept at the gateway, as in the distributed mode: a warm public read is
+  // answered before routing. Purged on the in-process bus, after public-read's own cache (it
+  // subscribed first, and the bus delivers in that order).
+  const answerCache = new PublicAnswerCache();
+  const purges = await subscribeAnswerPurges(runtime.bus, answerCache);
   const gateway = createGateway({
     config,
     mode: "embedded",
+    answerCache,
     rateLimits: runtime.rateLimits,
     upstreams: {
       "public-read": serviceEntry(publicRead),
@@ -83,6 +90,8 @@ export async function startEmbedded(
       await workspaceServer.stop();
       await workspace.stop();
       for (const service of services) await service.stop();
+      await purges.stop();
+      answerCache.clear();
       await runtime.close();
     },
   };

@@ -21,7 +21,11 @@ import {
   answerTags,
   MAX_KEPT_TARGET_LENGTH,
 } from "@newsroom/shared/http/public-answers";
-import { REQUEST_ID_HEADER } from "@newsroom/shared/http/request-context";
+import {
+  contextOf,
+  knownContextOf,
+  REQUEST_ID_HEADER,
+} from "@newsroom/shared/http/request-context";
 import { withoutHeader } from "@newsroom/shared/http/service-headers";
 import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
@@ -52,9 +56,16 @@ export interface Miss {
 }
 
 interface Kept {
-  response: Response;
+  body: Uint8Array<ArrayBuffer>;
+  /** Its headers, less those of one answer (`PER_ANSWER_HEADERS`). */
+  headers: Headers;
+  etag: string;
+  lastModified: string | null;
   /** When it was kept (ms since the epoch), for `Age`. */
   keptAt: number;
+  /** The app and route template that first answered it: its hits count under the same. */
+  service?: string;
+  route?: string;
 }
 
 /** Larger answers stream through uncached (a body is read whole before it is kept). */
@@ -109,6 +120,9 @@ export class PublicAnswerCache {
       return undefined;
     }
     hits.inc();
+    const context = contextOf(request);
+    context.service = kept.service;
+    context.route = kept.route;
     return answerFrom(kept, request);
   }
 
@@ -139,9 +153,11 @@ export class PublicAnswerCache {
   async keep(request: Request, response: Response, miss: Miss): Promise<Response> {
     for (const [name, value] of miss.conditions) request.headers.set(name, value);
     const organization = response.headers.get(ANSWER_ORGANIZATION_HEADER);
-    const handedOn = withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+    let handedOn = withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
     const key = miss.key;
     const cacheTag = response.headers.get("cache-tag");
+    // An answer made in this process (the embedded mode) says no length: its body is read to
+    // the limit instead.
     const length = Number(response.headers.get("content-length") ?? Number.NaN);
     const keepable =
       key !== null &&
@@ -151,18 +167,29 @@ export class PublicAnswerCache {
       /(^|,)\s*public\s*(,|$)/.test(response.headers.get("cache-control") ?? "") &&
       !response.headers.has("set-cookie") &&
       !response.headers.has("vary") &&
-      length <= MAX_KEPT_BYTES;
-    if (!keepable) {
+      !(length > MAX_KEPT_BYTES);
+    let body: Uint8Array<ArrayBuffer> | null = null;
+    if (keepable) {
+      const read = await bodyUpTo(handedOn, MAX_KEPT_BYTES);
+      if (read instanceof Uint8Array) body = read;
+      else handedOn = read;
+    }
+    if (key === null || body === null) {
       if (miss.conditions.length === 0 || !isNotModified(handedOn, request)) return handedOn;
       await handedOn.body?.cancel();
       return notModifiedResponse(handedOn.headers);
     }
-    const body = new Uint8Array(await response.arrayBuffer());
     const headers = new Headers(response.headers);
     for (const name of PER_ANSWER_HEADERS) headers.delete(name);
+    const answeredBy = knownContextOf(request);
     const kept: Kept = {
-      response: new Response(body, { status: 200, headers }),
+      body,
+      headers,
+      etag: headers.get("etag") ?? "",
+      lastModified: headers.get("last-modified"),
       keptAt: Date.now(),
+      service: answeredBy?.service,
+      route: answeredBy?.route,
     };
     this.answers.set(
       key,
@@ -200,6 +227,40 @@ export class PublicAnswerCache {
   }
 }
 
+/**
+ * The whole body of an answer when it is at most `limit` bytes; else the answer to hand on
+ * instead, its body still whole (the part read first, then the rest as it comes).
+ */
+async function bodyUpTo(
+  response: Response,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | Response> {
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return new Uint8Array(Bun.concatArrayBuffers(chunks));
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      const rest = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+        },
+        async pull(controller) {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
+      return new Response(rest, response);
+    }
+  }
+}
+
 /** Whether a 200 the client already has (its ETag or Last-Modified) is current. */
 function isNotModified(response: Response, request: Request): boolean {
   const etag = response.headers.get("etag");
@@ -212,11 +273,11 @@ function isNotModified(response: Response, request: Request): boolean {
 
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (isNotModified(kept.response, request)) return notModifiedResponse(kept.response.headers);
-  const response = kept.response.clone();
+  if (notModified(request, kept.etag, kept.lastModified)) return notModifiedResponse(kept.headers);
+  const headers = new Headers(kept.headers);
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
-  response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
-  return response;
+  headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
+  return new Response(kept.body, { status: 200, headers });
 }
 
 /**

@@ -87,9 +87,24 @@ export function createGateway(given: GatewayOptions) {
   return {
     app,
     routes: app.routes,
-    /** The one way in: the gateway's own routes, and every other path through `route`. */
-    handle: (request: Request): Promise<Response> => app.handle(request),
+    /**
+     * The one way in: a public read the answer cache holds, answered before routing; the
+     * gateway's own routes; every other path through `route`.
+     */
+    handle: (request: Request): Response | Promise<Response> =>
+      keptAnswer(options, request) ?? app.handle(request),
   };
+}
+
+/**
+ * The kept answer to a public read, if the answer cache holds one. It costs no limit: the public
+ * read limit guards the reads that reach public-read (see `enforcePublicLimits`), and finding
+ * the client's address would cost a kept answer a quarter of its speed.
+ */
+function keptAnswer(options: GatewayOptions, request: Request): Response | undefined {
+  if (!options.answerCache || request.method !== "GET") return undefined;
+  if (serviceOf(options, request) !== "public-read") return undefined;
+  return options.answerCache.lookup(request);
 }
 
 /** The service a request goes to: by its path, or a newsroom page by its path and host. */
@@ -131,7 +146,7 @@ async function route(options: GatewayOptions, request: Request): Promise<Respons
 
 /**
  * Hands the request to its service: its limits first, 503 if it is unreachable. A public read
- * the answer cache holds is answered from it.
+ * the answer cache did not answer (`keptAnswer`) may be kept on its way back.
  */
 async function forward(
   options: GatewayOptions,
@@ -152,8 +167,6 @@ async function forward(
       request,
       perMinute,
     );
-    const kept = options.answerCache?.lookup(request);
-    if (kept) return kept;
   }
   const miss = service === "public-read" ? options.answerCache?.begin(request) : undefined;
   let response: Response;

@@ -57,6 +57,7 @@ const SHAPES: Record<string, Shape> = {
   "/v1/public/large": { bytes: MAX_KEPT_BYTES + 1 },
   "/v1/public/just-fits": { bytes: MAX_KEPT_BYTES },
   "/v1/public/streamed": { streamed: true },
+  "/v1/public/streamed-large": { streamed: true, bytes: MAX_KEPT_BYTES + 1 },
 };
 
 /** What the stand-in was asked: method, host and target. */
@@ -109,9 +110,12 @@ function standIn(tellsOrganization = true) {
     const organization = shape.organization === undefined ? ORG_A : shape.organization;
     if (organization && tellsOrganization) headers.set("x-answer-organization", organization);
     if (shape.streamed) {
+      // In pieces, as a body too large to keep reaches the gateway over a socket.
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          controller.enqueue(body);
+          for (let at = 0; at < body.byteLength; at += 64 * 1024) {
+            controller.enqueue(body.slice(at, at + 64 * 1024));
+          }
           controller.close();
         },
       });
@@ -241,12 +245,23 @@ describe("kept and served again", () => {
     expect(new Set(ids).size).toBe(3);
   });
 
-  test("a kept answer still counts against the client's public read limit", async () => {
+  test("only reads that reach public-read count against the client's public read limit", async () => {
     const { send, service } = gatewayWith({ perMinute: 3 });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await send("/v1/public/newsroom")).status);
-    expect(statuses).toEqual([200, 200, 200, 429]);
+    // The first is a miss (counted), the next five are kept answers (not counted).
+    for (let i = 0; i < 6; i++) statuses.push((await send("/v1/public/newsroom")).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
     expect(service.count("/v1/public/newsroom")).toBe(1);
+    // Two more misses reach the limit; the next miss is refused before public-read.
+    expect((await send("/v1/public/newsroom/x")).status).toBe(200);
+    expect((await send("/v1/public/newsroom/y")).status).toBe(200);
+    const refused = await send("/v1/public/newsroom/z");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(service.count("/v1/public/newsroom/z")).toBe(0);
+    // What is kept is still answered; HEAD, never kept, is counted and refused.
+    expect((await send("/v1/public/newsroom/x")).status).toBe(200);
+    expect((await send("/v1/public/newsroom", {}, "HEAD")).status).toBe(429);
   });
 
   test("without an answer cache every GET reaches public-read, and the organization header is still removed", async () => {
@@ -378,7 +393,7 @@ describe("never kept", () => {
     ["an answer setting a cookie", "/v1/public/cookie"],
     ["an answer over 512 KiB", "/v1/public/large"],
     ["an answer that varies by a request header", "/v1/public/varies"],
-    ["a streamed answer of unknown length", "/v1/public/streamed"],
+    ["a streamed answer of unknown length over 512 KiB", "/v1/public/streamed-large"],
   ];
   for (const [what, target] of notKept) {
     test(`${what}: each request reaches public-read`, async () => {
@@ -391,6 +406,24 @@ describe("never kept", () => {
       expect(second.text).not.toBe(first.text);
     });
   }
+
+  test("a streamed answer of unknown length over 512 KiB reaches its client whole", async () => {
+    const { send } = gatewayWith();
+    const answer = await send("/v1/public/streamed-large");
+    expect(answer.status).toBe(200);
+    expect(answer.body.byteLength).toBe(MAX_KEPT_BYTES + 1);
+    expect(answer.body.every((byte) => byte === 1)).toBe(true);
+  });
+
+  test("a streamed answer of unknown length within 512 KiB (one made in-process) is kept", async () => {
+    const { send, service } = gatewayWith();
+    const first = await send("/v1/public/streamed");
+    const second = await send("/v1/public/streamed");
+    expect(first.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get("age")).toBe("0");
+    expect(service.count("/v1/public/streamed")).toBe(1);
+  });
 
   test("an answer of exactly 512 KiB is kept", async () => {
     const { send, service } = gatewayWith();

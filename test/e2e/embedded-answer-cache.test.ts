@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { adminToken, loadConfig } from "@newsroom/shared/config";
+import { answerCacheLookups, requestMetrics } from "@newsroom/shared/metrics";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { freePort } from "@newsroom/shared/testing/ports";
+import { type Embedded, startEmbedded } from "../../scripts/embedded.ts";
+
+/**
+ * The embedded gateway keeps public answers as the distributed one does: a warm public read is
+ * answered before routing, and a publish or an unpublish through the workspace shows on the
+ * next reads, the gateway's copies dropped by the same purge as public-read's own.
+ */
+let embedded: Embedded;
+let token = "";
+
+beforeAll(async () => {
+  const config = loadConfig({
+    PGLITE_DIR: "memory",
+    PORT: String(await freePort()),
+    WORKSPACE_PORT: String(await freePort()),
+  });
+  token = adminToken(config);
+  embedded = await startEmbedded(config);
+}, 60_000);
+
+afterAll(() => embedded?.stop());
+
+async function workspace(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${embedded.workspaceUrl}/internal/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+  return response.json();
+}
+
+async function transition(id: string, action: string) {
+  await workspace("POST", `/stories/${id}/transitions`, { action, actor_role: "approver" });
+}
+
+async function slugsOfIndex(): Promise<string[]> {
+  const index = await (await fetch(`${embedded.url}/v1/public/newsroom`)).json();
+  return index.items.map((item: { slug: string }) => item.slug);
+}
+
+/** The gateway answer cache's hits so far. */
+async function hits(): Promise<number> {
+  const { values } = await answerCacheLookups.get();
+  return values.find((value) => value.labels.outcome === "hit")?.value ?? 0;
+}
+
+/** How many GET 200s `http_requests_total` counts under this service and route. */
+function counted(service: string, route: string): number {
+  const series = `http_requests_total{service="${service}",route="${route}",method="GET",status="200"}`;
+  const line = requestMetrics
+    .exposition()
+    .split("\n")
+    .find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+describe("the embedded gateway's answer cache", () => {
+  test("a second read is the kept answer, counted under the route that first answered it", async () => {
+    const before = counted("public-read", "/v1/public/newsroom");
+    const first = await fetch(`${embedded.url}/v1/public/newsroom?type=insight`);
+    const hitsBefore = await hits();
+    const second = await fetch(`${embedded.url}/v1/public/newsroom?type=insight`);
+    expect(await hits()).toBe(hitsBefore + 1);
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.headers.get("age")).toBe("0");
+    expect(await second.text()).toBe(await first.text());
+    expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+    expect(second.headers.get("x-answer-organization")).toBeNull();
+    expect(counted("public-read", "/v1/public/newsroom")).toBe(before + 2);
+  });
+
+  test("a publish and an unpublish show on the next reads of warm answers", async () => {
+    const slug = `kept-answer-${Date.now()}`;
+    const item = `${embedded.url}/v1/public/newsroom/${slug}`;
+    // Warm: the index kept, the unknown item answered 404 (never kept).
+    await slugsOfIndex();
+    expect(await slugsOfIndex()).not.toContain(slug);
+    expect((await fetch(item)).status).toBe(404);
+
+    const story = await workspace("POST", "/orgs/armage/stories", {
+      type: "insight",
+      slug,
+      title: "Kept answers",
+      summary: "A story published while the newsroom's answer is kept.",
+      body: [{ type: "paragraph", text: "Purged." }],
+      topics: ["caching"],
+    });
+    for (const action of ["submit", "approve", "publish"]) await transition(story.id, action);
+    await eventually(async () => (await slugsOfIndex()).includes(slug), {
+      message: "the published story in the newsroom index",
+      timeoutMs: 10_000,
+    });
+    expect((await fetch(item)).status).toBe(200);
+    // Kept again, with the story.
+    const hitsBefore = await hits();
+    const kept = await fetch(`${embedded.url}/v1/public/newsroom`);
+    expect(await kept.text()).toContain(slug);
+    await fetch(item);
+    expect(await hits()).toBe(hitsBefore + 2);
+
+    await transition(story.id, "unpublish");
+    await eventually(async () => !(await slugsOfIndex()).includes(slug), {
+      message: "the unpublished story gone from the newsroom index",
+      timeoutMs: 10_000,
+    });
+    await eventually(async () => (await fetch(item)).status === 404, {
+      message: "the unpublished story's item gone",
+      timeoutMs: 10_000,
+    });
+  }, 30_000);
+});
