@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { randomToken } from "./ids.ts";
 
 /**
@@ -39,7 +39,7 @@ export function parseKey(presented: string): { environment: KeyEnvironment } | n
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return Bun.CryptoHasher.hash("sha256", key, "hex");
 }
 
 /** Compares two hex digests in constant time. */
