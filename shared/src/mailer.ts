@@ -1,5 +1,5 @@
 import type * as SesSdk from "@aws-sdk/client-sesv2";
-import libmime from "libmime";
+import type Libmime from "libmime";
 import type { Config } from "./config.ts";
 
 /** One email: plain text always, HTML optionally, extra headers (such as List-Unsubscribe). */
@@ -61,7 +61,14 @@ export function formatAddress(address: string, name?: string): string {
   const safe = name ? headerSafe(name) : "";
   if (!safe) return address;
   if (/^[\x20-\x7e]*$/.test(safe)) return `"${safe.replace(/["\\]/g, "\\$&")}" <${address}>`;
-  return `${libmime.encodeWord(safe, "Q", 52)} <${address}>`;
+  return `${mime().encodeWord(safe, "Q", 52)} <${address}>`;
+}
+
+let libmime: typeof Libmime | undefined;
+/** libmime, read the first time a name needs encoded-words: about 6 MiB no start needs. */
+function mime(): typeof Libmime {
+  libmime ??= require("libmime") as typeof Libmime;
+  return libmime;
 }
 
 export interface SesOptions {

@@ -167,7 +167,8 @@ describe("config", () => {
       expect(started.stderr).toContain("HUMAN_CHECK_MODE is off");
     }
     expect(loadConfig({ SERVICE_ENV: "development" }).HUMAN_CHECK_MODE).toBe("off");
-  });
+    // Each start that is not refused migrates a new in-memory PGlite: about 3 s apiece.
+  }, 30_000);
 });
 
 describe("a service's own schema", () => {

@@ -3,8 +3,6 @@ import { PGlite } from "@electric-sql/pglite";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { lockFolder } from "./folder-lock.ts";
 import { fillFromSnapshot } from "./pglite-snapshot.ts";
 import * as schema from "./schema.ts";
@@ -54,6 +52,12 @@ const PGLITE_START = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
+    // PostgreSQL's driver is read only when there is a URL: the embedded mode, on PGlite, starts
+    // about 4 MiB lighter without it.
+    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([
+      import("postgres"),
+      import("drizzle-orm/postgres-js"),
+    ]);
     const client = postgres(options.url, {
       max: options.max ?? 10,
       onnotice: () => {},

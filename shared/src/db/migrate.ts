@@ -2,9 +2,6 @@ import { fileURLToPath } from "node:url";
 import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import type { Database } from "./index.ts";
 import { connectionParameters, DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS } from "./timeouts.ts";
 
@@ -29,6 +26,13 @@ export async function migrateDatabase(
   }
   if (!url) throw new Error("migrateDatabase needs the PostgreSQL URL");
   const statementMs = options.statementTimeoutMs ?? DEFAULT_MIGRATION_STATEMENT_TIMEOUT_MS;
+  // Read here, not at start: the embedded mode never needs PostgreSQL's driver (see db/index.ts).
+  const [{ default: postgres }, { drizzle: drizzlePostgres }, { migrate: migratePostgres }] =
+    await Promise.all([
+      import("postgres"),
+      import("drizzle-orm/postgres-js"),
+      import("drizzle-orm/postgres-js/migrator"),
+    ]);
   const client = postgres(url, {
     max: 1,
     onnotice: () => {},
