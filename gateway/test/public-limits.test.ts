@@ -61,7 +61,7 @@ async function expectTooMany(response: Response): Promise<void> {
   expect(body.error.request_id).toBe(response.headers.get("x-request-id"));
 }
 
-async function expectPasses(responses: Promise<Response>[]): Promise<void> {
+async function expectPasses(responses: (Response | Promise<Response>)[]): Promise<void> {
   for (const [i, response] of (await Promise.all(responses)).entries()) {
     if (response.status !== 200) throw new Error(`request ${i + 1} answered ${response.status}`);
   }

@@ -36,12 +36,13 @@ export interface EdgeOptions {
 export type FetchHandler = (
   request: Request,
   server?: { requestIP(r: Request): { address: string } | null },
-) => Promise<Response>;
+) => Response | Promise<Response>;
 
 /**
  * Wraps an app's `handle` so that every response, whatever produced it, carries `X-Request-Id`
  * and `X-Service-Version`; the app sees the request id as a header and the client address
- * through `clientIpOf`.
+ * through `clientIpOf`. An answer `handle` gives at once (a kept public answer) is handed back
+ * at once: a promise costs the server a tenth of such an answer's throughput.
  */
 export function edge(
   handle: (request: Request) => Response | Promise<Response>,
@@ -49,7 +50,7 @@ export function edge(
 ): FetchHandler {
   const isTrusted = parseTrusted(options.trustedProxies);
   const isGateway = addressMatcher(options.gatewayAddresses ?? "", "GATEWAY_ADDRESSES");
-  return async (incoming, server) => {
+  return (incoming, server) => {
     const started = performance.now();
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
     const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
@@ -78,37 +79,43 @@ export function edge(
       contextOf(request).clientIp = () =>
         clientIp("127.0.0.1", request.headers.get("x-forwarded-for"), isTrusted);
     }
-    let response: Response;
+    const failed = (error: unknown) => errorResponse(toApiError(error, request), requestId);
+    /** The answer's bookkeeping: metrics, the request's log line, the two headers. */
+    const finish = (response: Response): Response => {
+      const context = knownContextOf(request);
+      const route = context?.route ?? "unmatched";
+      const seconds = (performance.now() - started) / 1000;
+      let status = response.status;
+      if (status >= 500 && incoming.signal.aborted) {
+        status = CLIENT_CLOSED_REQUEST;
+        requestsAborted.inc({ service: context?.service ?? "edge" });
+      }
+      requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
+      // One line per request. The path only: a query string may hold a feed key.
+      if (log.enabled("info")) {
+        log.info("request", {
+          request_id: requestId,
+          method: incoming.method,
+          path: pathOf(incoming.url),
+          route,
+          status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+        });
+      }
+      return withServiceHeaders(response, requestId);
+    };
+    let answer: Response | Promise<Response>;
     try {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > MAX_BODY_BYTES) {
         throw new ApiError("body_too_large", `The body may be at most ${MAX_BODY_BYTES} bytes.`);
       }
-      response = await handle(request);
+      answer = handle(request);
     } catch (error) {
-      response = errorResponse(toApiError(error, request), requestId);
+      answer = failed(error);
     }
-    const context = knownContextOf(request);
-    const route = context?.route ?? "unmatched";
-    const seconds = (performance.now() - started) / 1000;
-    let status = response.status;
-    if (status >= 500 && incoming.signal.aborted) {
-      status = CLIENT_CLOSED_REQUEST;
-      requestsAborted.inc({ service: context?.service ?? "edge" });
-    }
-    requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
-    // One line per request. The path only: a query string may hold a feed key.
-    if (log.enabled("info")) {
-      log.info("request", {
-        request_id: requestId,
-        method: incoming.method,
-        path: pathOf(incoming.url),
-        route,
-        status,
-        duration_ms: Math.round(seconds * 10_000) / 10,
-      });
-    }
-    return withServiceHeaders(response, requestId);
+    if (answer instanceof Promise) return answer.then(finish, (error) => finish(failed(error)));
+    return finish(answer);
   };
 }
 

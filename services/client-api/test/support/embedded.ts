@@ -1,8 +1,8 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http/edge";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { type ClientApiServiceOptions, createClientApiService } from "../../src/app.ts";
@@ -50,7 +50,7 @@ export async function embedded(
     allowInsecureTargets: false,
     kickRelay: () => {},
   });
-  const api = edge((request) => service.app.handle(request), { trustedProxies: "" });
+  const api = edgeInProcess((request) => service.app.handle(request));
   return {
     database,
     bus,

@@ -4,9 +4,9 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { loadConfig, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { apiKeys, type WebhookEventType, webhookDeliveries } from "@newsroom/shared/db/schema";
-import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createApiKey, revokeApiKey } from "@newsroom/workspace/keys/service";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
@@ -210,7 +210,7 @@ export async function clientApiFixture(
     }),
     keyUsage: options.keyUsage,
   });
-  const handle = edge((request) => api.app.handle(request), { trustedProxies: "" });
+  const handle = edgeInProcess((request) => api.app.handle(request));
   return {
     database,
     db,

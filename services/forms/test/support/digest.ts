@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, secretsKey } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http/edge";
 import type { Mailer } from "@newsroom/shared/mailer";
+import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp } from "@newsroom/workspace/app";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
@@ -130,7 +130,7 @@ export function workspaceOn(
     },
     { digest: { config: merged, mailer, now: forms.clock.now } },
   );
-  return edge((request) => app.handle(request), { trustedProxies: "" });
+  return edgeInProcess((request) => app.handle(request));
 }
 
 /** Digest issues (not confirmation or welcome emails) among emails. */

@@ -1,7 +1,6 @@
 import type { Server } from "node:http";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { type Config, loadConfig } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http/edge";
 import {
   MemoryRateLimitStore,
   type RateLimitStore,
@@ -9,6 +8,7 @@ import {
 } from "@newsroom/shared/rate-limit";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import startSes from "aws-ses-v2-local";
 import { createFormsService } from "../../src/app.ts";
@@ -179,7 +179,7 @@ export async function formsHarness(
   const runtime = testRuntime({ database, config, rateLimits });
   const clock = testClock();
   const service = await createFormsService(runtime, { now: clock.now, sweep: false });
-  const handle = edge((request) => service.app.handle(request), { trustedProxies: "" });
+  const handle = edgeInProcess((request) => service.app.handle(request));
   const harness: FormsHarness = {
     database,
     config,

@@ -1,8 +1,8 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import type { Config } from "@newsroom/shared/config";
-import { edge } from "@newsroom/shared/http/edge";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp } from "../../src/app.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
@@ -43,7 +43,7 @@ export async function workspaceHarness(
     allowInsecureTargets: options.allowInsecureTargets ?? false,
     kickRelay: () => {},
   });
-  const handle = edge((request) => app.handle(request), { trustedProxies: "" });
+  const handle = edgeInProcess((request) => app.handle(request));
   return {
     database,
     bus,
