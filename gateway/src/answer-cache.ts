@@ -1,5 +1,5 @@
 /**
- * The gateway's cache of public answers, in the distributed mode: what a CDN in front of the
+ * The gateway's cache of public answers, in both modes: what a CDN in front of the
  * gateway would keep, kept one hop nearer, so that a warm public read costs no request to
  * public-read. It keeps only what a shared cache may (a 200 to a plain GET carrying `Cache-Tag`,
  * `ETag` and `Cache-Control: public`, without `Set-Cookie` or `Vary`), keyed by host and request
@@ -114,10 +114,7 @@ export class PublicAnswerCache {
     const key = this.keyOf(request);
     if (key === null) return undefined;
     const kept = this.answers.get(key);
-    if (!kept) {
-      misses.inc();
-      return undefined;
-    }
+    if (!kept) return undefined;
     hits.inc();
     const context = contextOf(request);
     context.service = kept.service;
@@ -132,6 +129,8 @@ export class PublicAnswerCache {
    */
   begin(request: Request): Miss {
     const key = this.keyOf(request);
+    // Counted here, not at the lookup: a read refused by its limit never reaches public-read.
+    if (key !== null) misses.inc();
     const conditions: [string, string][] = [];
     if (key !== null) {
       for (const name of CONDITIONAL_HEADERS) {

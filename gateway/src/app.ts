@@ -31,7 +31,10 @@ export interface GatewayOptions {
   readinessChecks: ReadinessCheck[];
   /** "embedded" when the services are mounted in this process. */
   mode: "embedded" | "distributed";
-  /** Public answers kept here (distributed mode, with a bus to hear purges); none by default. */
+  /**
+   * Public answers kept here, with a bus to hear purges (NATS, or the embedded in-process bus);
+   * none by default.
+   */
   answerCache?: PublicAnswerCache;
 }
 

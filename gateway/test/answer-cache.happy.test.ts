@@ -4,6 +4,7 @@ import { loadConfig } from "@newsroom/shared/config";
 import { EVENT } from "@newsroom/shared/events";
 import { edge } from "@newsroom/shared/http/edge";
 import { organizationTag } from "@newsroom/shared/http/public-answers";
+import { answerCacheLookups } from "@newsroom/shared/metrics";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { SERVICE_VERSION } from "@newsroom/shared/version";
@@ -202,6 +203,12 @@ function gatewayWith(options: { cache?: PublicAnswerCache | null; perMinute?: nu
   return { cache: cache!, service, other, send };
 }
 
+/** The answer cache's lookups so far with this outcome (hit, miss). */
+async function lookups(outcome: "hit" | "miss"): Promise<number> {
+  const { values } = await answerCacheLookups.get();
+  return values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+}
+
 /** The headers of an answer but those each answer has its own of (a kept one's `Age` too). */
 function lasting(headers: Headers): [string, string][] {
   const kept: [string, string][] = [];
@@ -255,8 +262,11 @@ describe("kept and served again", () => {
     // Two more misses reach the limit; the next miss is refused before public-read.
     expect((await send("/v1/public/newsroom/x")).status).toBe(200);
     expect((await send("/v1/public/newsroom/y")).status).toBe(200);
+    const missesBefore = await lookups("miss");
     const refused = await send("/v1/public/newsroom/z");
     expect(refused.status).toBe(429);
+    // Refused before public-read: not a miss of the cache either.
+    expect(await lookups("miss")).toBe(missesBefore);
     expect(refused.headers.get("retry-after")).toBe("60");
     expect(service.count("/v1/public/newsroom/z")).toBe(0);
     // What is kept is still answered; HEAD, never kept, is counted and refused.

@@ -25,7 +25,7 @@ export function queryOf(url: string): URLSearchParams {
 const HOST_SHAPE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::(\d{0,5}))?$/;
 
 /** The last host found valid: nearly every request names the same one. */
-let lastValidHost = "";
+let lastValidHost: string | null = null;
 
 /** Whether a Host header is a host with an optional port from 0 to 65535 (RFC 9110, 7.2). */
 export function isValidHost(host: string): boolean {
