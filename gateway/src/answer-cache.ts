@@ -58,8 +58,6 @@ export interface Miss {
 interface Kept {
   /** The answer each request gets a copy of, less the headers of one answer. */
   response: Response;
-  etag: string;
-  lastModified: string | null;
   /** When it was kept (ms since the epoch), for `Age`. */
   keptAt: number;
   /** The app and route template that first answered it: its hits count under the same. */
@@ -182,8 +180,6 @@ export class PublicAnswerCache {
     const answeredBy = knownContextOf(request);
     const kept: Kept = {
       response: new Response(body, { status: 200, headers }),
-      etag: headers.get("etag") ?? "",
-      lastModified: headers.get("last-modified"),
       keptAt: Date.now(),
       service: answeredBy?.service,
       route: answeredBy?.route,
@@ -270,9 +266,7 @@ function isNotModified(response: Response, request: Request): boolean {
 
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (notModified(request, kept.etag, kept.lastModified)) {
-    return notModifiedResponse(kept.response.headers);
-  }
+  if (isNotModified(kept.response, request)) return notModifiedResponse(kept.response.headers);
   // A clone costs half of a new answer built from the kept headers and body.
   const response = kept.response.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.

@@ -102,7 +102,7 @@ export function createGateway(given: GatewayOptions) {
 /**
  * The kept answer to a public read, if the answer cache holds one. It costs no limit: the public
  * read limit guards the reads that reach public-read (see `enforcePublicLimits`), and finding
- * the client's address would cost a kept answer a quarter of its speed.
+ * the client's address would cost a kept answer an eighth of its throughput.
  */
 function keptAnswer(options: GatewayOptions, request: Request): Response | undefined {
   if (!options.answerCache || request.method !== "GET") return undefined;

@@ -72,8 +72,24 @@ describe("the embedded gateway's answer cache", () => {
     expect(second.headers.get("age")).toBe("0");
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+    // The spec's headers of a public content answer, on the kept copy as on the first.
+    expect(second.headers.get("cache-control")).toBe(
+      "public, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800",
+    );
+    expect(second.headers.get("cache-tag")).toContain("newsroom-index");
+    expect(second.headers.get("cache-tag")).toBe(first.headers.get("cache-tag"));
+    expect(second.headers.get("x-service-version")).toBe(first.headers.get("x-service-version"));
+    expect(second.headers.get("x-request-id")).toMatch(/^req_[A-Za-z0-9_-]{20}$/);
     expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
     expect(second.headers.get("x-answer-organization")).toBeNull();
+    // A conditional GET with the kept ETag: 304 from the kept copy, its caching headers, no body.
+    const revalidated = await fetch(`${embedded.url}/v1/public/newsroom?type=insight`, {
+      headers: { "if-none-match": first.headers.get("etag")! },
+    });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe("");
+    expect(revalidated.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(revalidated.headers.get("cache-tag")).toBe(first.headers.get("cache-tag"));
     expect(counted("public-read", "/v1/public/newsroom")).toBe(before + 2);
   });
 
