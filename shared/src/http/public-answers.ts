@@ -20,7 +20,8 @@ export function answerTags(cacheTag: string | null, organizationId: string | nul
 }
 
 /**
- * The longest request target either cache keeps an answer by; the longest valid public-read
- * target is about 600 characters, and unknown parameters are ignored, so a client could pad one.
+ * The longest request target a cache keeps an answer by (or remembers, KnownTargets); the
+ * longest valid public-read target is about 600 characters, and unknown parameters are ignored,
+ * so a client could pad one.
  */
 export const MAX_KEPT_TARGET_LENGTH = 1_024;

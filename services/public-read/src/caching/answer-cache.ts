@@ -1,4 +1,5 @@
-import { answerTags, MAX_KEPT_TARGET_LENGTH } from "@newsroom/shared/http/public-answers";
+import { KnownTargets } from "@newsroom/shared/http/known-targets";
+import { answerTags } from "@newsroom/shared/http/public-answers";
 import { ReadCache } from "@newsroom/shared/read-cache";
 
 /**
@@ -45,7 +46,7 @@ export interface AnswerCacheOptions {
 
 export class AnswerCache {
   private readonly answers: ReadCache<Answer>;
-  private readonly targets = new Map<string, { key: string; route: string }>();
+  private readonly targets: KnownTargets<{ key: string; route: string }>;
   readonly maxEntries: number;
   readonly ttlMs: number;
   readonly notFoundTtlMs: number;
@@ -55,6 +56,7 @@ export class AnswerCache {
     this.ttlMs = options.ttlMs ?? 60_000;
     this.notFoundTtlMs = options.notFoundTtlMs ?? 60_000;
     this.answers = new ReadCache({ maxEntries: this.maxEntries, ttlMs: this.ttlMs });
+    this.targets = new KnownTargets(this.maxEntries * 4);
   }
 
   get size(): number {
@@ -71,14 +73,11 @@ export class AnswerCache {
   }
 
   /**
-   * Remembers that `target` reads `key` through the route template `route`. A target longer than
-   * any the public routes need (unknown parameters are ignored, so a client may pad one) is not
-   * kept: memory stays bounded by count and size.
+   * Remembers that `target` reads `key` through the route template `route` (a padded target, the
+   * public routes ignoring unknown parameters, is not kept: see KnownTargets).
    */
   remember(target: string, key: string, route: string): void {
-    if (target.length > MAX_KEPT_TARGET_LENGTH) return;
-    if (this.targets.size >= this.maxEntries * 4 && !this.targets.has(target)) this.targets.clear();
-    this.targets.set(target, { key, route });
+    this.targets.remember(target, { key, route });
   }
 
   /** The cached answer a request target read before, with its route template. */
