@@ -9,6 +9,7 @@ import { approvalsRoutes } from "./approvals/routes.ts";
 import { KeyUsage, type KeyUsageOptions } from "./auth/key-usage.ts";
 import { keyLookup } from "./auth/store.ts";
 import type { AnswerCache } from "./caching/answers.ts";
+import { repeatedTarget, repeatTargets } from "./caching/repeat-targets.ts";
 import type { ClientApiConfig } from "./config.ts";
 import type { ClientApiDeps } from "./deps.ts";
 import { feedsRoutes } from "./feeds/routes.ts";
@@ -40,18 +41,20 @@ export function createClientApiApp(options: ClientApiOptions) {
     db: options.db,
     findKey: options.db ? keyLookup(options.db) : async () => null,
     cache: options.cache,
+    targets: repeatTargets(),
     serviceEnv: options.config.SERVICE_ENV,
     cursors: new CursorCodec(secretsKey(options.config as Config)),
     keyUsage,
     newsroomHost: options.config.NEWSROOM_HOST,
     publicBaseUrl: options.config.PUBLIC_BASE_URL,
   };
-  const kit = httpKit("client-api");
+  const kit = httpKit("client-api", {
+    // A GET target answered before skips the router (the same key check, the same answer).
+    beforeRouting: [repeatedTarget(deps)],
+    headers: { "cache-control": "private, no-store" },
+  });
   const app = new Elysia({ name: "client-api" })
     .use(kit)
-    .onRequest(({ set }) => {
-      set.headers["cache-control"] = "private, no-store";
-    })
     .get("/health", () => ({ status: "ok", service: "client-api" }))
     .use(storiesRoutes(deps))
     .use(approvalsRoutes(deps))

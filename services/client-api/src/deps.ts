@@ -2,6 +2,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { KeyUsage } from "./auth/key-usage.ts";
 import type { FindKey } from "./auth/service.ts";
 import type { AnswerCache } from "./caching/answers.ts";
+import type { RepeatTargets } from "./caching/repeat-targets.ts";
 import type { CursorCodec } from "./pagination/cursor.ts";
 
 /** What the client API's features need: plain values, built once by `createClientApiApp`. */
@@ -19,6 +20,8 @@ export interface ClientApiDeps {
    * (see README, Caching); absent when caching is off.
    */
   cache: AnswerCache | undefined;
+  /** The GET targets routes answered, answered again without routing (caching/repeat-targets.ts). */
+  targets: RepeatTargets;
   /** Records `last_used_at` in batches. */
   keyUsage: KeyUsage;
   /** Base address of hosted newsrooms (NEWSROOM_HOST), for links in the feeds. */

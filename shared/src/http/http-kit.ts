@@ -25,11 +25,14 @@ export type ErrorRenderer = (
 
 export interface HttpKitOptions {
   /**
-   * Asked in order before the router, inside the app (its `handle` is the one way in): what a
-   * path router cannot say, like a client's hostname. Their answers get what routed ones get:
-   * the route for metrics and logs, retiring headers, the answer observer, the error record.
+   * Asked in order before the router, in front of the app's `handle` (still the one way in; see
+   * `bindRoutes`): what a path router cannot say, like a client's hostname, and answers found
+   * without routing. Their answers get what routed ones get: the route for metrics and logs,
+   * retiring headers, the answer observer, the error record, `headers`.
    */
   beforeRouting?: EarlyRouter[];
+  /** Headers every answer of the app carries, errors included, unless the answer sets its own. */
+  headers?: Record<string, string>;
   /**
    * How the app shows a failure to a person instead of the Error record: a page, a redirect.
    * Given what was thrown and, when asked, the failure as an ApiError (made once, logged once);
@@ -74,14 +77,7 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     .onError({ as: "global" }, ({ error, request, set }) => {
       const allowed =
         (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(pathOf(request.url)) : [];
-      let failure: ApiError | undefined;
-      const failureOf = () => {
-        failure ??= toApiError(error, request, allowed);
-        return failure;
-      };
-      const response =
-        options.renderError?.(error, request, failureOf) ??
-        errorResponse(failureOf(), requestIdOf(request));
+      const response = failureAnswer(error, request, allowed);
       const route = knownContextOf(request)?.route;
       for (const header of ["deprecation", "sunset", "link"]) {
         const value = set.headers[header];
@@ -89,26 +85,50 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
       }
       return response;
     });
-  if (beforeRouting.length > 0) {
-    // Elysia runs no transform or mapResponse hook for an answer given here: the kit does the
-    // same for it as for a routed one. A throw goes to the kit's onError like any other.
-    kit.onRequest(async ({ request }) => {
-      for (const find of beforeRouting) {
-        const early = find(request);
-        if (!early) continue;
-        const response = await early.respond();
-        // Noted once answered: while it answers, the request is not routed (the read cache
-        // remembers only targets the router answered; a client's hostname is not a path).
-        const headers = routed(request, early.route);
-        if (headers) {
-          for (const [header, value] of Object.entries(headers))
-            response.headers.set(header, value);
-        }
-        observe?.(name, request.method, early.route, response.status, response);
-        return response;
-      }
+  /** What a throw becomes: the app's own rendering, else the Error record. */
+  const failureAnswer = (error: unknown, request: Request, allowed: string[]): Response => {
+    let failure: ApiError | undefined;
+    const failureOf = () => {
+      failure ??= toApiError(error, request, allowed);
+      return failure;
+    };
+    return (
+      options.renderError?.(error, request, failureOf) ??
+      errorResponse(failureOf(), requestIdOf(request))
+    );
+  };
+  const appHeaders = Object.entries(options.headers ?? {});
+  if (appHeaders.length > 0) {
+    kit.onRequest(({ set }) => {
+      for (const [header, value] of appHeaders) set.headers[header] = value;
     });
   }
+  /**
+   * An answer found before routing, given what the router's hooks give a routed one; a throw
+   * becomes its error answer here, as the kit's onError makes it for a routed request.
+   */
+  const answerEarly = async (early: EarlyAnswer, request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await early.respond();
+    } catch (error) {
+      response = failureAnswer(error, request, []);
+    }
+    // Noted once answered: while it answers, the request is not routed (the read cache
+    // remembers only targets the router answered; a client's hostname is not a path). An app
+    // in this process that answered it (the embedded gateway's services) noted its own route.
+    const retiringOfRoute = knownContextOf(request)?.route
+      ? undefined
+      : routed(request, early.route);
+    for (const [header, value] of Object.entries(retiringOfRoute ?? {})) {
+      response.headers.set(header, value);
+    }
+    for (const [header, value] of appHeaders) {
+      if (!response.headers.has(header)) response.headers.set(header, value);
+    }
+    observe?.(name, request.method, early.route, response.status, response);
+    return response;
+  };
   if (observe) {
     kit.mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const status = typeof set.status === "number" ? set.status : 200;
@@ -116,8 +136,28 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     });
   }
   return Object.assign(kit, {
-    /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */
-    bindRoutes(app: RoutedApp) {
+    /**
+     * Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. With
+     * `beforeRouting`, also puts those routers in front of the app's `handle`, so that an answer
+     * found there costs no routing at all (Elysia's own request handling is about a tenth of
+     * a client API request's time).
+     */
+    bindRoutes(app: RoutedApp & { handle?: (request: Request) => Promise<Response> }) {
+      if (beforeRouting.length > 0 && app.handle) {
+        const routedHandle = app.handle;
+        app.handle = (request) => {
+          let early: EarlyAnswer | null | undefined;
+          try {
+            for (const find of beforeRouting) {
+              early = find(request);
+              if (early) break;
+            }
+          } catch (error) {
+            return Promise.resolve(failureAnswer(error, request, []));
+          }
+          return early ? answerEarly(early, request) : routedHandle(request);
+        };
+      }
       routesOf = (path) => allowedMethods(app, path);
       retiring = new Map();
       queryNames = queryNamesOf(app.routes);

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
+import { answerRepeatably } from "../caching/repeat-targets.ts";
 import { approvalsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT, PageQuery } from "../pagination/model.ts";
@@ -14,18 +15,21 @@ export function approvalsRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/approvals",
-      async ({ query: page, caller }) => {
+      ({ query: page, caller, request }) => {
         const limit = page.limit ?? DEFAULT_LIMIT;
-        const key = answerKey("approvals", caller, limit, page.cursor);
-        const body = await cachedBody(deps.cache, key, async () =>
-          JSON.stringify(
-            await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
-              limit,
-              cursor: page.cursor,
-            }),
-          ),
-        );
-        return jsonAnswer(body);
+        const cursor = page.cursor;
+        return answerRepeatably(deps, request, caller, "approvals:read", async (caller) => {
+          const key = answerKey("approvals", caller, limit, cursor);
+          const body = await cachedBody(deps.cache, key, async () =>
+            JSON.stringify(
+              await listApprovalQueue({ db: deps.db!, cursors: deps.cursors }, caller, {
+                limit,
+                cursor,
+              }),
+            ),
+          );
+          return jsonAnswer(body);
+        });
       },
       { query: PageQuery, detail: approvalsOperation },
     );

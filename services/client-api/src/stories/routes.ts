@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
+import { answerRepeatably } from "../caching/repeat-targets.ts";
 import { getStoryOperation, listStoriesOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
@@ -15,38 +16,42 @@ export function storiesRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/stories",
-      async ({ query, caller }) => {
+      ({ query, caller, request }) => {
         const statuses = parseStatuses(query.status);
         const limit = query.limit ?? DEFAULT_LIMIT;
-        const key = answerKey(
-          "stories",
-          caller,
-          statuses ? [...statuses].sort().join(",") : undefined,
-          limit,
-          query.cursor,
-        );
-        const body = await cachedBody(deps.cache, key, async () =>
-          JSON.stringify(
-            await listStories({ db: deps.db!, cursors: deps.cursors }, caller, {
-              statuses,
-              limit,
-              cursor: query.cursor,
-            }),
-          ),
-        );
-        return jsonAnswer(body);
+        const cursor = query.cursor;
+        return answerRepeatably(deps, request, caller, "stories:read", async (caller) => {
+          const key = answerKey(
+            "stories",
+            caller,
+            statuses ? [...statuses].sort().join(",") : undefined,
+            limit,
+            cursor,
+          );
+          const body = await cachedBody(deps.cache, key, async () =>
+            JSON.stringify(
+              await listStories({ db: deps.db!, cursors: deps.cursors }, caller, {
+                statuses,
+                limit,
+                cursor,
+              }),
+            ),
+          );
+          return jsonAnswer(body);
+        });
       },
       { query: StoryListQuery, detail: listStoriesOperation },
     )
     .get(
       "/v1/stories/:id",
-      async ({ params, caller }) => {
+      ({ params, caller, request }) => {
         const id = params.id.toLowerCase();
-        const key = answerKey("story", caller, id);
-        const body = await cachedBody(deps.cache, key, async () =>
-          JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
-        );
-        return jsonAnswer(body);
+        return answerRepeatably(deps, request, caller, "stories:read", async (caller) => {
+          const body = await cachedBody(deps.cache, answerKey("story", caller, id), async () =>
+            JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
+          );
+          return jsonAnswer(body);
+        });
       },
       { params: StoryParams, detail: getStoryOperation },
     );

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
+import { answerRepeatably } from "../caching/repeat-targets.ts";
 import { webhookEndpointsOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
 import { listWebhookEndpoints } from "./service.ts";
@@ -17,10 +18,12 @@ export function webhookEndpointsRoutes(deps: ClientApiDeps) {
     }))
     .get(
       "/v1/webhook_endpoints",
-      async ({ caller }) =>
-        jsonAnswer(
-          await cachedBody(deps.cache, answerKey("webhook_endpoints", caller), async () =>
-            JSON.stringify(await listWebhookEndpoints(deps.db!, caller)),
+      ({ caller, request }) =>
+        answerRepeatably(deps, request, caller, "webhooks:read", async (caller) =>
+          jsonAnswer(
+            await cachedBody(deps.cache, answerKey("webhook_endpoints", caller), async () =>
+              JSON.stringify(await listWebhookEndpoints(deps.db!, caller)),
+            ),
           ),
         ),
       { detail: webhookEndpointsOperation },

@@ -1,0 +1,68 @@
+import type { KeyScope } from "@newsroom/shared/api-keys";
+import type { EarlyRouter } from "@newsroom/shared/http/http-kit";
+import { KnownTargets } from "@newsroom/shared/http/known-targets";
+import { matchedRouteOf } from "@newsroom/shared/http/request-context";
+import { targetOf } from "@newsroom/shared/http/urls";
+import { requireKey } from "../auth/guard.ts";
+import type { Caller } from "../auth/service.ts";
+import type { ClientApiDeps } from "../deps.ts";
+
+/** How a GET the router answered is answered again, for any caller. */
+export interface Repeatable {
+  /** The route template that answered, for metrics and logs. */
+  route: string;
+  /** The scope the route needs. */
+  scope: KeyScope;
+  /**
+   * The answer to a caller, from the parameters the router checked and normalized (what depends
+   * on the caller, like a cursor's organization, is checked in here, on every call).
+   */
+  answer: (caller: Caller) => Promise<Response>;
+}
+
+/** The GET targets the router answered, each with how to answer it again. */
+export type RepeatTargets = KnownTargets<Repeatable>;
+
+export function repeatTargets(): RepeatTargets {
+  return new KnownTargets(10_000);
+}
+
+/**
+ * A GET route's answer for `caller`, by `answer`; once given, the request's exact target is
+ * remembered with it, so that the next request for the same target, whatever its key, is
+ * answered by `repeatedTarget` without routing and checking the same parameters again.
+ */
+export async function answerRepeatably(
+  deps: Pick<ClientApiDeps, "targets">,
+  request: Request,
+  caller: Caller,
+  scope: KeyScope,
+  answer: (caller: Caller) => Promise<Response>,
+): Promise<Response> {
+  const response = await answer(caller);
+  const route = matchedRouteOf(request);
+  if (route && request.method === "GET") {
+    deps.targets.remember(targetOf(request.url), { route, scope, answer });
+  }
+  return response;
+}
+
+/**
+ * The client API's one fast path, asked before its router (`beforeRouting`): a GET whose exact
+ * target a route answered before gets the same key check and the same answer as that route
+ * would give, without the router. Every request still reads its key's row (revocation, expiry,
+ * scope and the organization's data version), here as on the route.
+ */
+export function repeatedTarget(
+  deps: Pick<ClientApiDeps, "targets"> & Parameters<typeof requireKey>[0],
+): EarlyRouter {
+  return (request) => {
+    if (request.method !== "GET") return undefined;
+    const known = deps.targets.get(targetOf(request.url));
+    if (!known) return undefined;
+    return {
+      route: known.route,
+      respond: async () => known.answer(await requireKey(deps, request, known.scope)),
+    };
+  };
+}
