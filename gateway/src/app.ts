@@ -48,7 +48,16 @@ export function createGateway(given: GatewayOptions) {
     ...given,
     publicReadLimits: given.publicReadLimits ?? new MemoryRateLimitStore(),
   };
-  const kit = httpKit("gateway");
+  // A path a service answers goes straight to it, before the router (which keeps the gateway's
+  // own routes, 404 and 405): routing it again would cost a tenth of the hop.
+  const kit = httpKit("gateway", {
+    beforeRouting: [
+      (request) =>
+        serviceOf(options, request)
+          ? { route: "/*", respond: () => route(options, request) }
+          : null,
+    ],
+  });
   const ready = readinessResponse(readiness(options.readinessChecks));
   const app = new Elysia({ name: "gateway" })
     .use(kit)
