@@ -21,7 +21,7 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
  * more than one.
  */
 export function presentedKey(request: Request, allowQueryKey: boolean): PresentedKey {
-  const queryKeys = queryOf(request.url).getAll("key");
+  const queryKeys = mayNameKey(request.url) ? queryOf(request.url).getAll("key") : [];
   if (queryKeys.length > 0) {
     if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
     return { ok: true, key: queryKeys[0]!, source: "query" };
@@ -30,4 +30,13 @@ export function presentedKey(request: Request, allowQueryKey: boolean): Presente
   const match = header ? BEARER.exec(header.trim()) : null;
   if (!match) return { ok: false, code: "missing_api_key" };
   return { ok: true, key: match[1]!, source: "header" };
+}
+
+/**
+ * Whether a URL's query may hold a `key` parameter: it spells `key`, or escapes something
+ * (`k%65y`). Most requests have neither, and parsing their query is a cost on every request.
+ */
+function mayNameKey(url: string): boolean {
+  const query = url.indexOf("?");
+  return query !== -1 && (url.includes("key", query) || url.includes("%", query));
 }

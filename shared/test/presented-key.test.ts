@@ -38,4 +38,21 @@ describe("the presented key", () => {
     const twice = new Request(`http://localhost/v1/feed.json?key=${KEY}&key=${KEY}`);
     expect(presentedKey(twice, true)).toEqual({ ok: false, code: "invalid_api_key" });
   });
+
+  test("a `key` parameter is found however its name is escaped, and only a `key` is", () => {
+    const header = `Bearer ${KEY}`;
+    for (const query of [`k%65y=${KEY}`, `%6B%65%79=${KEY}`, `limit=1&key=${KEY}`]) {
+      const url = `http://localhost/v1/feed.json?${query}`;
+      expect(presentedKey(withHeader(header, url), true)).toMatchObject({ source: "query" });
+      expect(presentedKey(withHeader(header, url), false)).toMatchObject({ ok: false });
+    }
+    for (const query of ["limit=25", "keys=1", "k+ey=1", "KEY=1", "monkey=1&cursor=a%2Fb"]) {
+      const url = `http://localhost/v1/stories?${query}`;
+      expect(presentedKey(withHeader(header, url), false)).toEqual({
+        ok: true,
+        key: KEY,
+        source: "header",
+      });
+    }
+  });
 });
