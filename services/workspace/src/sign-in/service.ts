@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
+import { sameHash } from "@newsroom/shared/api-keys";
 import type { Db } from "@newsroom/shared/db/index";
 import {
   workspaceMemberships,
@@ -11,7 +12,7 @@ import type { Mailer } from "@newsroom/shared/mailer";
 import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { and, eq, sql } from "drizzle-orm";
 import { findPersonByEmail, normalizeEmail, type PersonRow } from "../members/store.ts";
-import { CODE_SHAPE, hashSignInCode, newSignInCode, sameHash, signInCodeKey } from "./codes.ts";
+import { CODE_SHAPE, hashSignInCode, newSignInCode, signInCodeKey } from "./codes.ts";
 import { signInCodeEmail } from "./email.ts";
 
 /** A code lives 10 minutes; five wrong tries burn it. */
