@@ -2,6 +2,7 @@ import { Batcher } from "@newsroom/shared/batch";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { apiKeys, organizations } from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 
 /** A stored key with what a request needs to know about its organization. */
 export interface StoredKey {
@@ -19,19 +20,34 @@ export interface StoredKey {
   dataVersion: number;
 }
 
-const storedKeyColumns = {
-  id: apiKeys.id,
-  organizationId: apiKeys.organizationId,
-  environment: apiKeys.environment,
-  keyHash: apiKeys.keyHash,
-  scopes: apiKeys.scopes,
-  expiresAt: apiKeys.expiresAt,
-  revokedAt: apiKeys.revokedAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  organizationName: organizations.name,
-  newsroomRunning: organizations.newsroomRunning,
-  dataVersion: organizations.dataVersion,
-};
+/** What a StoredKey is read from: the key table, or a read of it (its columns by the same names). */
+type KeyColumns = Record<
+  | "id"
+  | "organizationId"
+  | "environment"
+  | "keyHash"
+  | "scopes"
+  | "expiresAt"
+  | "revokedAt"
+  | "lastUsedAt",
+  AnyPgColumn
+>;
+
+function storedKeyColumns<K extends KeyColumns>(keys: K) {
+  return {
+    id: keys.id,
+    organizationId: keys.organizationId,
+    environment: keys.environment,
+    keyHash: keys.keyHash,
+    scopes: keys.scopes,
+    expiresAt: keys.expiresAt,
+    revokedAt: keys.revokedAt,
+    lastUsedAt: keys.lastUsedAt,
+    organizationName: organizations.name,
+    newsroomRunning: organizations.newsroomRunning,
+    dataVersion: organizations.dataVersion,
+  };
+}
 
 /**
  * The key whose SHA-256 is `keyHash`, with its organization: one read by the unique index on
@@ -40,7 +56,7 @@ const storedKeyColumns = {
  */
 export async function findKeyByHash(db: Queryable, keyHash: string): Promise<StoredKey | null> {
   const [row] = await db
-    .select(storedKeyColumns)
+    .select(storedKeyColumns(apiKeys))
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
     .where(eq(apiKeys.keyHash, keyHash))
@@ -53,21 +69,31 @@ const LOOKUPS_AT_ONCE = 4;
 
 /**
  * `findKeyByHash` for every request at once: the lookups that arrive together (within one turn
- * of the event loop, or while LOOKUPS_AT_ONCE are under way) go to PostgreSQL as one statement
- * (`key_hash = any(...)`, the same unique index), prepared once per connection and kept. Each
- * lookup still reads the row after its request arrived (`Batcher`), so a key revoked before a
- * request is refused on it.
+ * of the event loop, or while LOOKUPS_AT_ONCE are under way) go to PostgreSQL as one statement,
+ * prepared once per connection and kept. Each lookup still reads the row after its request
+ * arrived (`Batcher`), so a key revoked before a request is refused on it.
+ *
+ * Each hash is looked up on its own in the unique index on `key_hash` (a lateral read per hash
+ * of `unnest($1)`), whatever the planner thinks of the table: `key_hash = any($1)` let it read a
+ * small table whole and compare every row with every hash, a cost growing with the table
+ * (1,000 keys, a batch of 20, EXPLAIN ANALYZE: 0.34 ms against 0.15 ms by the index).
  */
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
-  const query = db
-    .select(storedKeyColumns)
+  const found = db
+    .select()
     .from(apiKeys)
-    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
-    .where(sql`${apiKeys.keyHash} = any(${sql.placeholder("keyHashes")})`)
+    .where(sql`${apiKeys.keyHash} = wanted.key_hash`)
+    .limit(1)
+    .as("found");
+  const query = db
+    .select(storedKeyColumns(found))
+    .from(sql`unnest(${sql.placeholder("keyHashes")}::text[]) as wanted(key_hash)`)
+    .crossJoinLateral(found)
+    .innerJoin(organizations, eq(organizations.id, found.organizationId))
     .prepare("client_api_find_keys");
   const lookups = new Batcher(
     async (keyHashes: string[]) => {
-      const rows = await query.execute({ keyHashes: [...new Set(keyHashes)] });
+      const rows: StoredKey[] = await query.execute({ keyHashes: [...new Set(keyHashes)] });
       const byHash = new Map(rows.map((row) => [row.keyHash, row]));
       return keyHashes.map((keyHash) => byHash.get(keyHash) ?? null);
     },
