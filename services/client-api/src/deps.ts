@@ -1,8 +1,7 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { KeyUsage } from "./auth/key-usage.ts";
 import type { FindKey } from "./auth/service.ts";
-import type { AnswerCache } from "./caching/answers.ts";
-import type { RepeatTargets } from "./caching/repeat-targets.ts";
+import type { AnswerCache, RepeatTargets } from "./caching/answers.ts";
 import type { CursorCodec } from "./pagination/cursor.ts";
 
 /** What the client API's features need: plain values, built once by `createClientApiApp`. */

@@ -1,3 +1,5 @@
+import type { KeyScope } from "@newsroom/shared/api-keys";
+import { KnownTargets } from "@newsroom/shared/http/known-targets";
 import type { ReadCache } from "@newsroom/shared/read-cache";
 import type { Caller } from "../auth/service.ts";
 
@@ -42,4 +44,24 @@ export function cachedBody(
 
 export function jsonAnswer(body: string): Response {
   return new Response(body, { headers: { "content-type": JSON_TYPE } });
+}
+
+/** How a GET the router answered is answered again, for any caller. */
+export interface Repeatable {
+  /** The route template that answered, for metrics and logs. */
+  route: string;
+  /** The scope the route needs. */
+  scope: KeyScope;
+  /**
+   * The answer to a caller, from the parameters the router checked and normalized (what depends
+   * on the caller, like a cursor's organization, is checked in here, on every call).
+   */
+  answer: (caller: Caller) => Promise<Response>;
+}
+
+/** The GET targets the router answered, each with how to answer it again. */
+export type RepeatTargets = KnownTargets<Repeatable>;
+
+export function repeatTargets(): RepeatTargets {
+  return new KnownTargets(10_000);
 }

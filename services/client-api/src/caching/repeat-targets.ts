@@ -1,31 +1,10 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
 import type { EarlyRouter } from "@newsroom/shared/http/http-kit";
-import { KnownTargets } from "@newsroom/shared/http/known-targets";
 import { matchedRouteOf } from "@newsroom/shared/http/request-context";
 import { targetOf } from "@newsroom/shared/http/urls";
 import { requireKey } from "../auth/guard.ts";
 import type { Caller } from "../auth/service.ts";
 import type { ClientApiDeps } from "../deps.ts";
-
-/** How a GET the router answered is answered again, for any caller. */
-export interface Repeatable {
-  /** The route template that answered, for metrics and logs. */
-  route: string;
-  /** The scope the route needs. */
-  scope: KeyScope;
-  /**
-   * The answer to a caller, from the parameters the router checked and normalized (what depends
-   * on the caller, like a cursor's organization, is checked in here, on every call).
-   */
-  answer: (caller: Caller) => Promise<Response>;
-}
-
-/** The GET targets the router answered, each with how to answer it again. */
-export type RepeatTargets = KnownTargets<Repeatable>;
-
-export function repeatTargets(): RepeatTargets {
-  return new KnownTargets(10_000);
-}
 
 /**
  * A GET route's answer for `caller`, by `answer`; once given, the request's exact target is
