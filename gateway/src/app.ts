@@ -39,9 +39,9 @@ export interface GatewayOptions {
 }
 
 /**
- * The gateway: health and the API reference, then every other path handed to the service its
- * prefix names (`route`). Serve it through `edge()` so every response carries the request id
- * and the version.
+ * The gateway: every path a service answers handed to it before the router (`forward`), then
+ * health and the API reference; 404 and 405 for the rest. Serve it through `edge()` so every
+ * response carries the request id and the version.
  */
 export function createGateway(given: GatewayOptions) {
   const options = {
@@ -52,10 +52,12 @@ export function createGateway(given: GatewayOptions) {
   // own routes, 404 and 405): routing it again would cost a tenth of the hop.
   const kit = httpKit("gateway", {
     beforeRouting: [
-      (request) =>
-        serviceOf(options, request)
-          ? { route: "/*", respond: () => route(options, request) }
-          : null,
+      (request) => {
+        const service = serviceOf(options, request);
+        const upstream = service ? options.upstreams[service] : undefined;
+        if (!service || !upstream) return null;
+        return { route: "/*", respond: () => forward(options, service, upstream, request) };
+      },
     ],
   });
   const ready = readinessResponse(readiness(options.readinessChecks));
@@ -94,14 +96,14 @@ export function createGateway(given: GatewayOptions) {
       }),
     })
     .use(docsRoutes)
-    .all("/*", ({ request }) => route(options, request), { parse: "none" });
+    .all("/*", ({ request }) => refuse(request), { parse: "none" });
   kit.bindRoutes(app);
   return {
     app,
     routes: app.routes,
     /**
-     * The one way in: a public read the answer cache holds, answered before routing; the
-     * gateway's own routes; every other path through `route`.
+     * The one way in: a public read the answer cache holds, answered before routing; a
+     * service's path handed on (`forward`); the gateway's own routes.
      */
     handle: (request: Request): Response | Promise<Response> =>
       keptAnswer(options, request) ?? app.handle(request),
@@ -144,16 +146,15 @@ const ReadinessOut = t.Object(
   { additionalProperties: true },
 );
 
-/** A path the gateway does not answer itself: 405 for its own paths, else its service's. */
-async function route(options: GatewayOptions, request: Request): Promise<Response> {
-  const path = pathOf(request.url);
-  const service = serviceOf(options, request);
-  const upstream = service ? options.upstreams[service] : undefined;
-  if (GATEWAY_PATHS.includes(path)) {
+/**
+ * A path no service answers (those went on before the router): 405 for the gateway's own paths
+ * with another method, else 404.
+ */
+function refuse(request: Request): never {
+  if (GATEWAY_PATHS.includes(pathOf(request.url))) {
     throw new ApiError("method_not_allowed", undefined, { headers: { allow: "GET, HEAD" } });
   }
-  if (!service || !upstream) throw new ApiError("not_found", "No route matches this path.");
-  return forward(options, service, upstream, request);
+  throw new ApiError("not_found", "No route matches this path.");
 }
 
 /**
