@@ -142,8 +142,8 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
      * found there costs no routing at all (Elysia's own request handling is about a tenth of
      * a client API request's time).
      */
-    bindRoutes(app: RoutedApp & { handle?: (request: Request) => Promise<Response> }) {
-      if (beforeRouting.length > 0 && app.handle) {
+    bindRoutes(app: RoutedApp & { handle: (request: Request) => Promise<Response> }) {
+      if (beforeRouting.length > 0) {
         const routedHandle = app.handle;
         app.handle = (request) => {
           let early: EarlyAnswer | null | undefined;

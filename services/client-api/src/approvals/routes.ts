@@ -1,3 +1,4 @@
+import type { KeyScope } from "@newsroom/shared/api-keys";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
@@ -7,18 +8,20 @@ import type { ClientApiDeps } from "../deps.ts";
 import { DEFAULT_LIMIT, PageQuery } from "../pagination/model.ts";
 import { listApprovalQueue } from "./service.ts";
 
+const SCOPE: KeyScope = "approvals:read";
+
 /** GET /v1/approvals (scope approvals:read). */
 export function approvalsRoutes(deps: ClientApiDeps) {
   return new Elysia({ name: "client-api:approvals" })
     .derive(async ({ request }) => ({
-      caller: await requireKey(deps, request, "approvals:read"),
+      caller: await requireKey(deps, request, SCOPE),
     }))
     .get(
       "/v1/approvals",
       ({ query: page, caller, request }) => {
         const limit = page.limit ?? DEFAULT_LIMIT;
         const cursor = page.cursor;
-        return answerRepeatably(deps, request, caller, "approvals:read", async (caller) => {
+        return answerRepeatably(deps, request, caller, SCOPE, async (caller) => {
           const key = answerKey("approvals", caller, limit, cursor);
           const body = await cachedBody(deps.cache, key, async () =>
             JSON.stringify(

@@ -32,9 +32,7 @@ export async function answerRepeatably(
  * would give, without the router. Every request still reads its key's row (revocation, expiry,
  * scope and the organization's data version), here as on the route.
  */
-export function repeatedTarget(
-  deps: Pick<ClientApiDeps, "targets"> & Parameters<typeof requireKey>[0],
-): EarlyRouter {
+export function repeatedTarget(deps: ClientApiDeps): EarlyRouter {
   return (request) => {
     if (request.method !== "GET") return undefined;
     const known = deps.targets.get(targetOf(request.url));

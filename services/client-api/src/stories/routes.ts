@@ -1,3 +1,4 @@
+import type { KeyScope } from "@newsroom/shared/api-keys";
 import { Elysia } from "elysia";
 import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody, jsonAnswer } from "../caching/answers.ts";
@@ -8,11 +9,13 @@ import { DEFAULT_LIMIT } from "../pagination/model.ts";
 import { parseStatuses, StoryListQuery, StoryParams } from "./model.ts";
 import { getStoryDetail, listStories } from "./service.ts";
 
+const SCOPE: KeyScope = "stories:read";
+
 /** GET /v1/stories and GET /v1/stories/{id} (scope stories:read). */
 export function storiesRoutes(deps: ClientApiDeps) {
   return new Elysia({ name: "client-api:stories" })
     .derive(async ({ request }) => ({
-      caller: await requireKey(deps, request, "stories:read"),
+      caller: await requireKey(deps, request, SCOPE),
     }))
     .get(
       "/v1/stories",
@@ -20,7 +23,7 @@ export function storiesRoutes(deps: ClientApiDeps) {
         const statuses = parseStatuses(query.status);
         const limit = query.limit ?? DEFAULT_LIMIT;
         const cursor = query.cursor;
-        return answerRepeatably(deps, request, caller, "stories:read", async (caller) => {
+        return answerRepeatably(deps, request, caller, SCOPE, async (caller) => {
           const key = answerKey(
             "stories",
             caller,
@@ -46,7 +49,7 @@ export function storiesRoutes(deps: ClientApiDeps) {
       "/v1/stories/:id",
       ({ params, caller, request }) => {
         const id = params.id.toLowerCase();
-        return answerRepeatably(deps, request, caller, "stories:read", async (caller) => {
+        return answerRepeatably(deps, request, caller, SCOPE, async (caller) => {
           const body = await cachedBody(deps.cache, answerKey("story", caller, id), async () =>
             JSON.stringify(await getStoryDetail(deps.db!, caller, id)),
           );
