@@ -29,7 +29,7 @@ import {
 import { withoutHeader } from "@newsroom/shared/http/service-headers";
 import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
-import { answerCacheLookups } from "@newsroom/shared/metrics";
+import { countAnswerCacheLookup } from "@newsroom/shared/metrics";
 import { ReadCache } from "@newsroom/shared/read-cache";
 
 export interface AnswerCacheOptions {
@@ -58,6 +58,9 @@ export interface Miss {
 interface Kept {
   /** The answer each request gets a copy of, less the headers of one answer. */
   response: Response;
+  /** Its ETag and Last-Modified, for conditional GETs. */
+  etag: string;
+  lastModified: string | null;
   /** When it was kept (ms since the epoch), for `Age`. */
   keptAt: number;
   /** The app and route template that first answered it: its hits count under the same. */
@@ -79,8 +82,6 @@ const PER_ANSWER_HEADERS = [
 ];
 const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
 const DEFAULT_REPURGE_AFTER_MS = 2_000;
-const hits = answerCacheLookups.labels("hit");
-const misses = answerCacheLookups.labels("miss");
 
 export class PublicAnswerCache {
   private readonly answers: ReadCache<Kept>;
@@ -107,13 +108,16 @@ export class PublicAnswerCache {
     this.enabled = true;
   }
 
-  /** The kept answer to this request (200, or 304 to a matching conditional GET), if any. */
-  lookup(request: Request): Response | undefined {
-    const key = this.keyOf(request);
+  /**
+   * The kept answer to this request (200, or 304 to a matching conditional GET), if any.
+   * `target` is the request's path and query, when the caller has it already.
+   */
+  lookup(request: Request, target = targetOf(request.url)): Response | undefined {
+    const key = this.keyOf(request, target);
     if (key === null) return undefined;
     const kept = this.answers.get(key);
     if (!kept) return undefined;
-    hits.inc();
+    countAnswerCacheLookup("hit");
     const context = contextOf(request);
     context.service = kept.service;
     context.route = kept.route;
@@ -126,9 +130,9 @@ export class PublicAnswerCache {
    * kept (a 304 to one client's copy cannot); `keep` answers the conditions.
    */
   begin(request: Request): Miss {
-    const key = this.keyOf(request);
+    const key = this.keyOf(request, targetOf(request.url));
     // Counted here, not at the lookup: a read refused by its limit never reaches public-read.
-    if (key !== null) misses.inc();
+    if (key !== null) countAnswerCacheLookup("miss");
     const conditions: [string, string][] = [];
     if (key !== null) {
       for (const name of CONDITIONAL_HEADERS) {
@@ -180,6 +184,8 @@ export class PublicAnswerCache {
     const answeredBy = knownContextOf(request);
     const kept: Kept = {
       response: new Response(body, { status: 200, headers }),
+      etag: headers.get("etag") ?? "",
+      lastModified: headers.get("last-modified"),
       keptAt: Date.now(),
       service: answeredBy?.service,
       route: answeredBy?.route,
@@ -212,9 +218,8 @@ export class PublicAnswerCache {
   }
 
   /** The cache key of a request a shared cache may answer, or null. */
-  private keyOf(request: Request): string | null {
+  private keyOf(request: Request, target: string): string | null {
     if (!this.enabled || request.method !== "GET" || request.headers.has("range")) return null;
-    const target = targetOf(request.url);
     if (target.length > MAX_KEPT_TARGET_LENGTH) return null;
     return `${request.headers.get("host") ?? ""} ${target}`;
   }
@@ -266,7 +271,9 @@ function isNotModified(response: Response, request: Request): boolean {
 
 /** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
 function answerFrom(kept: Kept, request: Request): Response {
-  if (isNotModified(kept.response, request)) return notModifiedResponse(kept.response.headers);
+  if (notModified(request, kept.etag, kept.lastModified)) {
+    return notModifiedResponse(kept.response.headers);
+  }
   // A clone costs half of a new answer built from the kept headers and body.
   const response = kept.response.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.

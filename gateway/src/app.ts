@@ -3,7 +3,7 @@ import { ApiError, UNAVAILABLE_CODES } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { ANSWER_ORGANIZATION_HEADER } from "@newsroom/shared/http/public-answers";
 import { withHeader, withoutHeader } from "@newsroom/shared/http/service-headers";
-import { pathOf } from "@newsroom/shared/http/urls";
+import { pathOf, targetOf } from "@newsroom/shared/http/urls";
 import { operation } from "@newsroom/shared/openapi/operation";
 import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ReadinessCheck, readiness, readinessResponse } from "@newsroom/shared/service";
@@ -117,8 +117,10 @@ export function createGateway(given: GatewayOptions) {
  */
 function keptAnswer(options: GatewayOptions, request: Request): Response | undefined {
   if (!options.answerCache || request.method !== "GET") return undefined;
-  if (serviceOf(options, request) !== "public-read") return undefined;
-  return options.answerCache.lookup(request);
+  const target = targetOf(request.url);
+  const service = serviceForRequest(pathOf(target), request.headers.get("host"), options.config);
+  if (service !== "public-read") return undefined;
+  return options.answerCache.lookup(request, target);
 }
 
 /** The service a request goes to: by its path, or a newsroom page by its path and host. */

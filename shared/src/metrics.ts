@@ -11,7 +11,8 @@ export const registry = new Registry();
 
 /** Upper bounds of the request-duration buckets, in seconds. */
 const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** Any other method counts as OTHER. */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 interface RequestSeries {
   labels: string;
@@ -27,21 +28,41 @@ interface RequestSeries {
  * labels on every call, which costs more than answering a cached public read.
  */
 export class RequestMetrics {
-  private readonly series = new Map<string, RequestSeries>();
+  /**
+   * By service, route, then method and status: each level a lookup of a string the caller
+   * already holds (a key joined from the four would be built and hashed on every request).
+   */
+  private readonly byService = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  private readonly series: RequestSeries[] = [];
 
   record(service: string, route: string, method: string, status: number, seconds: number): void {
-    const verb = METHODS.has(method) ? method : "OTHER";
-    const key = `${service}\n${route}\n${verb}\n${status}`;
-    let series = this.series.get(key);
+    let routes = this.byService.get(service);
+    if (!routes) {
+      routes = new Map();
+      this.byService.set(service, routes);
+    }
+    let answers = routes.get(route);
+    if (!answers) {
+      answers = new Map();
+      routes.set(route, answers);
+    }
+    const verb = METHODS.indexOf(method);
+    const answerKey = status * 16 + verb + 1;
+    let series = answers.get(answerKey);
     if (!series) {
-      const labels = `service="${labelValue(service)}",route="${labelValue(route)}",method="${verb}",status="${status}"`;
+      const labels = `service="${labelValue(service)}",route="${labelValue(route)}",method="${METHODS[verb] ?? "OTHER"}",status="${status}"`;
       series = { labels, count: 0, sum: 0, buckets: DURATION_BUCKETS.map(() => 0) };
-      this.series.set(key, series);
+      answers.set(answerKey, series);
+      this.series.push(series);
     }
     series.count += 1;
     series.sum += seconds;
-    const bucket = DURATION_BUCKETS.findIndex((bound) => seconds <= bound);
-    if (bucket !== -1) series.buckets[bucket]! += 1;
+    for (let bucket = 0; bucket < DURATION_BUCKETS.length; bucket++) {
+      if (seconds <= DURATION_BUCKETS[bucket]!) {
+        series.buckets[bucket]! += 1;
+        return;
+      }
+    }
   }
 
   /** The Prometheus text format of both metrics. */
@@ -54,7 +75,7 @@ export class RequestMetrics {
       "# HELP http_request_duration_seconds Time to answer HTTP requests, by service, route template, method and status.",
       "# TYPE http_request_duration_seconds histogram",
     ];
-    for (const { labels, count, sum, buckets } of this.series.values()) {
+    for (const { labels, count, sum, buckets } of this.series) {
       counter.push(`http_requests_total{${labels}} ${count}`);
       let cumulative = 0;
       DURATION_BUCKETS.forEach((bound, i) => {
@@ -92,12 +113,24 @@ export const webhookAttempts = new Counter({
   registers: [registry],
 });
 
+/** The answer cache's lookups, counted as plain numbers and written at scrape (as above). */
+const lookupCounts = { hit: 0, miss: 0 };
+
 export const answerCacheLookups = new Counter({
   name: "gateway_answer_cache_lookups_total",
   help: "Public reads the gateway's answer cache could answer, by outcome (hit, miss).",
   labelNames: ["outcome"] as const,
   registers: [registry],
+  collect() {
+    this.reset();
+    for (const [outcome, count] of Object.entries(lookupCounts)) this.labels(outcome).inc(count);
+  },
 });
+
+/** Counts one lookup of the gateway's answer cache. */
+export function countAnswerCacheLookup(outcome: keyof typeof lookupCounts): void {
+  lookupCounts[outcome] += 1;
+}
 
 export const outboxLag = new Gauge({
   name: "outbox_lag_seconds",

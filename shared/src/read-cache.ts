@@ -1,8 +1,8 @@
 /**
  * The in-process read cache of the services that answer reads (client API, public reads):
- * values by key, least recently used dropped first past a count or a size in bytes, each for at
- * most a time limit, and each carrying tags so that a change drops exactly the entries it
- * touches (`invalidate`), never the whole cache.
+ * values by key, least recently used dropped first (to within half the entries) past a count or
+ * a size in bytes, each for at most a time limit, and each carrying tags so that a change drops
+ * exactly the entries it touches (`invalidate`), never the whole cache.
  *
  * A read that started before an invalidation may have seen the data as it was before the
  * change: `begin` marks when a read starts, and `set` refuses a value carrying a tag invalidated
@@ -32,6 +32,8 @@ interface Entry<V> {
   tags: readonly string[];
   bytes: number;
   expiresAt: number;
+  /** The cache's `appends` when the entry last went to the end of the order. */
+  appendedAt: number;
 }
 
 const OTHER_BYTES = 512;
@@ -48,6 +50,8 @@ export class ReadCache<V> {
   private clearedAt = 0;
   private clock = 0;
   private bytes = 0;
+  /** How many times an entry went to the end of the order (set, or a read moving it there). */
+  private appends = 0;
   readonly maxEntries: number;
   readonly maxBytes: number;
   readonly ttlMs: number;
@@ -78,9 +82,14 @@ export class ReadCache<V> {
       this.remove(key);
       return undefined;
     }
-    // Least recently used goes first: move this one to the end.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Least recently used goes first: move this one to the end, unless at most half the entries
+    // went there since it did. It is among the newer half already, and a hot entry is not
+    // deleted and inserted again on every read (the gateway answers a kept read in microseconds).
+    if (this.appends - entry.appendedAt > this.entries.size / 2) {
+      this.entries.delete(key);
+      entry.appendedAt = ++this.appends;
+      this.entries.set(key, entry);
+    }
     return entry.value;
   }
 
@@ -123,7 +132,8 @@ export class ReadCache<V> {
     if (bytes > this.maxBytes) return false;
     this.remove(key);
     const ttl = options.ttlMs ?? this.ttlMs;
-    this.entries.set(key, { value, tags, bytes, expiresAt: Date.now() + ttl });
+    const appendedAt = ++this.appends;
+    this.entries.set(key, { value, tags, bytes, expiresAt: Date.now() + ttl, appendedAt });
     this.bytes += bytes;
     for (const tag of tags) {
       let keys = this.byTag.get(tag);

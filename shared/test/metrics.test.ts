@@ -46,6 +46,10 @@ test("request counts and durations read back through a Prometheus parser", () =>
     metrics.record("svc", "/v1/things/:id", "GET", 200, seconds);
   }
   metrics.record("svc", '/odd"route\\', "BREW", 418, 0.02);
+  // Another method or status on the same route is a series of its own.
+  metrics.record("svc", "/v1/things/:id", "HEAD", 200, 0.001);
+  metrics.record("svc", "/v1/things/:id", "GET", 404, 0.001);
+  metrics.record("svc", "/v1/things/:id", "GET", 404, 0.001);
   const families = parsePrometheus(metrics.exposition());
 
   const counter = families.find((family) => family.name === "http_requests_total");
@@ -59,6 +63,14 @@ test("request counts and durations read back through a Prometheus parser", () =>
       value: "1",
       labels: { service: "svc", route: '/odd"route\\', method: "OTHER", status: "418" },
     },
+    {
+      value: "1",
+      labels: { service: "svc", route: "/v1/things/:id", method: "HEAD", status: "200" },
+    },
+    {
+      value: "2",
+      labels: { service: "svc", route: "/v1/things/:id", method: "GET", status: "404" },
+    },
   ]);
 
   // The parser folds a histogram's labelled series together, so read its samples untyped.
@@ -67,7 +79,11 @@ test("request counts and durations read back through a Prometheus parser", () =>
     samples
       .find((family) => family.name === name)
       ?.metrics.find(
-        (series) => series.labels?.route === "/v1/things/:id" && series.labels?.le === le,
+        (series) =>
+          series.labels?.route === "/v1/things/:id" &&
+          series.labels?.method === "GET" &&
+          series.labels?.status === "200" &&
+          series.labels?.le === le,
       )?.value;
   expect(sample("http_request_duration_seconds_count")).toBe("5");
   expect(Number(sample("http_request_duration_seconds_sum"))).toBeCloseTo(12.309, 6);

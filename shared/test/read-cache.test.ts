@@ -12,6 +12,19 @@ describe("the read cache is bounded", () => {
     expect(["a", "c", "d"].map((key) => cache.get(key))).toEqual(["a", "c", "d"]);
   });
 
+  test("an entry read since the older half went in outlives the entries never read", () => {
+    const cache = new ReadCache<number>({ maxEntries: 100 });
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, i, {}, cache.begin());
+    // The ten oldest are read (some twice), then fifty new entries push the oldest out.
+    for (let i = 0; i < 10; i++) expect(cache.get(`k${i}`)).toBe(i);
+    for (let i = 0; i < 5; i++) expect(cache.get(`k${i}`)).toBe(i);
+    for (let i = 100; i < 150; i++) cache.set(`k${i}`, i, {}, cache.begin());
+    expect(cache.size).toBe(100);
+    for (let i = 0; i < 10; i++) expect(cache.get(`k${i}`)).toBe(i);
+    for (let i = 10; i < 60; i++) expect(cache.get(`k${i}`)).toBeUndefined();
+    for (let i = 60; i < 150; i++) expect(cache.get(`k${i}`)).toBe(i);
+  });
+
   test("by bytes of text held", () => {
     const cache = new ReadCache<string>({ maxBytes: 10_000 });
     for (let i = 0; i < 10; i++) cache.set(`k${i}`, "x".repeat(1_000), {}, cache.begin());

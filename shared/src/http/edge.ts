@@ -79,31 +79,6 @@ export function edge(
       contextOf(request).clientIp = () =>
         clientIp("127.0.0.1", request.headers.get("x-forwarded-for"), isTrusted);
     }
-    const failed = (error: unknown) => errorResponse(toApiError(error, request), requestId);
-    /** The answer's bookkeeping: metrics, the request's log line, the two headers. */
-    const finish = (response: Response): Response => {
-      const context = knownContextOf(request);
-      const route = context?.route ?? "unmatched";
-      const seconds = (performance.now() - started) / 1000;
-      let status = response.status;
-      if (status >= 500 && incoming.signal.aborted) {
-        status = CLIENT_CLOSED_REQUEST;
-        requestsAborted.inc({ service: context?.service ?? "edge" });
-      }
-      requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
-      // One line per request. The path only: a query string may hold a feed key.
-      if (log.enabled("info")) {
-        log.info("request", {
-          request_id: requestId,
-          method: incoming.method,
-          path: pathOf(incoming.url),
-          route,
-          status,
-          duration_ms: Math.round(seconds * 10_000) / 10,
-        });
-      }
-      return withServiceHeaders(response, requestId);
-    };
     let answer: Response | Promise<Response>;
     try {
       const length = Number(request.headers.get("content-length") ?? 0);
@@ -112,11 +87,52 @@ export function edge(
       }
       answer = handle(request);
     } catch (error) {
-      answer = failed(error);
+      answer = failureOf(error, request, requestId);
     }
-    if (answer instanceof Promise) return answer.then(finish, (error) => finish(failed(error)));
-    return finish(answer);
+    if (answer instanceof Promise) {
+      return answer.then(
+        (response) => finish(response, incoming, request, requestId, started),
+        (error) =>
+          finish(failureOf(error, request, requestId), incoming, request, requestId, started),
+      );
+    }
+    return finish(answer, incoming, request, requestId, started);
   };
+}
+
+function failureOf(error: unknown, request: Request, requestId: string): Response {
+  return errorResponse(toApiError(error, request), requestId);
+}
+
+/** An answer's bookkeeping: metrics, the request's log line, the two headers. */
+function finish(
+  response: Response,
+  incoming: Request,
+  request: Request,
+  requestId: string,
+  started: number,
+): Response {
+  const context = knownContextOf(request);
+  const route = context?.route ?? "unmatched";
+  const seconds = (performance.now() - started) / 1000;
+  let status = response.status;
+  if (status >= 500 && incoming.signal.aborted) {
+    status = CLIENT_CLOSED_REQUEST;
+    requestsAborted.inc({ service: context?.service ?? "edge" });
+  }
+  requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
+  // One line per request. The path only: a query string may hold a feed key.
+  if (log.enabled("info")) {
+    log.info("request", {
+      request_id: requestId,
+      method: incoming.method,
+      path: pathOf(incoming.url),
+      route,
+      status,
+      duration_ms: Math.round(seconds * 10_000) / 10,
+    });
+  }
+  return withServiceHeaders(response, requestId);
 }
 
 /**
