@@ -109,10 +109,10 @@ export class PublicAnswerCache {
   }
 
   /**
-   * The kept answer to this request (200, or 304 to a matching conditional GET), if any.
-   * `target` is the request's path and query, when the caller has it already.
+   * The kept answer to this request (200, or 304 to a matching conditional GET), if any;
+   * `target` is its path and query.
    */
-  lookup(request: Request, target = targetOf(request.url)): Response | undefined {
+  lookup(request: Request, target: string): Response | undefined {
     const key = this.keyOf(request, target);
     if (key === null) return undefined;
     const kept = this.answers.get(key);

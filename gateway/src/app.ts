@@ -118,14 +118,20 @@ export function createGateway(given: GatewayOptions) {
 function keptAnswer(options: GatewayOptions, request: Request): Response | undefined {
   if (!options.answerCache || request.method !== "GET") return undefined;
   const target = targetOf(request.url);
-  const service = serviceForRequest(pathOf(target), request.headers.get("host"), options.config);
-  if (service !== "public-read") return undefined;
+  if (serviceOf(options, request, target) !== "public-read") return undefined;
   return options.answerCache.lookup(request, target);
 }
 
-/** The service a request goes to: by its path, or a newsroom page by its path and host. */
-function serviceOf(options: GatewayOptions, request: Request): ServiceName | null {
-  return serviceForRequest(pathOf(request.url), request.headers.get("host"), options.config);
+/**
+ * The service a request goes to: by its path, or a newsroom page by its path and host. `target`
+ * is the request's path and query, when the caller has it already.
+ */
+function serviceOf(
+  options: GatewayOptions,
+  request: Request,
+  target = targetOf(request.url),
+): ServiceName | null {
+  return serviceForRequest(pathOf(target), request.headers.get("host"), options.config);
 }
 
 const HealthOut = t.Object(
