@@ -125,7 +125,7 @@ for (const [kind, makeStore] of stores) {
       const store = makeStore();
       const get = gatewayOn(store);
       const key = await newKey();
-      const schemes = ["bearer ", "BEARER ", "Bearer   ", "bEaReR \t "];
+      const schemes = ["bearer ", "BEARER ", "Bearer   ", "bEaReR  "];
       if (store.kind === "redis") await awayFromWindowEdge();
       for (let i = 1; i <= 300; i++) {
         const response = await get(uniqueIp(), key, schemes[i % schemes.length]);
@@ -136,6 +136,21 @@ for (const [kind, makeStore] of stores) {
       }
       await store.close();
     }, 60_000);
+
+    test("a tab between the scheme and the key (RFC 6750: spaces only) is 401 invalid_api_key", async () => {
+      const store = makeStore();
+      const get = gatewayOn(store);
+      const key = await newKey();
+      for (const scheme of ["Bearer\t", "Bearer \t", "bearer\t "]) {
+        const response = await get(uniqueIp(), key, scheme);
+        expect(response.status).toBe(401);
+        const body = await response.json();
+        expect(body.error.code).toBe("invalid_api_key");
+        expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      }
+      expect((await get(uniqueIp(), key)).status).toBe(200);
+      await store.close();
+    });
 
     test("the 600th request from one address passes, the 601st gets 429 whatever the key", async () => {
       const store = makeStore();

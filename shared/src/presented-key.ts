@@ -12,8 +12,13 @@ export type PresentedKey =
 /** The feeds, where a `key` query parameter may stand in for the header. */
 export const QUERY_KEY_PATHS: readonly string[] = ["/v1/feed.json", "/v1/feed.xml"];
 
-/** `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110, section 11.1). */
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+/**
+ * `Authorization: Bearer <key>`: the scheme is case-insensitive (RFC 9110, section 11.1), and
+ * only spaces separate it from the key (RFC 6750, section 2.1).
+ */
+const BEARER = /^bearer +([^\s]+)$/i;
+/** The Bearer scheme, but with other whitespace (a tab, say) between it and the key. */
+const MALFORMED_BEARER = /^bearer *[^\S ]/i;
 
 /**
  * Reads the presented key. A `key` query parameter is accepted only where `allowQueryKey`
@@ -26,10 +31,12 @@ export function presentedKey(request: Request, allowQueryKey: boolean): Presente
     if (!allowQueryKey || queryKeys.length > 1) return { ok: false, code: "invalid_api_key" };
     return { ok: true, key: queryKeys[0]!, source: "query" };
   }
-  const header = request.headers.get("authorization");
-  const match = header ? BEARER.exec(header.trim()) : null;
-  if (!match) return { ok: false, code: "missing_api_key" };
-  return { ok: true, key: match[1]!, source: "header" };
+  // Bun's headers keep no whitespace at either end (RFC 9110's optional whitespace).
+  const header = request.headers.get("authorization")?.trim();
+  if (!header) return { ok: false, code: "missing_api_key" };
+  const match = BEARER.exec(header);
+  if (match) return { ok: true, key: match[1]!, source: "header" };
+  return { ok: false, code: MALFORMED_BEARER.test(header) ? "invalid_api_key" : "missing_api_key" };
 }
 
 /**

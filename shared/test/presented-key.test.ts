@@ -8,7 +8,7 @@ function withHeader(authorization: string, url = "http://localhost/v1/stories"):
 }
 
 describe("the presented key", () => {
-  test("the Bearer scheme in any case, with any spaces or tabs around the key", () => {
+  test("the Bearer scheme in any case, with one or more spaces before the key", () => {
     for (const header of [`Bearer ${KEY}`, `bearer ${KEY}`, `BEARER ${KEY}`, `Bearer   ${KEY}`]) {
       expect(presentedKey(withHeader(header), false)).toEqual({
         ok: true,
@@ -16,7 +16,22 @@ describe("the presented key", () => {
         source: "header",
       });
     }
-    expect(presentedKey(withHeader(`bEaReR \t${KEY} \t`), false)).toMatchObject({ key: KEY });
+    // Spaces or tabs at either end are the header's optional whitespace, not part of it.
+    expect(presentedKey(withHeader(`bEaReR  ${KEY} \t`), false)).toMatchObject({ key: KEY });
+  });
+
+  test("the Bearer scheme with a tab or another space character before the key is invalid", () => {
+    for (const header of [
+      `Bearer\t${KEY}`,
+      `Bearer \t${KEY}`,
+      `Bearer\v${KEY}`,
+      `Bearer\u00a0${KEY}`,
+    ]) {
+      expect(presentedKey(withHeader(header), false)).toEqual({
+        ok: false,
+        code: "invalid_api_key",
+      });
+    }
   });
 
   test("another scheme, no key or two words are missing keys", () => {

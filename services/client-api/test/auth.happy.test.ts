@@ -160,4 +160,13 @@ describe("environments", () => {
     });
     expect(response.status).toBe(200);
   });
+
+  test("only spaces separate the scheme from the key: a tab is 401 invalid_api_key", async () => {
+    for (const authorization of [`Bearer\t${f.a.key}`, `Bearer \t${f.a.key}`]) {
+      const response = await f.get("/v1/stories", { headers: { authorization } });
+      expect(response.status).toBe(401);
+      expect((await response.json()).error.code).toBe("invalid_api_key");
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
+    }
+  });
 });
