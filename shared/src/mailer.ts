@@ -42,12 +42,22 @@ export class MailDeliveryError extends Error {
   }
 }
 
-/** A header value without line breaks or other control characters (they become spaces). */
+/**
+ * Bidirectional formatting characters (embeddings, overrides, isolates, the direction marks): in
+ * a subject or a name they can make text typed into a form read as something else.
+ */
+const BIDI_FORMATTING = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * A header value (every subject, sender name and extra header) without line breaks or other
+ * control characters, C0 and C1 (they become spaces), nor bidirectional formatting characters
+ * (dropped).
+ */
 export function headerSafe(value: string): string {
   let out = "";
-  for (const char of value) {
+  for (const char of value.replace(BIDI_FORMATTING, "")) {
     const code = char.codePointAt(0)!;
-    out += code < 0x20 || code === 0x7f ? " " : char;
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? " " : char;
   }
   return out.replace(/ {2,}/g, " ").trim();
 }

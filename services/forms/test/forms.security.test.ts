@@ -145,6 +145,17 @@ describe("what emails carry", () => {
     expect(await ses.to("victim@example.com")).toHaveLength(0);
   });
 
+  test("control and bidirectional formatting characters never reach a subject", async () => {
+    const body = validContact({
+      name: "Ada\u202egnp.exe\u202c \u2066Love\u2069\u200elace\u200f\u061c\u0085\u009bx\u0007",
+    });
+    expect((await forms.post("/v1/public/contact", body)).status).toBe(202);
+    const team = (await ses.to(forms.teamAddress)).find((e) =>
+      e.body.text?.includes(body.submission_id),
+    );
+    expect(team?.subject).toBe("Contact enquiry (websites) from Adagnp.exe Lovelace x");
+  });
+
   test("names like __proto__ in form data change nothing", async () => {
     const pairs = toSearchParams(validContact());
     pairs.append("__proto__[polluted]", "yes");
