@@ -28,6 +28,7 @@ describe("origin check", () => {
     ["another site's Origin", { origin: "https://evil.example" }],
     ["another organization's origin", {}],
     ["an Origin of null", { origin: "null" }],
+    ["an Origin of null with an allowed Referer", { origin: "null" }],
     ["the same host over http", {}],
     ["a Referer on another site", { referer: "https://evil.example/page" }],
     ["a look-alike host", {}],
@@ -38,6 +39,7 @@ describe("origin check", () => {
       if (name === "another organization's origin") h.origin = other.origin;
       if (name === "the same host over http") h.origin = org.origin.replace("https:", "http:");
       if (name === "a look-alike host") h.origin = `${org.origin}.evil.example`;
+      if (name === "an Origin of null with an allowed Referer") h.referer = `${org.origin}/page`;
       const email = address();
       for (const as of ["json", "form"] as const) {
         const response = await post({ email }, { as, headers: h });

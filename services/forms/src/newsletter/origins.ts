@@ -12,10 +12,14 @@ export function originOf(value: string | null | undefined): string | null {
   }
 }
 
-/** Where a request comes from: its Origin, else its Referer's origin. */
+/**
+ * Where a request comes from: its Origin, else (no Origin at all) its Referer's origin. An
+ * `Origin: null` (a sandboxed frame, a redirect across sites, a `data:` page) names no origin:
+ * it is never an allowed one, and the Referer of such a request is not believed instead.
+ */
 export function requestOrigin(request: Request): string | null {
   const origin = request.headers.get("origin");
-  if (origin && origin !== "null") return originOf(origin);
+  if (origin !== null) return originOf(origin);
   return originOf(request.headers.get("referer"));
 }
 

@@ -24,7 +24,8 @@ function sameToken(presented: string, expected: string): boolean {
 
 /**
  * Refuses (403) a form post whose token is missing or wrong, or that comes from another origin.
- * `Origin` is read, or without it `Referer`; with neither the token alone decides.
+ * `Origin` is read, or without it `Referer`; with neither the token alone decides. `Origin: null`
+ * (a sandboxed frame, a redirect from another site) is another origin: its Referer is not read.
  */
 export function checkCsrf(
   request: Request,
