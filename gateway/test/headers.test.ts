@@ -83,7 +83,10 @@ async function expectHeaders(response: Response, status: number) {
   const requestId = response.headers.get("x-request-id");
   expect(requestId).toMatch(/^req_[A-Za-z0-9_-]{20}$/);
   expect(response.headers.get("x-service-version")).toBe("1.3.0");
-  if (status >= 400 && response.headers.get("content-type")?.includes("json")) {
+  const isJson = response.headers.get("content-type")?.includes("json");
+  // A JSON answer, success or error, is never sniffed as something else.
+  expect(response.headers.get("x-content-type-options")).toBe(isJson ? "nosniff" : null);
+  if (status >= 400 && isJson) {
     const body = await response.json();
     expect(Value.Check(ErrorOut, body)).toBe(true);
     expect(body.error.request_id).toBe(requestId);

@@ -1,10 +1,17 @@
 import { SERVICE_VERSION } from "../version.ts";
 import { REQUEST_ID_HEADER } from "./request-context.ts";
 
-/** Sets the two headers every response carries, replacing whatever was there. */
+/**
+ * Sets the two headers every response carries, replacing whatever was there; a JSON answer
+ * (errors included) also says `X-Content-Type-Options: nosniff`, so that no browser reads it
+ * as anything else.
+ */
 export function withServiceHeaders(response: Response, requestId: string): Response {
   const out = withHeader(response, REQUEST_ID_HEADER, requestId);
   out.headers.set("x-service-version", SERVICE_VERSION);
+  if (out.headers.get("content-type")?.includes("json")) {
+    out.headers.set("x-content-type-options", "nosniff");
+  }
   return out;
 }
 
