@@ -119,6 +119,13 @@ function checkDeploymentRules(
         "Set it to turnstile, or set HUMAN_CHECK_OFF_ACKNOWLEDGED=true to run without it",
     );
   }
+  // The session cookie is Secure only when the app is served over https.
+  if (config.APP_URL?.startsWith("http://")) {
+    throw new ConfigError(
+      "APP_URL",
+      `is http: refused in ${where}, where the session cookie must be Secure (use https)`,
+    );
+  }
   if (declares("SECRETS_KEY")) {
     if (!config.SECRETS_KEY) throw new ConfigError("SECRETS_KEY", `is required in ${where}`);
     if (config.SECRETS_KEY === DEVELOPMENT_SECRETS_KEY) {

@@ -7,6 +7,7 @@ import {
   PublicAddressConfig,
   SecretsConfig,
   WebhookDeliveryConfig,
+  WorkspaceServerConfig,
 } from "../src/config-variables.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -118,6 +119,25 @@ describe("config", () => {
       expect(() => loadConfig({ SERVICE_ENV: "development", [variable]: value })).not.toThrow();
     });
   }
+
+  test("production or sandbox refuses an http APP_URL, naming it; https and development start", () => {
+    for (const env of [production, sandbox]) {
+      for (const url of ["http://app.example.com/app", "http://app.example.com"]) {
+        expect(() => loadConfig({ ...env, APP_URL: url })).toThrow("APP_URL is http");
+        const WorkspaceLike = T.Composite([ProcessConfig, WorkspaceServerConfig]);
+        expect(() => loadConfig(WorkspaceLike, { ...env, APP_URL: url })).toThrow("APP_URL");
+      }
+      expect(loadConfig({ ...env, APP_URL: "https://app.example.com/app" }).APP_URL).toBe(
+        "https://app.example.com/app",
+      );
+      const { code, stderr } = start({ ...env, APP_URL: "http://app.example.com/app" });
+      expect(code).toBe(1);
+      expect(stderr).toContain("APP_URL");
+    }
+    expect(() =>
+      loadConfig({ SERVICE_ENV: "development", APP_URL: "http://localhost:3000/app" }),
+    ).not.toThrow();
+  });
 
   test("production or sandbox without SECRETS_KEY or ADMIN_TOKEN is refused", () => {
     for (const env of [production, sandbox]) {
