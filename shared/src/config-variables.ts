@@ -183,8 +183,16 @@ export const CdnPurgeConfig = T.Object({
 
 /** Webhook endpoints' targets and the delivery of attempts. */
 export const WebhookDeliveryConfig = T.Object({
-  /** Test switch: lets webhook endpoints use http://127.0.0.1:<port>. */
+  /**
+   * Test switch: lets webhook endpoints use http://127.0.0.1:<port> (or localhost), any port;
+   * with WEBHOOK_INSECURE_TARGET_PORTS, only those ports.
+   */
   WEBHOOK_ALLOW_INSECURE_TARGETS: Bool(false),
+  /**
+   * Test switch, the narrower form: the local receivers' ports (comma-separated, such as
+   * `4000,4010`). Turns the switch on for these ports alone.
+   */
+  WEBHOOK_INSECURE_TARGET_PORTS: T.Optional(T.String({ pattern: "^\\d{1,5}(,\\d{1,5})*$" })),
   /** Test switch: seconds between attempts (7 gaps make 8 attempts). */
   WEBHOOK_RETRY_SCHEDULE: T.String({
     default: DEFAULT_WEBHOOK_RETRY_SCHEDULE,

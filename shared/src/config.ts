@@ -73,6 +73,13 @@ export function loadConfig(schemaOrEnv?: TObject | Environment, given?: Environm
     throw new ConfigError(variable, `is invalid: ${error.message}${shown}`);
   }
   const config = converted as Loaded;
+  const ports = config.WEBHOOK_INSECURE_TARGET_PORTS;
+  if (ports?.split(",").some((port) => Number(port) < 1 || Number(port) > 65_535)) {
+    throw new ConfigError(
+      "WEBHOOK_INSECURE_TARGET_PORTS",
+      `is invalid: ports are 1 to 65535${shownValue("WEBHOOK_INSECURE_TARGET_PORTS", ports)}`,
+    );
+  }
   // Links point at the port actually served unless an address is given.
   if (declares("PUBLIC_BASE_URL") && !linksGiven.base) {
     config.PUBLIC_BASE_URL = `http://localhost:${config.PORT}`;
@@ -99,11 +106,10 @@ function checkDeploymentRules(
 ): void {
   const where = config.SERVICE_ENV;
   if (where === "development") return;
-  if (config.WEBHOOK_ALLOW_INSECURE_TARGETS) {
-    throw new ConfigError(
-      "WEBHOOK_ALLOW_INSECURE_TARGETS",
-      `is a test switch: refused in ${where}`,
-    );
+  for (const variable of ["WEBHOOK_ALLOW_INSECURE_TARGETS", "WEBHOOK_INSECURE_TARGET_PORTS"]) {
+    if (config[variable as keyof Loaded]) {
+      throw new ConfigError(variable, `is a test switch: refused in ${where}`);
+    }
   }
   const schedule = declares("WEBHOOK_RETRY_SCHEDULE") ? env.WEBHOOK_RETRY_SCHEDULE : undefined;
   if (schedule && schedule !== DEFAULT_WEBHOOK_RETRY_SCHEDULE) {
@@ -198,6 +204,22 @@ export function databaseTimeouts(
 /** The workspace web app's public base (APP_URL), without a trailing slash. */
 export function appUrl(config: Pick<Config, "APP_URL" | "PORT">): string {
   return (config.APP_URL ?? `http://localhost:${config.PORT}/app`).replace(/\/+$/, "");
+}
+
+/**
+ * Which local receivers webhook endpoints may name (development and tests): `true` for any port
+ * (WEBHOOK_ALLOW_INSECURE_TARGETS=true alone), the ports of WEBHOOK_INSECURE_TARGET_PORTS when
+ * given, `false` for none.
+ */
+export type InsecureTargets = boolean | readonly number[];
+
+export function insecureWebhookTargets(
+  config: Pick<Config, "WEBHOOK_ALLOW_INSECURE_TARGETS" | "WEBHOOK_INSECURE_TARGET_PORTS">,
+): InsecureTargets {
+  if (config.WEBHOOK_INSECURE_TARGET_PORTS) {
+    return config.WEBHOOK_INSECURE_TARGET_PORTS.split(",").map(Number);
+  }
+  return config.WEBHOOK_ALLOW_INSECURE_TARGETS;
 }
 
 /** Seconds between webhook attempts, from WEBHOOK_RETRY_SCHEDULE. */

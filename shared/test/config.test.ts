@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Type as T } from "@sinclair/typebox";
-import { appUrl, ConfigError, ConfigSchema, loadConfig } from "../src/config.ts";
+import {
+  appUrl,
+  ConfigError,
+  ConfigSchema,
+  insecureWebhookTargets,
+  loadConfig,
+} from "../src/config.ts";
 import {
   DEFAULT_WEBHOOK_RETRY_SCHEDULE,
   ProcessConfig,
@@ -105,6 +111,7 @@ describe("config", () => {
 
   for (const [variable, value] of [
     ["WEBHOOK_ALLOW_INSECURE_TARGETS", "true"],
+    ["WEBHOOK_INSECURE_TARGET_PORTS", "4000,4010"],
     ["WEBHOOK_RETRY_SCHEDULE", "1,1,1"],
     ["HUMAN_CHECK_MODE", "test"],
   ] as const) {
@@ -137,6 +144,23 @@ describe("config", () => {
     expect(() =>
       loadConfig({ SERVICE_ENV: "development", APP_URL: "http://localhost:3000/app" }),
     ).not.toThrow();
+  });
+
+  test("the local webhook receivers: any port with the switch alone, else the ports listed", () => {
+    expect(insecureWebhookTargets(loadConfig({}))).toBe(false);
+    const any = loadConfig({ WEBHOOK_ALLOW_INSECURE_TARGETS: "true" });
+    expect(insecureWebhookTargets(any)).toBe(true);
+    for (const env of [
+      { WEBHOOK_INSECURE_TARGET_PORTS: "4000,4010" },
+      { WEBHOOK_ALLOW_INSECURE_TARGETS: "true", WEBHOOK_INSECURE_TARGET_PORTS: "4000,4010" },
+    ]) {
+      expect(insecureWebhookTargets(loadConfig(env))).toEqual([4000, 4010]);
+    }
+    for (const ports of ["0", "70000", "4000,", "4000;4010", "any"]) {
+      expect(() => loadConfig({ WEBHOOK_INSECURE_TARGET_PORTS: ports })).toThrow(
+        "WEBHOOK_INSECURE_TARGET_PORTS",
+      );
+    }
   });
 
   test("production or sandbox without SECRETS_KEY or ADMIN_TOKEN is refused", () => {

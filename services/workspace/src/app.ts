@@ -1,4 +1,4 @@
-import { adminToken, appUrl, secretsKey } from "@newsroom/shared/config";
+import { adminToken, appUrl, insecureWebhookTargets, secretsKey } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { pathOf } from "@newsroom/shared/http/urls";
@@ -92,7 +92,7 @@ export async function createWorkspaceService(
       secretsKey: secretsKey(config),
       adminToken: adminToken(config),
       serviceEnv: config.SERVICE_ENV,
-      allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+      allowInsecureTargets: insecureWebhookTargets(config),
       kickRelay: relay.kick,
     },
     { digest: { config } },
@@ -110,7 +110,7 @@ export async function createWorkspaceService(
     kickRelay: relay.kick,
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+    allowInsecureTargets: insecureWebhookTargets(config),
   });
   return {
     name: "workspace",

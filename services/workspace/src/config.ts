@@ -28,7 +28,10 @@ export const WorkspaceConfig = T.Composite([
   // Sign-in codes, invitations, the digest and organization newsletters.
   MailConfig,
   // Which webhook endpoint URLs are accepted.
-  T.Pick(WebhookDeliveryConfig, ["WEBHOOK_ALLOW_INSECURE_TARGETS"]),
+  T.Pick(WebhookDeliveryConfig, [
+    "WEBHOOK_ALLOW_INSECURE_TARGETS",
+    "WEBHOOK_INSECURE_TARGET_PORTS",
+  ]),
   WorkspaceServerConfig,
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;

@@ -1,5 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import type { Config } from "@newsroom/shared/config";
+import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 
 /** What the workspace's routes need. */
@@ -10,7 +10,7 @@ export interface WorkspaceDeps {
   adminToken: string;
   /** SERVICE_ENV: which keys this deployment may create, and whether sandbox data may be made. */
   serviceEnv: Config["SERVICE_ENV"];
-  allowInsecureTargets: boolean;
+  allowInsecureTargets: InsecureTargets;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
 }

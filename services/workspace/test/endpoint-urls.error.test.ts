@@ -5,14 +5,19 @@ import { type Harness, workspaceHarness } from "./support/harness.ts";
 describe("webhook endpoint URLs", () => {
   let strict: Harness;
   let local: Harness;
+  let ports: Harness;
   beforeAll(async () => {
     strict = await workspaceHarness();
     local = await workspaceHarness({ allowInsecureTargets: true });
-    for (const h of [strict, local]) await h.call("POST", "/orgs", { slug: "urls", name: "Urls" });
+    ports = await workspaceHarness({ allowInsecureTargets: [4000, 4010] });
+    for (const h of [strict, local, ports]) {
+      await h.call("POST", "/orgs", { slug: "urls", name: "Urls" });
+    }
   });
   afterAll(async () => {
     await strict.close();
     await local.close();
+    await ports.close();
   });
 
   const create = (h: Harness, url: string) =>
@@ -54,6 +59,24 @@ describe("webhook endpoint URLs", () => {
     const https = await create(strict, "https://localhost/in");
     expect(https.body.error.fields[0]).toMatchObject({ reason: "private_host" });
     expect(https.body.error.fields[0].message).toContain("WEBHOOK_ALLOW_INSECURE_TARGETS");
+  });
+
+  test("with the ports listed, only those local ports are accepted", async () => {
+    for (const url of ["http://127.0.0.1:4000/in", "http://localhost:4010/in"]) {
+      expect((await create(ports, url)).status).toBe(201);
+    }
+    for (const url of [
+      "http://127.0.0.1:4001/in",
+      "http://127.0.0.1/in",
+      "http://localhost:8080/in",
+      "https://127.0.0.1:5432/in",
+    ]) {
+      const refused = await create(ports, url);
+      expect({ url, status: refused.status }).toEqual({ url, status: 422 });
+      expect(refused.body.error.fields[0].message).toContain("WEBHOOK_INSECURE_TARGET_PORTS");
+    }
+    // `true` alone, the older form, still opens every local port.
+    expect((await create(local, "http://127.0.0.1:4001/in")).status).toBe(201);
   });
 
   test("a public URL's refusal carries no local hint", async () => {

@@ -1,4 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
+import type { InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import {
   type WebhookEventType,
@@ -23,7 +24,7 @@ export interface EndpointDeps {
   db: Db;
   bus: EventBus;
   secretsKey: Buffer;
-  allowInsecureTargets: boolean;
+  allowInsecureTargets: InsecureTargets;
 }
 
 /** Registers an endpoint; the `whsec_` secret is returned once and stored sealed. */

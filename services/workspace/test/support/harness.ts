@@ -1,6 +1,6 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import type { Config } from "@newsroom/shared/config";
+import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp } from "../../src/app.ts";
@@ -26,7 +26,7 @@ export interface Harness {
 
 export async function workspaceHarness(
   options: {
-    allowInsecureTargets?: boolean;
+    allowInsecureTargets?: InsecureTargets;
     bus?: EventBus;
     serviceEnv?: Config["SERVICE_ENV"];
     backend?: "postgres" | "pglite";
