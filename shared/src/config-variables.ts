@@ -209,6 +209,12 @@ export const WebhookDeliveryConfig = T.Object({
 export const WorkspaceServerConfig = T.Object({
   /** Workspace internal API; bound to 127.0.0.1 in embedded mode. */
   WORKSPACE_PORT: Port(4001),
+  /**
+   * The workspace web app (/app) on a port of its own, the one the gateway's WORKSPACE_URL names:
+   * only this port believes the gateway's X-Client-Ip, and WORKSPACE_PORT then serves the
+   * internal API alone. Unset: both on WORKSPACE_PORT.
+   */
+  WORKSPACE_WEB_PORT: T.Optional(T.Integer({ minimum: 1, maximum: 65_535 })),
   /** Bearer token of the workspace internal API. */
   ADMIN_TOKEN: T.Optional(T.String({ minLength: 16 })),
   /**

@@ -14,7 +14,12 @@ export class StartupError extends Error {
   }
 }
 
-export type PortVariable = "PORT" | "WORKSPACE_PORT" | "SES_LOCAL_PORT" | "METRICS_PORT";
+export type PortVariable =
+  | "PORT"
+  | "WORKSPACE_PORT"
+  | "WORKSPACE_WEB_PORT"
+  | "SES_LOCAL_PORT"
+  | "METRICS_PORT";
 
 function isAddressInUse(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "EADDRINUSE";

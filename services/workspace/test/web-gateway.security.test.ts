@@ -66,11 +66,11 @@ describe("embedded: the gateway mounts /app and nothing else of the workspace", 
  * The workspace process behind a gateway in distributed mode, both on 127.0.0.1; the gateway
  * believes X-Forwarded-For from `trustedProxies` (a load balancer in front of it).
  */
-function distributedWorkspace(trustedProxies: string) {
+function distributedWorkspace(trustedProxies: string, options: { webPort?: boolean } = {}) {
   const world = {} as {
     database: TestDatabase;
-    /** The workspace process: its address on WORKSPACE_PORT, and its stop. */
-    workspace: { url: string; stop(): Promise<void> };
+    /** The workspace process: its addresses (WORKSPACE_PORT, the web app's), and its stop. */
+    workspace: { url: string; webUrl: string; stop(): Promise<void> };
     gateway: ReturnType<typeof Bun.serve>;
     base: string;
   };
@@ -80,7 +80,11 @@ function distributedWorkspace(trustedProxies: string) {
     const port = await freePort();
     // The workspace believes the gateway's X-Client-Ip only from GATEWAY_ADDRESSES (loopback by
     // default).
-    const config = loadConfig({ PORT: String(port), WORKSPACE_PORT: String(await freePort()) });
+    const config = loadConfig({
+      PORT: String(port),
+      WORKSPACE_PORT: String(await freePort()),
+      ...(options.webPort ? { WORKSPACE_WEB_PORT: String(await freePort()) } : {}),
+    });
     const runtime = testRuntime({
       database: world.database,
       config,
@@ -91,6 +95,7 @@ function distributedWorkspace(trustedProxies: string) {
     const server = serveWorkspace(config, service, { hostname: "127.0.0.1" });
     world.workspace = {
       url: server.url,
+      webUrl: server.webUrl,
       stop: async () => {
         await server.stop();
         await service.stop();
@@ -101,7 +106,7 @@ function distributedWorkspace(trustedProxies: string) {
       config,
       mode: "distributed",
       rateLimits: new MemoryRateLimitStore(),
-      upstreams: { workspace: httpUpstream(world.workspace.url, "workspace") },
+      upstreams: { workspace: httpUpstream(world.workspace.webUrl, "workspace") },
       readinessChecks: [],
     });
     world.gateway = Bun.serve({
@@ -159,6 +164,56 @@ describe("distributed: sign-in throttles count the person's address, not the gat
     await second.get("/app/sign-in/code");
     for (let i = 0; i < SIGN_IN_LIMITS.checksPerClient; i++)
       expect(await wrongCode(first)).toBe(400);
+    expect(await wrongCode(first)).toBe(429);
+    expect(await wrongCode(second)).toBe(400);
+  });
+});
+
+describe("distributed with WORKSPACE_WEB_PORT: the web app and the internal API on ports of their own", () => {
+  const world = distributedWorkspace("127.0.0.1/32", { webPort: true });
+  const headers = { authorization: `Bearer ${adminToken(loadConfig({}))}` };
+
+  test("the gateway reaches the web app on its port; the internal API port does not serve it", async () => {
+    const { base, workspace } = world;
+    expect(workspace.webUrl).not.toBe(workspace.url);
+    const page = await fetch(`${base}/app/sign-in`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('action="/app/sign-in"');
+    const onApiPort = await fetch(`${workspace.url}/app/sign-in`, {
+      headers: { "x-client-ip": "203.0.113.50" },
+    });
+    expect(onApiPort.status).toBe(404);
+    expect((await onApiPort.json()).error.code).toBe("not_found");
+  });
+
+  test("the internal API answers on its port only; both ports answer the health probes", async () => {
+    const { workspace } = world;
+    const created = await fetch(`${workspace.url}/internal/v1/orgs`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "split", name: "Split" }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${workspace.webUrl}/internal/v1/orgs/split`, { headers })).status).toBe(
+      404,
+    );
+    for (const url of [workspace.url, workspace.webUrl]) {
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    }
+  });
+
+  test("the sign-in throttles still count the person's address given by the gateway", async () => {
+    const first = new WebClient(world.base, "203.0.113.8");
+    const second = new WebClient(world.base, "198.51.100.10");
+    await first.get("/app/sign-in/code");
+    await second.get("/app/sign-in/code");
+    const wrongCode = async (client: WebClient) =>
+      (await client.post("/app/sign-in/code", { email: "nobody@example.com", code: "000000" }))
+        .status;
+    for (let i = 0; i < SIGN_IN_LIMITS.checksPerClient; i++) {
+      expect(await wrongCode(first)).toBe(400);
+    }
     expect(await wrongCode(first)).toBe(429);
     expect(await wrongCode(second)).toBe(400);
   });
