@@ -10,6 +10,7 @@ import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import { parse, parseAllDocuments } from "yaml";
+import { wholePrivateRangeIn } from "../shared/src/client-ip.ts";
 import { ConfigError, loadConfig } from "../shared/src/config.ts";
 
 const root = new URL("../", import.meta.url).pathname;
@@ -156,11 +157,85 @@ describe("Kubernetes base", () => {
     }
   });
 
-  test("GATEWAY_ADDRESSES is the pod network, never loopback (sidecars share it)", () => {
+  const gatewayEnv = (): Record<string, string> => {
+    const gateway = byKind("Deployment").find((doc) => doc.metadata.name === "gateway");
+    const env = gateway.spec.template.spec.containers[0].env as { name: string; value: string }[];
+    return Object.fromEntries(env.map((e) => [e.name, e.value]));
+  };
+
+  test("GATEWAY_ADDRESSES names the gateway's own addresses: no loopback, no whole private range", () => {
     const [config] = byKind("ConfigMap");
     const list = String(config.data.GATEWAY_ADDRESSES);
-    expect(list).toBe("10.0.0.0/8");
     expect(list).not.toMatch(/127\.|::1/);
+    expect(wholePrivateRangeIn(list)).toBeNull();
+    // The gateway's X-Forwarded-For sources too; the services behind it read none.
+    expect(config.data.TRUSTED_PROXIES).toBeUndefined();
+    expect(wholePrivateRangeIn(gatewayEnv().TRUSTED_PROXIES!)).toBeNull();
+    for (const wide of [
+      "10.0.0.0/8",
+      "172.16.0.0/12",
+      "192.168.0.0/16",
+      "10.0.0.0/7",
+      "0.0.0.0/0",
+    ]) {
+      expect(wholePrivateRangeIn(`${list},${wide}`)).toBe(wide);
+    }
+  });
+
+  test("a whole private range in GATEWAY_ADDRESSES stops a production start, naming it", () => {
+    const [config] = byKind("ConfigMap");
+    const env = {
+      ...config.data,
+      ADMIN_TOKEN: "5Kq8w2ZpV0rT7yLm3NcB9xHs",
+      SECRETS_KEY: Buffer.alloc(32, 3).toString("base64"),
+      TURNSTILE_SECRET: "0x4AAAAAAAreal",
+    } as Record<string, string>;
+    expect(() => loadConfig(env)).not.toThrow();
+    for (const wide of [
+      "10.0.0.0/8",
+      "192.168.0.0/16",
+      "fd00::/7",
+      "10.0.250.0/28,172.16.0.0/12",
+    ]) {
+      expect(() => loadConfig({ ...env, GATEWAY_ADDRESSES: wide })).toThrow("GATEWAY_ADDRESSES");
+    }
+    expect(() =>
+      loadConfig({ ...env, SERVICE_ENV: "development", GATEWAY_ADDRESSES: "10.0.0.0/8" }),
+    ).not.toThrow();
+  });
+
+  test("every port that believes X-Client-Ip lets in the gateway's pods alone", () => {
+    // The ports the gateway forwards to (its *_URL variables): the services believe its
+    // X-Client-Ip there, so no other pod may reach them.
+    const targets = Object.entries(gatewayEnv())
+      .filter(([name]) => name.endsWith("_URL"))
+      .map(([, value]) => new URL(value));
+    expect(targets.map((url) => url.hostname).sort()).toEqual(
+      [...BEHIND_GATEWAY, "workspace"].sort(),
+    );
+    for (const url of targets) {
+      const name = url.hostname;
+      const service = byKind("Service").find((doc) => doc.metadata.name === name);
+      const servicePort = service.spec.ports.find(
+        (p: { port: number }) => p.port === Number(url.port),
+      );
+      expect(servicePort).toBeDefined();
+      const portName = servicePort.targetPort as string;
+      const policy = byKind("NetworkPolicy").find((doc) => doc.metadata.name === name);
+      expect(policy.spec.podSelector.matchLabels["app.kubernetes.io/name"]).toBe(name);
+      expect(policy.spec.policyTypes).toEqual(["Ingress"]);
+      const rulesOnPort = (
+        policy.spec.ingress as { from?: unknown[]; ports?: { port: unknown }[] }[]
+      ).filter((rule) => !rule.ports || rule.ports.some((p) => p.port === portName));
+      expect(rulesOnPort.length).toBeGreaterThan(0);
+      for (const rule of rulesOnPort) {
+        expect({ name, portName, from: rule.from }).toEqual({
+          name,
+          portName,
+          from: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } }],
+        });
+      }
+    }
   });
 
   test("only the gateway may call the services behind it; their metrics stay reachable", () => {
@@ -184,22 +259,36 @@ describe("Kubernetes base", () => {
     }
   });
 
-  test("the workspace's internal API only from pods of its namespace; its metrics stay reachable", () => {
+  test("the workspace: its web app only from the gateway, its internal API from its namespace", () => {
     const policy = byKind("NetworkPolicy").find((doc) => doc.metadata.name === "workspace");
     expect(policy).toBeDefined();
     expect(policy.spec.podSelector.matchLabels["app.kubernetes.io/name"]).toBe("workspace");
     expect(policy.spec.policyTypes).toEqual(["Ingress"]);
-    const [api, metrics, ...others] = policy.spec.ingress;
+    const [web, api, metrics, ...others] = policy.spec.ingress;
+    expect(web.from).toEqual([
+      { podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } },
+    ]);
+    expect(web.ports).toEqual([{ port: "web" }]);
     // A podSelector without a namespaceSelector: pods of this namespace only.
     expect(api.from).toEqual([{ podSelector: {} }]);
     expect(api.ports).toEqual([{ port: "http" }]);
     expect(metrics).toEqual({ ports: [{ port: "metrics" }] });
     expect(others).toEqual([]);
     const deployment = byKind("Deployment").find((doc) => doc.metadata.name === "workspace");
-    const ports = deployment.spec.template.spec.containers[0].ports.map(
-      (p: { name: string }) => p.name,
+    const container = deployment.spec.template.spec.containers[0];
+    const ports = Object.fromEntries(
+      container.ports.map((p: { name: string; containerPort: number }) => [
+        p.name,
+        p.containerPort,
+      ]),
     );
-    expect(ports).toEqual(expect.arrayContaining(["http", "metrics"]));
+    const env = Object.fromEntries(
+      container.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+    // The web app on its own port (the one the gateway names), the internal API on the other.
+    expect(Number(env.WORKSPACE_WEB_PORT)).toBe(ports.web);
+    expect(Number(env.WORKSPACE_PORT)).toBe(ports.http);
+    expect(new URL(gatewayEnv().WORKSPACE_URL!).port).toBe(String(ports.web));
   });
 
   test("the placeholder secrets stop a production start, naming the variable, not the value", () => {

@@ -27,6 +27,34 @@ export function addressMatcher(list: string, name: string): (address: string) =>
   };
 }
 
+/** The private and shared address ranges: a whole one is never one peer's own addresses. */
+const PRIVATE_RANGES: [string, number, "ipv4" | "ipv6"][] = [
+  ["10.0.0.0", 8, "ipv4"],
+  ["172.16.0.0", 12, "ipv4"],
+  ["192.168.0.0", 16, "ipv4"],
+  ["100.64.0.0", 10, "ipv4"],
+  ["fc00::", 7, "ipv6"],
+];
+
+/**
+ * The first entry of a comma-separated CIDR list that takes in a whole private range
+ * (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7, or wider), or null.
+ */
+export function wholePrivateRangeIn(list: string): string | null {
+  for (const entry of list.split(",").map((s) => s.trim())) {
+    const [address, bits] = entry.split("/");
+    const family = isIP(address ?? "");
+    if (!address || !family || bits === undefined) continue;
+    const type = family === 6 ? "ipv6" : "ipv4";
+    const subnet = new BlockList();
+    subnet.addSubnet(address, Number(bits), type);
+    for (const [base, prefix, rangeType] of PRIVATE_RANGES) {
+      if (rangeType === type && Number(bits) <= prefix && subnet.check(base, type)) return entry;
+    }
+  }
+  return null;
+}
+
 /** 127.0.0.0/8 or ::1, IPv4-mapped or not. */
 export function isLoopback(address: string): boolean {
   const clean = unmapped(address);

@@ -91,7 +91,8 @@ export const EdgeConfig = T.Object({
   TRUSTED_PROXIES: T.String({ default: "" }),
   /**
    * Behind the gateway: the comma-separated CIDRs of the gateway, the only peers whose
-   * X-Client-Ip a service believes. Loopback by default (the local cluster).
+   * X-Client-Ip a service believes. Loopback by default (the local cluster). The gateway's own
+   * addresses only: outside development a whole private range (10.0.0.0/8, ...) is refused.
    */
   GATEWAY_ADDRESSES: T.String({
     default: "127.0.0.1/32,::1/128",

@@ -1,6 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import { Kind } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { wholePrivateRangeIn } from "./client-ip.ts";
 import { type Config, ConfigSchema, DEFAULT_WEBHOOK_RETRY_SCHEDULE } from "./config-variables.ts";
 import type { DatabaseTimeouts } from "./db/timeouts.ts";
 import { log } from "./log.ts";
@@ -123,6 +124,15 @@ function checkDeploymentRules(
       "HUMAN_CHECK_MODE",
       `is off in ${where}: the mapping call (/v1/public/start) relies on the human check. ` +
         "Set it to turnstile, or set HUMAN_CHECK_OFF_ACKNOWLEDGED=true to run without it",
+    );
+  }
+  // Whoever else holds an address of such a range could name any client to the services.
+  const wide = config.GATEWAY_ADDRESSES ? wholePrivateRangeIn(config.GATEWAY_ADDRESSES) : null;
+  if (wide) {
+    throw new ConfigError(
+      "GATEWAY_ADDRESSES",
+      `takes in a whole private range (${wide}): refused in ${where}. Name the gateway's own ` +
+        "addresses (its pods' addresses or a subnet only they get)",
     );
   }
   // The session cookie is Secure only when the app is served over https.
