@@ -26,11 +26,12 @@ export function signInPausedEmail(to: string, wrongCodes: number, appUrl: string
     subject: "Sign-in to your newsroom workspace is paused for today",
     fromName: "Newsroom workspace",
     text: [
-      `Someone entered ${wrongCodes} wrong sign-in codes for this address today, so sign-in by code`,
-      "is paused for it for up to a day: no code is sent or accepted until then.",
+      `Someone entered ${wrongCodes} wrong sign-in codes for this address today, so sign-in by`,
+      "code is paused for it until the day is over: no code is sent or accepted until then.",
       "",
       "If it was you, try again tomorrow, or use single sign-on if your organization has it.",
-      `If it was not you, nobody signed in: someone may be guessing codes. You are still signed in where you were (${appUrl}/).`,
+      "If it was not you, nobody signed in: someone may be guessing codes. Sessions you already",
+      `have at ${appUrl}/ go on as before.`,
     ].join("\n"),
   };
 }
