@@ -14,7 +14,14 @@ export interface RateLimitStore {
    * for all of them. A store across the network answers or fails within its timeout.
    */
   hit(counters: readonly CounterHit[]): Promise<number[]>;
+  /** A counter's count in its current window, without adding a hit (0 when it has none). */
+  peek(counter: CounterPeek): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface CounterPeek {
+  key: string;
+  windowSeconds: number;
 }
 
 export interface CounterHit {
@@ -55,6 +62,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (count > limit) break;
     }
     return counts;
+  }
+
+  async peek({ key }: CounterPeek): Promise<number> {
+    const current = this.counters.get(key);
+    return current && current.resetAt > Date.now() ? current.count : 0;
   }
 
   async close(): Promise<void> {
@@ -132,14 +144,22 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   private connecting: Promise<void> | null = null;
 
+  private async connected(): Promise<void> {
+    if (this.client.connected) return;
+    // Commands fail fast while disconnected (no offline queue); connect once, retry later.
+    this.connecting ??= this.client.connect().finally(() => {
+      this.connecting = null;
+    });
+    await this.connecting;
+  }
+
+  /** The Redis key of a counter's current window. */
+  private windowKey(key: string, windowSeconds: number, now: number): string {
+    return `${this.prefix}${key}:${Math.floor(now / (windowSeconds * 1000))}`;
+  }
+
   private async hitAll(requests: (readonly CounterHit[])[]): Promise<number[][]> {
-    if (!this.client.connected) {
-      // Commands fail fast while disconnected (no offline queue); connect once, retry later.
-      this.connecting ??= this.client.connect().finally(() => {
-        this.connecting = null;
-      });
-      await this.connecting;
-    }
+    await this.connected();
     const now = Date.now();
     const keys: string[] = [];
     const sizes: string[] = [];
@@ -147,7 +167,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     for (const counters of requests) {
       sizes.push(String(counters.length));
       for (const { key, limit, windowSeconds } of counters) {
-        keys.push(`${this.prefix}${key}:${Math.floor(now / (windowSeconds * 1000))}`);
+        keys.push(this.windowKey(key, windowSeconds, now));
         args.push(String(windowSeconds + 1), String(limit));
       }
     }
@@ -161,6 +181,15 @@ export class RedisRateLimitStore implements RateLimitStore {
       answers = await this.client.send("EVAL", [COUNT_WITH_EXPIRY, ...operands]);
     }
     return (answers as unknown[][]).map((counts) => counts.map(Number));
+  }
+
+  peek({ key, windowSeconds }: CounterPeek): Promise<number> {
+    const read = async () => {
+      await this.connected();
+      const count = await this.client.get(this.windowKey(key, windowSeconds, Date.now()));
+      return count === null ? 0 : Number(count);
+    };
+    return withTimeout(read(), STORE_TIMEOUT_MS);
   }
 
   async close(): Promise<void> {
@@ -207,6 +236,26 @@ export async function checkLimits(
       error: error instanceof Error ? error.message : String(error),
     });
     return { allowed: true, count: 0, limit: last.limit, resetSeconds: last.windowSeconds };
+  }
+}
+
+/**
+ * A counter's count in its current window, without counting a hit. Fails open like `checkLimit`:
+ * when the store fails the count is 0 (and the failure logged).
+ */
+export async function peekLimit(
+  store: RateLimitStore,
+  key: string,
+  windowSeconds: number,
+): Promise<number> {
+  try {
+    return await store.peek({ key, windowSeconds });
+  } catch (error) {
+    log.warn("rate limit store unavailable; allowing", {
+      store: store.kind,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return 0;
   }
 }
 

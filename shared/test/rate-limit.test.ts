@@ -4,6 +4,7 @@ import {
   checkLimit,
   checkLimits,
   MemoryRateLimitStore,
+  peekLimit,
   type RateLimitStore,
   RedisRateLimitStore,
 } from "../src/rate-limit.ts";
@@ -67,6 +68,17 @@ for (const [name, open] of backends) {
         [false, 3, 6],
       ]);
       expect(await checkLimit(store, "together-key", 100, 60)).toMatchObject({ count: 4 });
+      await store.close();
+    });
+
+    test("a peek reads a counter's count without adding a hit", async () => {
+      const store = open();
+      expect(await peekLimit(store, "peeked", 60)).toBe(0);
+      await checkLimit(store, "peeked", 5, 60);
+      await checkLimit(store, "peeked", 5, 60);
+      expect(await peekLimit(store, "peeked", 60)).toBe(2);
+      expect(await peekLimit(store, "peeked", 60)).toBe(2);
+      expect(await checkLimit(store, "peeked", 5, 60)).toMatchObject({ count: 3 });
       await store.close();
     });
 
@@ -148,9 +160,11 @@ describe("a store that fails", () => {
     const broken: RateLimitStore = {
       kind: "redis",
       hit: () => Promise.reject(new Error("connection refused")),
+      peek: () => Promise.reject(new Error("connection refused")),
       close: async () => {},
     };
     expect(await checkLimit(broken, "x", 1, 60)).toMatchObject({ allowed: true });
+    expect(await peekLimit(broken, "x", 60)).toBe(0);
   });
 
   test("a Redis that stops answering fails every request open within the timeout, and keeps none waiting", async () => {
@@ -192,6 +206,7 @@ describe("a store that fails", () => {
     const store = new RedisRateLimitStore("redis://127.0.0.1:9", prefix);
     const started = Date.now();
     expect((await checkLimit(store, "x", 1, 60)).allowed).toBe(true);
+    expect(await peekLimit(store, "x", 60)).toBe(0);
     expect(Date.now() - started).toBeLessThan(2_000);
     await store.close();
   });

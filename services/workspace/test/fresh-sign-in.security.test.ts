@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiKeys } from "@newsroom/shared/db/schema";
 import { count } from "drizzle-orm";
 import { isFreshSignIn, safeReturnTo } from "../src/web/fresh-sign-in.ts";
-import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
+import {
+  orgWithMembers,
+  unique,
+  type WebClient,
+  type WebHarness,
+  webHarness,
+} from "./support/web-app.ts";
 
 /**
  * The spec's rule: keys and webhook endpoints are managed "after a two-step sign-in code from the
@@ -140,5 +146,84 @@ describe("the 12-hour rule in the web app", () => {
     expect((await createKey(first)).status).toBe(200);
     await second.get(keysPath);
     expect((await createKey(second)).status).toBe(303);
+  });
+
+  test("at 13 hours, giving admin or owner waits for a new code; other roles do not", async () => {
+    // An owner of their own (fresh address, so earlier tests' code throttles do not apply).
+    const bossEmail = unique("fresh-boss");
+    await h.admin("POST", "/orgs/fresh-org/members", { email: bossEmail, role: "owner" });
+    const boss = await h.signedIn(bossEmail);
+    const membersPath = "/app/orgs/fresh-org/members";
+    const codeUrl = `/app/sign-in/fresh?return_to=${encodeURIComponent(membersPath)}`;
+    const roleOf = async (email: string) => {
+      const list = await h.admin("GET", "/orgs/fresh-org/members");
+      const found = list.body.data.find((one: { email: string }) => one.email === email);
+      return found ? { id: found.person_id as string, role: found.role as string } : null;
+    };
+    const setRole = async (email: string, role: string) =>
+      boss.post(`${membersPath}/${(await roleOf(email))!.id}/role`, { role });
+    const editor = unique("fresh-editor");
+    const admin = unique("fresh-admin");
+    await h.admin("POST", "/orgs/fresh-org/members", { email: editor, role: "editor" });
+    await h.admin("POST", "/orgs/fresh-org/members", { email: admin, role: "admin" });
+
+    await passHours(13, [boss]);
+    const page = await boss.get(membersPath);
+    expect(page.text).toContain("Giving the admin or owner role needs a sign-in code");
+
+    const newAdmin = unique("fresh-new-admin");
+    const newOwner = unique("fresh-new-owner");
+    for (const [email, role] of [
+      [newAdmin, "admin"],
+      [newOwner, "owner"],
+    ] as const) {
+      const invited = await boss.post(membersPath, { email, role });
+      expect(invited.status).toBe(303);
+      expect(invited.headers.get("location")).toBe(codeUrl);
+      expect(await roleOf(email)).toBeNull();
+    }
+    for (const [email, role, before] of [
+      [editor, "admin", "editor"],
+      [editor, "owner", "editor"],
+      [admin, "owner", "admin"],
+    ] as const) {
+      const raised = await setRole(email, role);
+      expect(raised.status).toBe(303);
+      expect(raised.headers.get("location")).toBe(codeUrl);
+      expect((await roleOf(email))!.role).toBe(before);
+    }
+
+    // Lesser roles, and lowering, need no new code.
+    const viewer = unique("fresh-viewer");
+    const invitedViewer = await boss.post(membersPath, { email: viewer, role: "viewer" });
+    expect(invitedViewer.headers.get("location")).toBe(`${membersPath}?done=invited`);
+    expect((await setRole(editor, "approver")).headers.get("location")).toBe(
+      `${membersPath}?done=role-changed`,
+    );
+    expect((await setRole(admin, "editor")).headers.get("location")).toBe(
+      `${membersPath}?done=role-changed`,
+    );
+
+    // With a new code, the same changes go through.
+    await boss.get(codeUrl);
+    await Bun.sleep(1_100);
+    const since = Date.now();
+    await boss.post("/app/sign-in/fresh/send", { return_to: membersPath });
+    const code = await h.codeFor(bossEmail, since);
+    await boss.get(codeUrl);
+    const right = await boss.post("/app/sign-in/fresh", { code, return_to: membersPath });
+    expect(right.headers.get("location")).toBe(membersPath);
+    await boss.get(membersPath);
+    expect((await boss.post(membersPath, { email: newAdmin, role: "admin" })).status).toBe(303);
+    expect((await roleOf(newAdmin))!.role).toBe("admin");
+    expect((await setRole(editor, "owner")).status).toBe(303);
+    expect((await roleOf(editor))!.role).toBe("owner");
+  });
+
+  test("the internal API (ADMIN_TOKEN, no session) still sets any role", async () => {
+    const email = unique("fresh-api-owner");
+    const added = await h.admin("POST", "/orgs/fresh-org/members", { email, role: "owner" });
+    expect(added.status).toBe(201);
+    expect(added.body.role).toBe("owner");
   });
 });

@@ -250,7 +250,7 @@ describe("the settings pages, every role", () => {
     expect(refused.text).toContain("invitations an hour");
     expect(await roleOf("perm-invites", over)).toBeNull();
     expect(await h.ses.to(over)).toEqual([]);
-  });
+  }, 30_000);
 
   test("the last owner can be neither demoted nor removed (409), whoever asks", async () => {
     const lone = await orgWithMembers(h, "perm-lone", 0);

@@ -358,7 +358,9 @@ export const workspaceMemberships = pgTable(
 /**
  * Written by: workspace. Read by: no other service.
  * The one live sign-in code of a person (a new one replaces it). Only an HMAC of the code is
- * kept; it is deleted when used or after five wrong tries.
+ * kept; it is deleted when used or found expired. Wrong tries are counted in the rate-limit store,
+ * not here (a write on a wrong code would tell by its time that a code was waiting):
+ * `failed_attempts` is no longer written.
  */
 export const workspaceSignInCodes = pgTable("workspace_sign_in_codes", {
   personId: uuid("person_id")

@@ -9,22 +9,33 @@ import {
 } from "@newsroom/shared/db/schema";
 import { log } from "@newsroom/shared/log";
 import type { Mailer } from "@newsroom/shared/mailer";
-import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
-import { and, eq, sql } from "drizzle-orm";
+import {
+  checkLimit,
+  checkLimits,
+  peekLimit,
+  type RateLimitStore,
+} from "@newsroom/shared/rate-limit";
+import { and, eq } from "drizzle-orm";
 import { findPersonByEmail, normalizeEmail, type PersonRow } from "../members/store.ts";
+import { afterAnswerQueue } from "./after-answer.ts";
 import { CODE_SHAPE, hashSignInCode, newSignInCode, signInCodeKey } from "./codes.ts";
-import { signInCodeEmail } from "./email.ts";
+import { signInCodeEmail, signInPausedEmail } from "./email.ts";
 
 /** A code lives 10 minutes; five wrong tries burn it. */
 export const CODE_TTL_MS = 10 * 60_000;
 export const MAX_WRONG_TRIES = 5;
 
-/** Throttles, per fixed 15-minute window. */
+/** Throttles, per fixed window of 15 minutes or of a day. */
 const WINDOW_SECONDS = 900;
+const DAY_SECONDS = 86_400;
 export const SIGN_IN_LIMITS = {
   codesPerAddress: 5,
   codesPerClient: 20,
   checksPerClient: 30,
+  /** Code emails per address a day: beyond, nothing is sent (the answer is the same). */
+  codesPerAddressPerDay: 10,
+  /** Wrong codes per address a day: then sign-in by code is paused for it until the day ends. */
+  wrongCodesPerAddressPerDay: 10,
 } as const;
 
 export interface SignInDeps {
@@ -39,44 +50,51 @@ export interface SignInDeps {
 
 export type CodeCheck =
   | { ok: true; person: PersonRow }
-  | { ok: false; reason: "wrong" | "throttled" };
+  | { ok: false; reason: "wrong" | "throttled" | "paused" };
 
 /** Limit keys hold a digest of the address, never the address. */
 function addressKey(email: string): string {
   return createHash("sha256").update(email).digest("base64url").slice(0, 22);
 }
 
+const wrongCodesKey = (address: string) => `signin:wrong:addr:${address}`;
+
 /**
- * Sign-in with a one-time code. Asking for a code answers the same, in the same time, for any
- * address: the lookup, the code and the email happen after the answer (`later`).
+ * Sign-in with a one-time code. Nothing a visitor can time tells a member's address from a
+ * stranger's: asking for a code does the same throttle counting for any address, and the lookup,
+ * the code and the email happen a moment after the answer (`afterAnswer`); a wrong code costs a
+ * database read and two counter hits, whether or not the address has a code waiting. The daily
+ * counters live in the rate-limit store (Redis when REDIS_URL is set), so they hold across
+ * replicas, for strangers' addresses as for members'.
  */
 export function createSignInService(deps: SignInDeps) {
   const key = signInCodeKey(deps.secretsKey);
   // A stand-in for an address with no code, so that a check does the same work either way.
   const absent = hashSignInCode(key, "absent", "000000");
-  const pending = new Set<Promise<void>>();
+  const afterAnswer = afterAnswerQueue();
+  const limits = deps.rateLimits;
 
-  const later = (task: () => Promise<void>) => {
-    const run: Promise<void> = task()
-      .catch((error) => {
-        log.error("sign-in code not sent", {
-          error: error instanceof Error ? error.name : String(error),
-        });
-      })
-      .finally(() => pending.delete(run));
-    pending.add(run);
-  };
-
-  /** Makes, stores (replacing any earlier one) and emails a code to a member. */
-  async function sendCode(email: string): Promise<void> {
+  /** The person of a member's address; null for anyone else. */
+  async function memberByEmail(email: string): Promise<PersonRow | null> {
     const person = await findPersonByEmail(deps.db, email);
-    if (!person) return;
+    if (!person) return null;
     const [member] = await deps.db
       .select({ personId: workspaceMemberships.personId })
       .from(workspaceMemberships)
       .where(eq(workspaceMemberships.personId, person.id))
       .limit(1);
-    if (!member) return;
+    return member ? person : null;
+  }
+
+  const paused = async (address: string) =>
+    (await peekLimit(limits, wrongCodesKey(address), DAY_SECONDS)) >=
+    SIGN_IN_LIMITS.wrongCodesPerAddressPerDay;
+
+  /** Makes, stores (replacing any earlier one) and emails a code to a member. */
+  async function sendCode(email: string, address: string): Promise<void> {
+    if (await paused(address)) return;
+    const person = await memberByEmail(email);
+    if (!person) return;
     if (!deps.mailer) {
       log.warn("sign-in code not sent: email is not configured (FORMS_FROM_EMAIL)");
       return;
@@ -86,7 +104,6 @@ export function createSignInService(deps: SignInDeps) {
     const row = {
       personId: person.id,
       codeHash: hashSignInCode(key, person.id, code),
-      failedAttempts: 0,
       expiresAt: new Date(now.getTime() + CODE_TTL_MS),
       createdAt: now,
     };
@@ -97,38 +114,73 @@ export function createSignInService(deps: SignInDeps) {
     await deps.mailer.send(signInCodeEmail(person.email, code, deps.appUrl));
   }
 
+  /** Tells a member that sign-in by code is paused for their address. */
+  async function tellPaused(email: string): Promise<void> {
+    const person = await memberByEmail(email);
+    if (!person || !deps.mailer) return;
+    const wrongCodes = SIGN_IN_LIMITS.wrongCodesPerAddressPerDay;
+    await deps.mailer.send(signInPausedEmail(person.email, wrongCodes, deps.appUrl));
+  }
+
+  /**
+   * Counts a wrong code against the address's day and the code's tries. The same two hits for
+   * any address, and no database write: the time does not say whether a code was waiting. The
+   * wrong code that reaches the day's limit pauses sign-in by code and tells the person, once.
+   */
+  async function wrongCode(email: string, address: string, tries: string): Promise<CodeCheck> {
+    const limit = SIGN_IN_LIMITS.wrongCodesPerAddressPerDay;
+    const [wrongToday] = await Promise.all([
+      checkLimit(limits, wrongCodesKey(address), limit, DAY_SECONDS),
+      checkLimit(limits, tries, MAX_WRONG_TRIES, DAY_SECONDS),
+    ]);
+    if (wrongToday.count === limit) {
+      afterAnswer.run("sign-in pause not told", () => tellPaused(email));
+    }
+    return { ok: false, reason: wrongToday.count >= limit ? "paused" : "wrong" };
+  }
+
   return {
-    /** Throttles, then sends a code in the background when the address is a member's. */
+    /** Throttles, then sends a code a moment after the answer when the address is a member's. */
     async requestCode(rawEmail: string, clientIp: string): Promise<void> {
       const email = normalizeEmail(rawEmail);
-      const [byAddress, byClient] = await Promise.all([
-        checkLimit(
-          deps.rateLimits,
-          `signin:code:addr:${addressKey(email)}`,
-          SIGN_IN_LIMITS.codesPerAddress,
-          WINDOW_SECONDS,
-        ),
-        checkLimit(
-          deps.rateLimits,
-          `signin:code:ip:${addressLimitKey(clientIp)}`,
-          SIGN_IN_LIMITS.codesPerClient,
-          WINDOW_SECONDS,
-        ),
+      const address = addressKey(email);
+      // Counted in order, none after the first refusing: a client over its limit spends none of
+      // the address's codes.
+      const allowed = await checkLimits(limits, [
+        {
+          key: `signin:code:ip:${addressLimitKey(clientIp)}`,
+          limit: SIGN_IN_LIMITS.codesPerClient,
+          windowSeconds: WINDOW_SECONDS,
+        },
+        {
+          key: `signin:code:addr:${address}`,
+          limit: SIGN_IN_LIMITS.codesPerAddress,
+          windowSeconds: WINDOW_SECONDS,
+        },
+        {
+          key: `signin:code:addr-day:${address}`,
+          limit: SIGN_IN_LIMITS.codesPerAddressPerDay,
+          windowSeconds: DAY_SECONDS,
+        },
       ]);
-      if (!byAddress.allowed || !byClient.allowed) return;
-      later(() => sendCode(email));
+      if (!allowed.allowed) return;
+      afterAnswer.run("sign-in code not sent", () => sendCode(email, address));
     },
 
-    /** Checks a code: right, unexpired and unburnt signs in and uses it up. */
+    /**
+     * Checks a code: right, unexpired, unburnt and the address not paused signs in and uses the
+     * code up.
+     */
     async checkCode(rawEmail: string, code: string, clientIp: string): Promise<CodeCheck> {
       const throttle = await checkLimit(
-        deps.rateLimits,
+        limits,
         `signin:check:ip:${addressLimitKey(clientIp)}`,
         SIGN_IN_LIMITS.checksPerClient,
         WINDOW_SECONDS,
       );
       if (!throttle.allowed) return { ok: false, reason: "throttled" };
       const email = normalizeEmail(rawEmail);
+      const address = addressKey(email);
       // One query whether or not the address is known or has a code.
       const [found] = await deps.db
         .select({ person: workspacePeople, code: workspaceSignInCodes })
@@ -140,45 +192,33 @@ export function createSignInService(deps: SignInDeps) {
       const shaped = CODE_SHAPE.test(code);
       const presented = hashSignInCode(key, person?.id ?? "absent", shaped ? code : "x");
       const matches = sameHash(presented, stored?.codeHash ?? absent) && shaped;
-      if (!person || !stored) return { ok: false, reason: "wrong" };
-      const now = deps.now();
-      if (stored.expiresAt.getTime() <= now.getTime()) {
-        await deps.db
-          .delete(workspaceSignInCodes)
-          .where(eq(workspaceSignInCodes.personId, person.id));
-        return { ok: false, reason: "wrong" };
-      }
-      if (matches) {
-        // Single use: only the request that deletes the row signs in.
-        const used = await deps.db
-          .delete(workspaceSignInCodes)
-          .where(
-            and(
-              eq(workspaceSignInCodes.personId, person.id),
-              eq(workspaceSignInCodes.codeHash, stored.codeHash),
-              sql`${workspaceSignInCodes.failedAttempts} < ${MAX_WRONG_TRIES}`,
-            ),
-          )
-          .returning({ personId: workspaceSignInCodes.personId });
-        return used.length === 1 ? { ok: true, person } : { ok: false, reason: "wrong" };
-      }
-      const [tried] = await deps.db
-        .update(workspaceSignInCodes)
-        .set({ failedAttempts: sql`${workspaceSignInCodes.failedAttempts} + 1` })
-        .where(eq(workspaceSignInCodes.personId, person.id))
-        .returning({ failedAttempts: workspaceSignInCodes.failedAttempts });
-      if (tried && tried.failedAttempts >= MAX_WRONG_TRIES) {
-        await deps.db
-          .delete(workspaceSignInCodes)
-          .where(eq(workspaceSignInCodes.personId, person.id));
-      }
-      return { ok: false, reason: "wrong" };
+      // Each code has its own count of tries; a new code starts afresh.
+      const tries = `signin:tries:${address}:${stored?.createdAt.getTime() ?? "none"}`;
+      if (!matches || !person || !stored) return wrongCode(email, address, tries);
+
+      // The right code: only its person (or a lucky guess) gets here.
+      const [pausedNow, tried] = await Promise.all([
+        paused(address),
+        checkLimit(limits, tries, MAX_WRONG_TRIES, DAY_SECONDS),
+      ]);
+      if (pausedNow) return { ok: false, reason: "paused" };
+      // The code is used up, or found dead: either way its row goes, and only the request that
+      // deletes it may sign in.
+      const used = await deps.db
+        .delete(workspaceSignInCodes)
+        .where(
+          and(
+            eq(workspaceSignInCodes.personId, person.id),
+            eq(workspaceSignInCodes.codeHash, stored.codeHash),
+          ),
+        )
+        .returning({ personId: workspaceSignInCodes.personId });
+      const alive = tried.allowed && stored.expiresAt.getTime() > deps.now().getTime();
+      return used.length === 1 && alive ? { ok: true, person } : { ok: false, reason: "wrong" };
     },
 
-    /** Resolves when every background send has finished (tests, shutdown). */
-    async idle(): Promise<void> {
-      while (pending.size > 0) await Promise.all([...pending]);
-    },
+    /** Resolves when every task after an answer has finished (tests, shutdown). */
+    idle: afterAnswer.idle,
   };
 }
 

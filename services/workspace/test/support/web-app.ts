@@ -32,6 +32,12 @@ export interface WebHarness {
   signedIn(email: string): Promise<WebClient>;
   /** The newest sign-in code emailed to the address. */
   codeFor(email: string, after?: number): Promise<string>;
+  /**
+   * Runs `ask` (which asks for a code) and gives the code of the first code email to the address
+   * newer than those before it. Codes leave a moment after the answer, so the inbox may still
+   * show only the last one when `ask` returns.
+   */
+  nextCodeFor(email: string, ask: () => Promise<unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,10 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
     ...env,
   });
   const embedded = await startEmbedded(config, { seed: false, now: clock.now });
+  const codeEmails = async (email: string) =>
+    (await ses.to(email)).filter((e) => e.subject.includes("sign-in code"));
+  const codeIn = (email: { body: { text?: string } } | undefined) =>
+    email ? /\b(\d{6})\b/.exec(email.body.text ?? "")?.[1] : undefined;
   const url = `http://localhost:${port}`;
   const token = adminToken(config);
   const harness: WebHarness = {
@@ -76,22 +86,29 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
     async codeFor(email, after = 0) {
       return eventually(
         async () => {
-          const emails = await ses.to(email);
           // The emulator stamps emails in whole seconds.
           const since = Math.floor(after / 1000);
-          const mine = emails.filter((e) => e.subject.includes("sign-in code") && e.at >= since);
-          const last = mine.at(-1);
-          return last ? /\b(\d{6})\b/.exec(last.body.text ?? "")?.[1] : undefined;
+          const mine = (await codeEmails(email)).filter((e) => e.at >= since);
+          return codeIn(mine.at(-1));
         },
         { message: `a sign-in code for ${email}`, timeoutMs: 10_000 },
       );
     },
+    async nextCodeFor(email, ask) {
+      const before = (await codeEmails(email)).length;
+      await ask();
+      return eventually(
+        async () => {
+          const mine = await codeEmails(email);
+          return mine.length > before ? codeIn(mine.at(-1)) : undefined;
+        },
+        { message: `a new sign-in code for ${email}`, timeoutMs: 10_000 },
+      );
+    },
     async signedIn(email) {
       const client = harness.visitor();
-      const since = Date.now() - 1_000;
       await client.get("/app/sign-in");
-      await client.post("/app/sign-in", { email });
-      const code = await harness.codeFor(email, since);
+      const code = await harness.nextCodeFor(email, () => client.post("/app/sign-in", { email }));
       await client.get("/app/sign-in/code");
       const answer = await client.post("/app/sign-in/code", { email, code });
       if (answer.status !== 303) throw new Error(`sign-in failed with ${answer.status}`);
@@ -229,11 +246,13 @@ export async function signInAs(page: Page, h: WebHarness, email: string): Promis
   await page.goto("/app/sign-in");
   const request = page.locator('form[action="/app/sign-in"]');
   await request.getByLabel("Email address").fill(email);
-  await request.getByRole("button", { name: "Email me a code" }).click();
-  await page.waitForURL("**/app/sign-in/code");
+  const code = await h.nextCodeFor(email, async () => {
+    await request.getByRole("button", { name: "Email me a code" }).click();
+    await page.waitForURL("**/app/sign-in/code");
+  });
   const form = page.locator('form[action="/app/sign-in/code"]');
   await form.getByLabel("Email address").fill(email);
-  await form.getByLabel("Six-digit code").fill(await h.codeFor(email));
+  await form.getByLabel("Six-digit code").fill(code);
   await form.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/app\/$/);
 }

@@ -1,6 +1,7 @@
 import { type Html, html } from "@newsroom/shared/html";
 import type { SignedInVisitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
+import { refusedNotice } from "./sign-in.ts";
 
 /**
  * The code page of the 12-hour rule: ask for a code to the person's own address, then enter it;
@@ -8,16 +9,23 @@ import { csrfInput, field, layout, notice } from "../layout.ts";
  */
 export function freshSignInPage(
   who: SignedInVisitor,
-  options: { returnTo: string; sent?: boolean; error?: string; throttled?: boolean },
+  options: {
+    returnTo: string;
+    sent?: boolean;
+    error?: string;
+    throttled?: boolean;
+    paused?: boolean;
+  },
 ): Html {
   const returnTo = html`<input type="hidden" name="return_to" value="${options.returnTo}">`;
   const email = who.signedIn.person.email;
   return layout(
     who,
     "Confirm it is you",
-    html`${options.throttled ? notice("error", "Too many tries. Wait a few minutes, then try again.") : ""}
+    html`${refusedNotice(options)}
 ${options.sent ? notice("info", `A code is on its way to ${email}. It works once, for 10 minutes.`) : ""}
-<p>API keys and webhook endpoints are managed after a sign-in code from the last 12 hours.
+<p>API keys and webhook endpoints are managed, and the admin and owner roles given, after a
+sign-in code from the last 12 hours.
 Your last one is older, so we need a new code first. Then you go back to where you were.</p>
 <form method="post" action="/app/sign-in/fresh/send">${csrfInput(who)}${returnTo}
   <button type="submit"${options.sent ? html` class="secondary"` : ""}>Email a code to ${email}</button>

@@ -26,6 +26,8 @@ export interface MembersPageState {
   /** A refused change of one member, shown beside that member's actions. */
   memberError?: { personId: string; message: string };
   done?: string;
+  /** The session's sign-in is older than 12 hours: giving admin or owner asks for a code first. */
+  needsCode?: boolean;
 }
 
 const when = (at: Date) =>
@@ -86,6 +88,7 @@ export function membersPage(
     who,
     `Members of ${org.name}`,
     html`${done ? notice("info", done) : ""}
+${state.needsCode ? notice("info", "Giving the admin or owner role needs a sign-in code from the last 12 hours: you will be asked for a new one first.") : ""}
 ${Object.keys(errors).length > 0 ? notice("error", "Nobody was added: see the fields below.") : ""}
 <table><caption class="visually-hidden">Members and their roles</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Member since</th><th scope="col">Actions</th></tr></thead>

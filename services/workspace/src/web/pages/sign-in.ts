@@ -3,6 +3,17 @@ import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { ssoSignInForm } from "./sso.ts";
 
+/** Said for any address, a stranger's too: it tells nobody whether the address is a member's. */
+export const SIGN_IN_PAUSED =
+  "Too many wrong codes for this address today: sign-in by code is paused for it until tomorrow. Single sign-on still works where your organization has it.";
+const TOO_MANY_TRIES = "Too many tries. Wait a few minutes, then try again.";
+
+/** The notice of a refused check that is not about the code itself. */
+export function refusedNotice(options: { throttled?: boolean; paused?: boolean }): Html | "" {
+  if (options.paused) return notice("error", SIGN_IN_PAUSED);
+  return options.throttled ? notice("error", TOO_MANY_TRIES) : "";
+}
+
 export function signInPage(
   who: Visitor,
   options: { sso?: { value: string; error: string } } = {},
@@ -22,12 +33,12 @@ ${ssoSignInForm(who, options.sso)}`,
 
 export function codePage(
   who: Visitor,
-  options: { email?: string; error?: string; throttled?: boolean } = {},
+  options: { email?: string; error?: string; throttled?: boolean; paused?: boolean } = {},
 ): Html {
   return layout(
     who,
     "Enter your sign-in code",
-    html`${options.throttled ? notice("error", "Too many tries. Wait a few minutes, then try again.") : ""}
+    html`${refusedNotice(options)}
 <p>If the address belongs to a member, a code is on its way. It works once, for 10 minutes.
 Not there? <a href="/app/sign-in">Ask for a new code</a>.</p>
 <form method="post" action="/app/sign-in/code" novalidate>${csrfInput(who)}

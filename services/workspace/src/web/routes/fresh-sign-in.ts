@@ -6,6 +6,7 @@ import type { WebDeps } from "../deps.ts";
 import { FRESH_SIGN_IN_PATH, safeReturnTo } from "../fresh-sign-in.ts";
 import type { WebKit } from "../kit.ts";
 import { freshSignInPage } from "../pages/fresh-sign-in.ts";
+import { refusal } from "./sign-in.ts";
 
 /**
  * A new sign-in code for a signed-in person whose last one is older than 12 hours: it is sent to
@@ -46,10 +47,9 @@ export function freshSignInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInS
           clientIpOf(request),
         );
         if (!result.ok || result.person.id !== person.id) {
-          const throttled = !result.ok && result.reason === "throttled";
-          const error = throttled ? undefined : "That code is wrong or has expired.";
-          const page = freshSignInPage(who, { returnTo, error, throttled });
-          return kit.page(who, page, throttled ? 429 : 400);
+          const reason = result.ok ? "wrong" : result.reason;
+          const page = freshSignInPage(who, { returnTo, ...refusal(reason) });
+          return kit.page(who, page, reason === "wrong" ? 400 : 429);
         }
         await markSessionFresh(deps.db, session.id, deps.now());
         return kit.redirect(returnTo, who.setCookies);

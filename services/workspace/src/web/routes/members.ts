@@ -17,6 +17,7 @@ import {
   membersOf,
 } from "../../members/store.ts";
 import type { WebDeps } from "../deps.ts";
+import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { type MemberListItem, type MembersPageState, membersPage } from "../pages/members.ts";
@@ -28,6 +29,14 @@ const isLastOwner = (error: unknown) =>
   error.code === "conflict" &&
   error.fields?.some((field) => field.reason === "last_owner");
 const LAST_OWNER = "This is the last owner: make someone else an owner first.";
+/**
+ * Admins and owners create keys and endpoints, which need a sign-in from the last 12 hours:
+ * giving either role (or raising an admin to owner) needs one too, or a stale session could make
+ * someone else an admin who then creates the keys it may not.
+ */
+const KEY_HOLDING_ROLES: readonly MemberRole[] = ["owner", "admin"];
+const grantsKeyHoldingRole = (from: MemberRole | null, to: MemberRole) =>
+  KEY_HOLDING_ROLES.includes(to) && from !== to && from !== "owner";
 /** Invitations send email to any address: at most this many an hour per organization. */
 export const INVITATIONS_PER_HOUR = 50;
 
@@ -53,7 +62,8 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
     status = 200,
   ) {
     const members = await membersOf(deps.db, access.organization.id);
-    return kit.page(who, membersPage(who, access, members, state), status);
+    const needsCode = !isFreshSignIn(who.signedIn.session, deps.now());
+    return kit.page(who, membersPage(who, access, members, { ...state, needsCode }), status);
   }
 
   /** The member named in the path; anyone else (another organization's person) is a 404. */
@@ -112,6 +122,9 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
         if (!EMAIL.test(email)) errors.email = "Enter an email address such as name@example.com.";
         if (!isRole(role)) errors.role = "Choose a role.";
         if (role === "owner") await guardOwners(who, access);
+        if (isRole(role) && grantsKeyHoldingRole(null, role)) {
+          requireFreshSignIn(who, deps.now(), pathOf(access));
+        }
         const known = errors.email ? null : await findPersonByEmail(deps.db, email);
         let status = 422;
         if (known && (await findMembership(deps.db, access.organization.id, known.id))) {
@@ -150,6 +163,9 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
           return page(who, access, { memberError }, 422);
         }
         if (membership.role === "owner" || role === "owner") await guardOwners(who, access);
+        if (grantsKeyHoldingRole(membership.role, role)) {
+          requireFreshSignIn(who, deps.now(), pathOf(access));
+        }
         if (role !== membership.role) {
           try {
             const actor = personActor(who.signedIn.person.id);

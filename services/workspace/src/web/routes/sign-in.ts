@@ -1,11 +1,17 @@
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
 import { endAllSessions, endSession, startSession } from "../../sessions/service.ts";
-import type { SignInService } from "../../sign-in/service.ts";
+import type { CodeCheck, SignInService } from "../../sign-in/service.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { codePage, signInPage } from "../pages/sign-in.ts";
+
+/** What a code page says of a refused code: beside the field when wrong, else a notice. */
+export function refusal(reason: Extract<CodeCheck, { ok: false }>["reason"]) {
+  if (reason === "wrong") return { error: "That code is wrong or has expired." };
+  return reason === "paused" ? { paused: true } : { throttled: true };
+}
 
 /** Sign-in with an emailed code, and signing out (here or everywhere). */
 export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInService) {
@@ -39,9 +45,8 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         const email = form.text("email", 254);
         const result = await signIn.checkCode(email, form.text("code", 20), clientIpOf(request));
         if (!result.ok) {
-          const throttled = result.reason === "throttled";
-          const error = throttled ? undefined : "That code is wrong or has expired.";
-          return kit.page(who, codePage(who, { email, error, throttled }), throttled ? 429 : 400);
+          const page = codePage(who, { email, ...refusal(result.reason) });
+          return kit.page(who, page, result.reason === "wrong" ? 400 : 429);
         }
         if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
         const { token } = await startSession(deps.db, result.person.id, deps.now());
