@@ -55,6 +55,12 @@ export const DatabaseConfig = T.Object({
     minimum: 0,
     default: DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
   }),
+  /** How long opening a PostgreSQL connection may take (ms): a request waits no longer for its 503. */
+  DATABASE_CONNECT_TIMEOUT_MS: T.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: DEFAULT_DATABASE_TIMEOUTS.connectMs,
+  }),
   /** The statement limit of the migration run, which may rewrite large tables (ms, 0: none). */
   DATABASE_MIGRATION_STATEMENT_TIMEOUT_MS: T.Integer({
     minimum: 0,

@@ -195,19 +195,21 @@ function warnAboutAcknowledgedRisks(config: Loaded): void {
   }
 }
 
-/** The PostgreSQL session limits, from the DATABASE_*_TIMEOUT_MS variables. */
+/** The PostgreSQL session and connection limits, from the DATABASE_*_TIMEOUT_MS variables. */
 export function databaseTimeouts(
   config: Pick<
     Config,
     | "DATABASE_STATEMENT_TIMEOUT_MS"
     | "DATABASE_LOCK_TIMEOUT_MS"
     | "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS"
+    | "DATABASE_CONNECT_TIMEOUT_MS"
   >,
 ): DatabaseTimeouts {
   return {
     statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
     idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
   };
 }
 

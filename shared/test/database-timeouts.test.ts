@@ -21,6 +21,7 @@ describe("PostgreSQL session limits", () => {
       statementMs: 5_000,
       lockMs: 3_000,
       idleInTransactionMs: 10_000,
+      connectMs: 1_000,
     });
   });
 

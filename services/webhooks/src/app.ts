@@ -73,11 +73,18 @@ export async function createWebhooksService(
     },
     options.consumerName ?? FAN_OUT_CONSUMER,
   );
+  // The first pass takes every event committed before this process started and not yet fanned
+  // out, however young: events a replica that died held unacknowledged go out now, not after
+  // the bus's ack wait. Fanning out is idempotent, so racing the bus costs nothing.
+  let firstPass: Date | null = new Date();
   const reconciler = every(
     options.reconcileIntervalMs ?? 15_000,
     "webhook reconciler",
     async () => {
-      const { deliveries } = await reconcileOnce(db, new Date(), options.reconcileAfterMs);
+      const { deliveries } = firstPass
+        ? await reconcileOnce(db, firstPass, 0)
+        : await reconcileOnce(db, new Date(), options.reconcileAfterMs);
+      firstPass = null;
       await stopDeliveriesOfDisabledEndpoints(db);
       await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();

@@ -6,7 +6,7 @@ import { closedPort } from "@newsroom/shared/testing/ports";
 import { and, asc, eq } from "drizzle-orm";
 import { ANSWER_PREFIX_BYTES, answerPrefixText } from "../src/delivery/answer-prefix.ts";
 import { deleteOldAttempts } from "../src/delivery/store.ts";
-import { deliveringWorld } from "./support/harness.ts";
+import { attemptsRecorded, deliveringWorld } from "./support/harness.ts";
 
 const world = deliveringWorld();
 
@@ -66,7 +66,7 @@ describe("attempt details", () => {
     const delivery = await eventually(
       async () => {
         const row = await world.fx.delivery(endpoint.id, eventId);
-        return row && row.attempts >= 1 ? row : null;
+        return attemptsRecorded(row) ? row : null;
       },
       { message: "the refused attempt" },
     );

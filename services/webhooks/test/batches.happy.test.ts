@@ -9,7 +9,7 @@ import { newId } from "@newsroom/shared/ids";
 import { addStoryVersion, createStory } from "@newsroom/workspace/stories/service";
 import { eq, inArray } from "drizzle-orm";
 import { eventBodies, eventBody } from "../src/delivery/payload.ts";
-import { recordDeliveredBatch } from "../src/delivery/store.ts";
+import { openAttempts, recordDeliveredBatch } from "../src/delivery/store.ts";
 import { fanOutEvents } from "../src/fan-out/service.ts";
 import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
@@ -164,6 +164,8 @@ describe("2xx answers recorded together", () => {
     });
     const [one, two, stopped] = [row("pending"), row("pending"), row("failed")];
     await fx.db.insert(webhookDeliveries).values([one, two, stopped]);
+    // As the worker does: the attempts are opened before their requests leave.
+    await openAttempts(fx.db, [one, two]);
     const at1 = new Date("2026-03-04T05:06:07.891Z");
     const at2 = new Date("2026-03-04T05:06:08.123Z");
     await recordDeliveredBatch(fx.db, [

@@ -11,7 +11,12 @@ import {
 import { and, eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createWebhooksService, type WebhooksOptions } from "../src/app.ts";
-import { type Fixture, SHORT_SCHEDULE, webhooksFixture } from "./support/harness.ts";
+import {
+  attemptsRecorded,
+  type Fixture,
+  SHORT_SCHEDULE,
+  webhooksFixture,
+} from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;
@@ -147,7 +152,7 @@ describe("failed attempts and retries", () => {
       const pending = await eventually(
         async () => {
           const row = await fx.delivery(endpoint.id, eventId);
-          return row?.attempts === 1 ? row : null;
+          return attemptsRecorded(row) ? row : null;
         },
         { message: "the first attempt" },
       );
@@ -257,7 +262,7 @@ describe("disabling endpoints", () => {
         const { eventId } = await fx.submitted(org);
         await eventually(
           async () => {
-            return (await fx.delivery(endpoint.id, eventId))?.attempts === 1;
+            return attemptsRecorded(await fx.delivery(endpoint.id, eventId));
           },
           { message: "the first attempt" },
         );

@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { failureReason } from "../src/delivery/failure-reason.ts";
 import type { HostResolver } from "../src/delivery/target-guard.ts";
-import { type Fixture, webhooksFixture } from "./support/harness.ts";
+import { attemptsRecorded, type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /** An IPv4 address, an IPv6 address (two colons or more) or a port after a colon. */
 const IPV4 = /\b\d{1,3}(\.\d{1,3}){3}\b/;
@@ -87,7 +87,7 @@ describe("last_error gives the reason, never the service's view of the network",
         const row = await eventually(
           async () => {
             const [delivery] = await fx.deliveriesOf(endpoints[index]!);
-            return delivery && delivery.attempts >= 1 ? delivery : null;
+            return attemptsRecorded(delivery) ? delivery : null;
           },
           { message: "the first attempt" },
         );

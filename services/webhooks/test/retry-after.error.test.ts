@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { MAX_RETRY_AFTER_MS, retryAfterOf } from "../src/delivery/retry-after.ts";
-import { deliveringWorld } from "./support/harness.ts";
+import { attemptsRecorded, deliveringWorld } from "./support/harness.ts";
 
 const world = deliveringWorld();
 
@@ -14,7 +14,7 @@ async function firstAttempt(path: string, status: number, headers: Record<string
   const delivery = await eventually(
     async () => {
       const row = await world.fx.delivery(endpoint.id, eventId);
-      return row && row.attempts >= 1 ? row : null;
+      return attemptsRecorded(row) ? row : null;
     },
     { message: `the first attempt to ${path}` },
   );

@@ -18,7 +18,7 @@ import {
   systemResolver,
 } from "../src/delivery/target-guard.ts";
 import { sendTestEvent } from "../src/delivery/test-event.ts";
-import { type Fixture, webhooksFixture } from "./support/harness.ts";
+import { attemptsRecorded, type Fixture, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
 let receiver: Receiver;
@@ -87,7 +87,7 @@ async function firstAttempt(endpointId: string) {
   return eventually(
     async () => {
       const [row] = await fx.deliveriesOf(endpointId);
-      return row && row.attempts >= 1 ? row : null;
+      return attemptsRecorded(row) ? row : null;
     },
     { message: "the first attempt", timeoutMs: 15_000 },
   );

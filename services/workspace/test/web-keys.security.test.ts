@@ -175,11 +175,11 @@ describe("API keys in the web app", () => {
     const owner = await h.signedIn(full.members.owner);
     for (let i = 0; i < MAX_LIVE_KEYS_PER_ORGANIZATION; i++) await adminKey("keys-full");
     const page = await owner.get("/app/orgs/keys-full/keys");
-    expect(page.text).toContain(`at most\n${MAX_LIVE_KEYS_PER_ORGANIZATION} live keys`);
+    expect(page.text).toContain(`at most\n${MAX_LIVE_KEYS_PER_ORGANIZATION} keys in use`);
     const refused = await createKey(owner, "/app/orgs/keys-full/keys");
     expect(refused.status).toBe(409);
     expect(refused.text).toContain(
-      `at most ${MAX_LIVE_KEYS_PER_ORGANIZATION} live keys. Revoke one first. Nothing was created.`,
+      `at most ${MAX_LIVE_KEYS_PER_ORGANIZATION} keys in use, test and live keys alike (every key neither revoked nor expired counts). Revoke one first. Nothing was created.`,
     );
   });
 });

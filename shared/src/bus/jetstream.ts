@@ -15,7 +15,11 @@ import type { EventBus, EventHandler, SubscribeOptions, Subscription } from "./i
 export const STREAM_NAME = "STORY_EVENTS";
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const RETENTION_MS = 7 * 24 * 3_600_000;
-const ACK_WAIT_MS = 30_000;
+/**
+ * How long an event handed to a subscriber may go unacknowledged before JetStream hands it out
+ * again: what a subscriber that died mid-event costs. Handlers take milliseconds.
+ */
+const ACK_WAIT_MS = 10_000;
 const REDELIVERY_DELAY_MS = 2_000;
 const RESUBSCRIBE_DELAY_MS = 1_000;
 const GONE = new Set(["consumer_not_found", "consumer_deleted", "stream_not_found"]);
@@ -163,9 +167,13 @@ export class JetStreamBus implements EventBus {
   }
 
   private async durableConsumer(name: string, filter: string, deliverPolicy: DeliverPolicy) {
-    try {
-      await this.jsm.consumers.info(this.stream, name);
-    } catch {
+    const existing = await this.jsm.consumers.info(this.stream, name).catch(() => null);
+    if (existing) {
+      // A consumer an earlier release made keeps its settings: bring its ack wait to this one's.
+      if (existing.config.ack_wait !== nanos(ACK_WAIT_MS)) {
+        await this.jsm.consumers.update(this.stream, name, { ack_wait: nanos(ACK_WAIT_MS) });
+      }
+    } else {
       await this.jsm.consumers.add(this.stream, {
         durable_name: name,
         ack_policy: AckPolicy.Explicit,

@@ -10,6 +10,7 @@ import {
   connectionParameters,
   type DatabaseTimeouts,
   DEFAULT_DATABASE_TIMEOUTS,
+  reconnectDelaySeconds,
 } from "./timeouts.ts";
 
 export { schema };
@@ -58,12 +59,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       import("postgres"),
       import("drizzle-orm/postgres-js"),
     ]);
+    const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
     const client = postgres(options.url, {
       max: options.max ?? 10,
       onnotice: () => {},
-      connect_timeout: 5,
+      connect_timeout: timeouts.connectMs / 1000,
+      backoff: reconnectDelaySeconds,
       idle_timeout: 30,
-      connection: connectionParameters(options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS),
+      connection: connectionParameters(timeouts),
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return {

@@ -601,6 +601,11 @@ export const webhookAttempts = pgTable(
     responseBody: text("response_body"),
     /** Why it failed (as `last_error`); null when delivered. */
     reason: text("reason"),
+    /**
+     * Logged before the request leaves, completed when it is answered: true until then. An
+     * attempt whose sender died stays open until the delivery's next attempt closes it.
+     */
+    inFlight: boolean("in_flight").notNull().default(false),
   },
   (table) => [
     index("webhook_attempts_delivery_idx").on(table.deliveryId, table.at),

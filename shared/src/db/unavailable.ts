@@ -11,7 +11,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now: starting up or shutting down
-  "53300", // too_many_connections
+  "55000", // object_not_in_prerequisite_state: "database is not currently accepting connections"
 ]);
 
 /** Connection failures: postgres.js's own codes, and the system's (Node's and Bun's spellings). */
@@ -42,8 +42,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const { code, message } = cause as { code?: unknown; message?: unknown };
     if (typeof code === "string") {
       if (UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_CODES.has(code)) return true;
-      // Class 08: connection exception.
-      if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+      // Class 08: connection exception; class 53: insufficient resources (connections, memory).
+      if (/^(?:08|53)[0-9A-Z]{3}$/.test(code)) return true;
     }
     if (message === PGLITE_CLOSED) return true;
     cause = (cause as { cause?: unknown }).cause;

@@ -120,6 +120,72 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
     .where(sql`${d.id} = any(${uuidArray(ids)})`);
 }
 
+/**
+ * A live worker's claims are renewed while their attempts run, so the lease can be short and a
+ * dead worker's claims return within it.
+ */
+export async function renewClaims(
+  db: Db,
+  ids: string[],
+  leaseMs: number,
+  now: Date = new Date(),
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(d)
+    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+    .where(
+      and(
+        sql`${d.id} = any(${uuidArray(ids)})`,
+        eq(d.status, "pending"),
+        sql`${d.lockedUntil} is not null`,
+      ),
+    );
+}
+
+/** Why an attempt left open by a worker that died is closed: nobody saw its answer. */
+export const UNRECORDED_ANSWER = "no answer recorded (the sender stopped)";
+
+/**
+ * Logs the attempts about to be made, before their requests leave: each delivery's `attempts`
+ * grows and an open attempt is written, so a call whose answer is lost (the process killed) is
+ * still counted. An attempt an earlier, dead worker left open is closed on the way. One statement
+ * for the whole batch. The attempt's number is the delivery's count after it (`attempts + 1` of
+ * the claimed row, which this worker holds).
+ */
+export async function openAttempts(
+  db: Db,
+  deliveries: Pick<DeliveryRow, "id" | "organizationId">[],
+  now: Date = new Date(),
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db.execute(sql`
+    with v as (
+      select * from unnest(
+        ${uuidArray(deliveries.map((delivery) => delivery.organizationId))},
+        ${uuidArray(deliveries.map((delivery) => delivery.id))},
+        ${uuidArray(deliveries.map(() => newId()))}
+      ) as v(organization_id, id, attempt_id)
+    ),
+    opened as (
+      update webhook_deliveries as d set attempts = d.attempts + 1
+      from v
+      where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+      returning d.organization_id, d.id, d.attempts
+    ),
+    closed as (
+      update webhook_attempts as a set in_flight = false, reason = ${UNRECORDED_ANSWER}
+      from opened
+      where a.organization_id = opened.organization_id and a.delivery_id = opened.id
+        and a.in_flight
+    )
+    insert into webhook_attempts
+      (id, organization_id, delivery_id, attempt, at, duration_ms, in_flight)
+    select v.attempt_id, opened.organization_id, opened.id, opened.attempts,
+      ${now.toISOString()}::timestamptz, 0, true
+    from opened join v on v.id = opened.id`);
+}
+
 /** The endpoints of claimed deliveries, by id. */
 export async function endpointsByIds(
   db: Queryable,
@@ -165,7 +231,7 @@ export interface DeliveredAttempt {
 }
 
 /**
- * 2xx answers: each delivery still pending is delivered, its attempt is logged, and its
+ * 2xx answers: each delivery still pending is delivered, its open attempt completed, and its
  * endpoint's run of failed deliveries ends. One statement for any number of attempts, so a busy
  * worker records a whole batch at once; each row is matched on its organization and id.
  */
@@ -181,13 +247,12 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
         ${integerArray(attempts.map((attempt) => attempt.statusCode))},
         ${timestampArray(attempts.map((attempt) => attempt.at))},
         ${integerArray(attempts.map((attempt) => attempt.durationMs))},
-        ${textArray(attempts.map((attempt) => attempt.responseBody))},
-        ${uuidArray(attempts.map(() => newId()))}
-      ) as v(organization_id, id, status_code, delivered_at, duration_ms, response_body, attempt_id)
+        ${textArray(attempts.map((attempt) => attempt.responseBody))}
+      ) as v(organization_id, id, status_code, delivered_at, duration_ms, response_body)
     ),
     delivered as (
       update webhook_deliveries as d
-      set status = 'delivered', attempts = d.attempts + 1, last_status_code = v.status_code,
+      set status = 'delivered', last_status_code = v.status_code,
           last_duration_ms = v.duration_ms, last_error = null, next_attempt_at = null,
           delivered_at = v.delivered_at, locked_until = null
       from v
@@ -195,11 +260,12 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
       returning d.organization_id, d.endpoint_id, d.id, d.attempts
     ),
     logged as (
-      insert into webhook_attempts
-        (id, organization_id, delivery_id, attempt, at, status_code, duration_ms, response_body)
-      select v.attempt_id, delivered.organization_id, delivered.id, delivered.attempts,
-        v.delivered_at, v.status_code, v.duration_ms, v.response_body
+      update webhook_attempts as a
+      set in_flight = false, status_code = v.status_code, duration_ms = v.duration_ms,
+        response_body = v.response_body, reason = null
       from delivered join v on v.id = delivered.id
+      where a.organization_id = delivered.organization_id and a.delivery_id = delivered.id
+        and a.attempt = delivered.attempts and a.in_flight
     )
     update webhook_endpoints as e set consecutive_failures = 0
     from (select distinct organization_id, endpoint_id from delivered) as r
@@ -229,7 +295,8 @@ export async function recordFailedAttempt(
     if (current?.status !== "pending") {
       return { status: "failed" as const, endpointDisabled: false };
     }
-    const attempts = current.attempts + 1;
+    // Counted when the attempt was opened, before its request left.
+    const attempts = current.attempts;
     const final = attempts >= options.maxAttempts;
     await tx
       .update(d)
@@ -243,17 +310,24 @@ export async function recordFailedAttempt(
         lockedUntil: null,
       })
       .where(eq(d.id, delivery.id));
-    await tx.insert(webhookAttempts).values({
-      id: newId(),
-      organizationId: delivery.organizationId,
-      deliveryId: delivery.id,
-      attempt: attempts,
-      at: now,
-      statusCode: attempt.statusCode,
-      durationMs: attempt.durationMs,
-      responseBody: attempt.responseBody,
-      reason: attempt.error,
-    });
+    await tx
+      .update(webhookAttempts)
+      .set({
+        inFlight: false,
+        statusCode: attempt.statusCode,
+        durationMs: attempt.durationMs,
+        responseBody: attempt.responseBody,
+        reason: attempt.error,
+      })
+      .where(
+        and(
+          eq(webhookAttempts.organizationId, delivery.organizationId),
+          eq(webhookAttempts.deliveryId, delivery.id),
+          eq(webhookAttempts.attempt, attempts),
+          // A resend starts a new series: an earlier series' attempt of the same number is done.
+          eq(webhookAttempts.inFlight, true),
+        ),
+      );
     if (!final) return { status: "pending" as const, endpointDisabled: false };
     const [endpoint] = await tx
       .update(e)

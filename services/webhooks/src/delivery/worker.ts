@@ -14,9 +14,11 @@ import {
   type DeliveryRow,
   type EndpointRow,
   endpointsByIds,
+  openAttempts,
   recordDeliveredBatch,
   recordFailedAttempt,
   releaseClaims,
+  renewClaims,
   stopClaimedDelivery,
 } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
@@ -24,6 +26,12 @@ import { sendTestEvent, type TestEventResult } from "./test-event.ts";
 
 /** Failed deliveries in a row that disable an endpoint. */
 export const DISABLE_AFTER_FAILED_DELIVERIES = 3;
+
+/**
+ * How long a claim holds unless renewed. A live worker renews its claims every quarter of it, so
+ * a worker that dies hands its deliveries on within this time.
+ */
+export const CLAIM_LEASE_MS = 8_000;
 
 export interface DeliveryWorkerOptions {
   db: Db;
@@ -38,7 +46,7 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Attempts in flight at once to one endpoint, across every replica (4). */
   endpointConcurrency?: number;
-  /** How long a claim holds; a crashed worker's rows are claimable again after it. */
+  /** How long a claim holds unless renewed (8 s); a dead worker's rows return after it. */
   leaseMs?: number;
   /** WEBHOOK_ALLOW_INSECURE_TARGETS: plain http and the address 127.0.0.1 (tests only). */
   allowInsecureTargets: boolean;
@@ -70,6 +78,9 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
   private busy = 0;
+  /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
+  private readonly held = new Set<string>();
+  private heartbeat: ReturnType<typeof setInterval> | null = null;
   private stopped = false;
   private kicked = false;
   private saturated = false;
@@ -81,7 +92,7 @@ export class DeliveryWorker {
     this.concurrency = options.concurrency ?? 64;
     this.endpointConcurrency = options.endpointConcurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-    this.leaseMs = options.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
+    this.leaseMs = options.leaseMs ?? CLAIM_LEASE_MS;
     this.maxAttempts = maxAttempts(options.schedule);
     this.delivered = new Batcher<DeliveredAttempt, void>(async (attempts) => {
       await recordDeliveredBatch(this.db, attempts);
@@ -91,6 +102,15 @@ export class DeliveryWorker {
 
   start(): void {
     this.loopDone = this.loop();
+    this.heartbeat = setInterval(() => this.renewHeld(), this.leaseMs / 4);
+  }
+
+  /** Renews the claims of the attempts under way; a failed renewal is tried at the next beat. */
+  private renewHeld(): void {
+    if (this.held.size === 0) return;
+    renewClaims(this.db, [...this.held], this.leaseMs).catch((error: unknown) =>
+      log.warn("renewing webhook claims failed; will retry", { error: messageOf(error) }),
+    );
   }
 
   /** Look for due deliveries now. */
@@ -130,6 +150,8 @@ export class DeliveryWorker {
     this.kick();
     await this.loopDone;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   private async loop(): Promise<void> {
@@ -154,11 +176,12 @@ export class DeliveryWorker {
     const rows = await claimDueDeliveries(this.db, room, {
       leaseMs: this.leaseMs,
       perEndpoint: this.endpointConcurrency,
-      // The request's timeout, and as long again for the lookup's margin and the recording.
-      attemptMs: this.timeoutMs * 2,
+      // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
+      attemptMs: this.leaseMs,
     });
     if (rows.length === 0) return 0;
     this.busy += rows.length;
+    for (const row of rows) this.held.add(row.id);
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
@@ -168,8 +191,14 @@ export class DeliveryWorker {
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
       ]);
+      // Every call a receiver sees is in the log, even if this process dies before its answer.
+      await openAttempts(
+        this.db,
+        rows.filter((row) => endpoints.get(row.endpointId)?.status === "enabled"),
+      );
     } catch (error) {
       this.busy -= rows.length;
+      for (const row of rows) this.held.delete(row.id);
       await releaseClaims(
         this.db,
         rows.map((row) => row.id),
@@ -241,6 +270,7 @@ export class DeliveryWorker {
     try {
       await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
     } finally {
+      this.held.delete(delivery.id);
       freeSlot();
       this.attemptRecorded();
     }

@@ -37,6 +37,17 @@ export const ALL_EVENTS: WebhookEventType[] = [
 /** A short schedule for tests: 8 attempts, 50 ms apart. */
 export const SHORT_SCHEDULE = "0.05,0.05,0.05,0.05,0.05,0.05,0.05";
 
+/**
+ * Whether a delivery's first `n` attempts are recorded, answers included: an attempt is counted
+ * when it opens, before its request leaves, and its claim is let go once its answer is written.
+ */
+export function attemptsRecorded(
+  row: { attempts: number; lockedUntil: Date | null } | null | undefined,
+  n = 1,
+): boolean {
+  return !!row && row.attempts >= n && row.lockedUntil === null;
+}
+
 export function random(): string {
   return Math.random().toString(36).slice(2, 10);
 }

@@ -57,7 +57,7 @@ export async function createApiKey(
     if ((live?.n ?? 0) >= MAX_LIVE_KEYS_PER_ORGANIZATION) {
       throw new ApiError(
         "limit_reached",
-        `An organization may have at most ${MAX_LIVE_KEYS_PER_ORGANIZATION} live keys. Revoke one first.`,
+        `An organization may have at most ${MAX_LIVE_KEYS_PER_ORGANIZATION} keys in use, test and live keys alike (every key neither revoked nor expired counts). Revoke one first.`,
       );
     }
     const key = makeKey(input.environment);

@@ -105,7 +105,8 @@ export function keysPage(who: Visitor, data: KeysPageData, state: KeyFormState =
     `API keys of ${data.access.organization.name}`,
     html`<p>Keys let the organization's servers read its stories, approvals, feeds and webhook
 deliveries. A key is shown once, when it is made. An organization may have at most
-${MAX_LIVE_KEYS_PER_ORGANIZATION} live keys (neither revoked nor expired); it has ${live} now.
+${MAX_LIVE_KEYS_PER_ORGANIZATION} keys in use, test and live keys alike (every key neither revoked
+nor expired counts); it has ${live} now.
 To rotate a key, create a new one, deploy it, check that the old key's "last used" date stops
 moving, then revoke the old one.</p>
 ${keyTable(data)}

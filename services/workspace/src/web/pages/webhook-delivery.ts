@@ -33,7 +33,7 @@ function attemptsTable(attempts: WebhookAttemptRow[]): Html {
 <th scope="col">Duration</th><th scope="col">Reason</th><th scope="col">Answer (first 1 KiB)</th></tr></thead>
 <tbody>${attempts.map(
     (a) => html`<tr><td>${a.attempt}</td><td>${when(a.at)}</td><td>${a.statusCode ?? "—"}</td>
-<td>${a.durationMs} ms</td><td>${a.reason ?? "—"}</td>
+<td>${a.inFlight ? "—" : `${a.durationMs} ms`}</td><td>${a.inFlight ? "Under way: sent, no answer yet" : (a.reason ?? "—")}</td>
 <td>${a.responseBody === null ? "—" : html`<pre class="answer">${a.responseBody}</pre>`}</td></tr>`,
   )}</tbody></table>`;
 }

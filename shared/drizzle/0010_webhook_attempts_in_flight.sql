@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_attempts" ADD COLUMN "in_flight" boolean DEFAULT false NOT NULL;
