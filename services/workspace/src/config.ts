@@ -1,4 +1,5 @@
 import {
+  DomainVerificationConfig,
   EdgeConfig,
   MailConfig,
   ProcessConfig,
@@ -30,5 +31,7 @@ export const WorkspaceConfig = T.Composite([
   // Which webhook endpoint URLs are accepted.
   T.Pick(WebhookDeliveryConfig, ["WEBHOOK_ALLOW_INSECURE_TARGETS"]),
   WorkspaceServerConfig,
+  // Single sign-on: the DNS servers that look up domain verification records.
+  DomainVerificationConfig,
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;
