@@ -26,68 +26,66 @@ export function ssoRoutes(deps: WorkspaceDeps) {
       throw new ApiError("not_found", "Single sign-on is not set up for this organization.");
     return { org, row };
   };
-  return (
-    new Elysia()
-      .get("/internal/v1/orgs/:org/sso", async ({ params }) =>
-        ssoConfigOut((await configOf(params.org)).row),
-      )
-      .put(
-        "/internal/v1/orgs/:org/sso",
-        async ({ params, body }) => {
-          const org = await findOrganization(deps.db, params.org);
-          const result = await configureSso(
-            deps.db,
-            deps.secretsKey,
-            org.id,
-            {
-              issuer: body.issuer.trim(),
-              clientId: body.client_id.trim(),
-              clientSecret: body.client_secret ?? "",
-              allowedDomains: body.allowed_domains.map((domain) => domain.trim().toLowerCase()),
-              enabled: body.enabled,
-            },
-            {
-              actor: "admin",
-              allowLoopbackHttp: deps.serviceEnv === "development",
-              now: new Date(),
-            },
-          );
-          if (!result.ok) {
-            const fields = Object.entries(result.problems).map(([field, message]) => ({
-              field,
-              reason: "invalid",
-              message,
-            }));
-            throw new ApiError("validation_failed", fields[0]!.message, { fields });
-          }
-          return ssoConfigOut(result.row);
-        },
-        { body: SsoConfigIn },
-      )
-      // Each allowed domain, and the TXT record that proves the organization controls it.
-      .get("/internal/v1/orgs/:org/sso/domains", async ({ params }) => {
-        const { org, row } = await configOf(params.org);
-        const domains = await domainStatuses(deps.db, deps.secretsKey, org.id, row.allowedDomains);
-        return listOf(domains.map(domainOut));
-      })
-      .post("/internal/v1/orgs/:org/sso/domains/:domain/verify", async ({ params }) => {
-        const { org } = await configOf(params.org);
-        const domain = params.domain.toLowerCase();
-        const outcome = await verifySsoDomain(
+  return new Elysia()
+    .get("/internal/v1/orgs/:org/sso", async ({ params }) =>
+      ssoConfigOut((await configOf(params.org)).row),
+    )
+    .put(
+      "/internal/v1/orgs/:org/sso",
+      async ({ params, body }) => {
+        const org = await findOrganization(deps.db, params.org);
+        const result = await configureSso(
           deps.db,
-          { secretsKey: deps.secretsKey, lookupTxt },
+          deps.secretsKey,
           org.id,
-          domain,
-          { actor: "admin", now: new Date() },
+          {
+            issuer: body.issuer.trim(),
+            clientId: body.client_id.trim(),
+            clientSecret: body.client_secret ?? "",
+            allowedDomains: body.allowed_domains.map((domain) => domain.trim().toLowerCase()),
+            enabled: body.enabled,
+          },
+          {
+            actor: "admin",
+            allowLoopbackHttp: deps.serviceEnv === "development",
+            now: new Date(),
+          },
         );
-        if (!outcome.ok) {
-          if (outcome.reason === "not_allowed") throw new ApiError("not_found", outcome.message);
-          throw new ApiError("validation_failed", outcome.message, {
-            fields: [{ field: "domain", reason: outcome.reason, message: outcome.message }],
-          });
+        if (!result.ok) {
+          const fields = Object.entries(result.problems).map(([field, message]) => ({
+            field,
+            reason: "invalid",
+            message,
+          }));
+          throw new ApiError("validation_failed", fields[0]!.message, { fields });
         }
-        const [entry] = await domainStatuses(deps.db, deps.secretsKey, org.id, [domain]);
-        return domainOut(entry!);
-      })
-  );
+        return ssoConfigOut(result.row);
+      },
+      { body: SsoConfigIn },
+    )
+    .get("/internal/v1/orgs/:org/sso/domains", async ({ params }) => {
+      // Each allowed domain, and the TXT record that proves the organization controls it.
+      const { org, row } = await configOf(params.org);
+      const domains = await domainStatuses(deps.db, deps.secretsKey, org.id, row.allowedDomains);
+      return listOf(domains.map(domainOut));
+    })
+    .post("/internal/v1/orgs/:org/sso/domains/:domain/verify", async ({ params }) => {
+      const { org } = await configOf(params.org);
+      const domain = params.domain.toLowerCase();
+      const outcome = await verifySsoDomain(
+        deps.db,
+        { secretsKey: deps.secretsKey, lookupTxt },
+        org.id,
+        domain,
+        { actor: "admin", now: new Date() },
+      );
+      if (!outcome.ok) {
+        if (outcome.reason === "not_allowed") throw new ApiError("not_found", outcome.message);
+        throw new ApiError("validation_failed", outcome.message, {
+          fields: [{ field: "domain", reason: outcome.reason, message: outcome.message }],
+        });
+      }
+      const [entry] = await domainStatuses(deps.db, deps.secretsKey, org.id, [domain]);
+      return domainOut(entry!);
+    });
 }
