@@ -27,16 +27,22 @@ const LOOKUP_TRIES = 2;
 
 /**
  * `DNS_RESOLVERS` ("127.0.0.1:5353, [::1]:53") as a list; unset or blank: the system's resolvers.
- * A list that cannot be used throws at start-up.
+ * A list that cannot be used throws at start-up (the first resolver is made at once).
  */
 export function txtLookup(servers: string | undefined): TxtLookup {
-  const resolver = new dns.Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
   const list = (servers ?? "")
     .split(",")
     .map((server) => server.trim())
     .filter(Boolean);
-  if (list.length > 0) resolver.setServers(list);
+  // A resolver per lookup: a record published a moment ago is not hidden by a cached answer.
+  const resolverNow = () => {
+    const resolver = new dns.Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
+    if (list.length > 0) resolver.setServers(list);
+    return resolver;
+  };
+  resolverNow();
   return async (name) => {
+    const resolver = resolverNow();
     try {
       return (await resolver.resolveTxt(name)).map((chunks) => chunks.join(""));
     } catch (error) {
