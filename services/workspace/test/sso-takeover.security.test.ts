@@ -236,6 +236,11 @@ describe("which domains count", () => {
     const verified = await owner.post("/app/orgs/sso-proof/sso/domains/verify", { domain });
     expect(verified.status).toBe(303);
     expect((await owner.get("/app/orgs/sso-proof/sso")).text).toMatch(/<td>verified<\/td>/);
+    const audited = await db()
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.action, `sso.domain_verified:${domain}`));
+    expect(audited).toHaveLength(1);
     expect((await signInBySso(email, "sso-proof")).answer.status).toBe(303);
 
     // Another organization's record for the same domain does not take it over.
