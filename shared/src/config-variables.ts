@@ -231,6 +231,19 @@ export const WorkspaceServerConfig = T.Object({
   APP_URL: T.Optional(T.String({ pattern: "^https?://[^\\s/]+(/[^\\s]*)?$" })),
 });
 
+/** Single sign-on: where the TXT records that prove an organization's email domain are looked up. */
+export const DomainVerificationConfig = T.Object({
+  /**
+   * Comma-separated DNS servers (`address:port`, `[ipv6]:port`, or an address for port 53) for
+   * the domain verification lookups. Unset: the system's resolvers.
+   */
+  DNS_RESOLVERS: T.Optional(
+    T.String({
+      pattern: "^ *[0-9A-Fa-f:.\\[\\]]+ *(, *[0-9A-Fa-f:.\\[\\]]+ *)*$",
+    }),
+  ),
+});
+
 /** The local start only (`npm start`, the local cluster): no service reads these. */
 export const LocalRunConfig = T.Object({
   SES_LOCAL_PORT: Port(8005),
@@ -252,6 +265,7 @@ export const ConfigSchema = T.Composite([
   CdnPurgeConfig,
   WebhookDeliveryConfig,
   WorkspaceServerConfig,
+  DomainVerificationConfig,
   LocalRunConfig,
 ]);
 

@@ -19,6 +19,7 @@ import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
+import { txtLookup } from "./sso/domains.ts";
 import { ssoRoutes } from "./sso/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
@@ -85,6 +86,7 @@ export async function createWorkspaceService(
   const { config, bus } = runtime;
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
+  const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const app = createWorkspaceApp(
     {
       db,
@@ -94,6 +96,7 @@ export async function createWorkspaceService(
       serviceEnv: config.SERVICE_ENV,
       allowInsecureTargets: insecureWebhookTargets(config),
       kickRelay: relay.kick,
+      lookupTxt,
     },
     { digest: { config } },
   );
@@ -111,6 +114,7 @@ export async function createWorkspaceService(
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
     allowInsecureTargets: insecureWebhookTargets(config),
+    lookupTxt,
   });
   return {
     name: "workspace",

@@ -1,4 +1,5 @@
 import {
+  DomainVerificationConfig,
   EdgeConfig,
   MailConfig,
   ProcessConfig,
@@ -33,5 +34,7 @@ export const WorkspaceConfig = T.Composite([
     "WEBHOOK_INSECURE_TARGET_PORTS",
   ]),
   WorkspaceServerConfig,
+  // Single sign-on: the DNS servers that look up domain verification records.
+  DomainVerificationConfig,
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;

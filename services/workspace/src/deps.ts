@@ -1,6 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
+import type { TxtLookup } from "./sso/domains.ts";
 
 /** What the workspace's routes need. */
 export interface WorkspaceDeps {
@@ -13,4 +14,6 @@ export interface WorkspaceDeps {
   allowInsecureTargets: InsecureTargets;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
+  /** Looks up single sign-on domain proofs (DNS_RESOLVERS); unset: the system's resolvers. */
+  lookupTxt?: TxtLookup;
 }

@@ -390,6 +390,13 @@ export const workspaceSessions = pgTable(
     /** The absolute end of the session, whatever its use. */
     expiresAt: tstz("expires_at").notNull(),
     freshAt: tstz("fresh_at").notNull(),
+    /**
+     * Set when single sign-on opened the session: the organization whose provider vouched for
+     * the person, the only one the session reaches until an emailed code clears it.
+     */
+    ssoOrganizationId: uuid("sso_organization_id").references(() => organizations.id, {
+      onDelete: "cascade",
+    }),
   },
   (table) => [index("workspace_sessions_person_idx").on(table.personId)],
 );
@@ -414,6 +421,23 @@ export const organizationSso = pgTable("organization_sso", {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * An email domain an organization proved it controls (a DNS TXT record holding its verification
+ * token): only then may its single sign-on sign in addresses there. One organization per domain.
+ */
+export const ssoVerifiedDomains = pgTable(
+  "sso_verified_domains",
+  {
+    domain: text("domain").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    verifiedAt: tstz("verified_at").notNull(),
+  },
+  (table) => [index("sso_verified_domains_organization_idx").on(table.organizationId)],
+);
 
 /**
  * Written by: workspace. Read by: no other service.

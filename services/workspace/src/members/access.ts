@@ -52,15 +52,18 @@ export async function accessTo(
 /**
  * The one gate of the workspace web app. Without access the organization answers like a
  * missing one (404: its existence never leaks); with a role that lacks the action, 403.
+ * `beforeRole` checks the access first (the web app: which organizations the session reaches).
  */
 export async function requirePermission(
   context: AccessContext,
   person: PersonRow,
   orgIdOrSlug: string,
   action: PermissionAction,
+  beforeRole?: (access: OrgAccess) => void,
 ): Promise<OrgAccess> {
   const access = await accessTo(context, person, orgIdOrSlug);
   if (!access) throw new ApiError("not_found", "No such organization.");
+  beforeRole?.(access);
   if (!can(access.role, action)) {
     throw new ApiError("forbidden", "Your role in this organization does not allow this.");
   }

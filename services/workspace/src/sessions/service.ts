@@ -20,11 +20,15 @@ export function hashSessionToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** A new session right after the person proved a sign-in; the token goes into the cookie only. */
+/**
+ * A new session right after the person proved a sign-in; the token goes into the cookie only.
+ * `ssoOrganizationId`: single sign-on proved it, for that organization only.
+ */
 export async function startSession(
   db: Queryable,
   personId: string,
   now: Date,
+  options: { ssoOrganizationId?: string } = {},
 ): Promise<{ token: string; session: SessionRow }> {
   const token = randomToken();
   const [session] = await db
@@ -37,6 +41,7 @@ export async function startSession(
       lastSeenAt: now,
       expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
       freshAt: now,
+      ssoOrganizationId: options.ssoOrganizationId ?? null,
     })
     .returning();
   return { token, session: session! };
@@ -72,13 +77,14 @@ export async function resolveSession(
 }
 
 /**
- * The person proved a sign-in again on this session (a fresh code, or single sign-on): actions
- * that need a recent sign-in are open for the next 12 hours.
+ * The person proved a sign-in again on this session with an emailed code: actions that need a
+ * recent sign-in are open for the next 12 hours, and a session single sign-on opened for one
+ * organization now reaches all of the person's.
  */
 export async function markSessionFresh(db: Queryable, sessionId: string, now: Date): Promise<void> {
   await db
     .update(workspaceSessions)
-    .set({ freshAt: now })
+    .set({ freshAt: now, ssoOrganizationId: null })
     .where(eq(workspaceSessions.id, sessionId));
 }
 

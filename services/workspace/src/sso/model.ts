@@ -9,13 +9,16 @@ export const SSO_CALLBACK_PATH = "/sso/callback";
 export interface SsoConfigInput {
   issuer: string;
   clientId: string;
-  /** Empty keeps the stored secret. */
+  /** Empty keeps the stored secret, for the same issuer and client id only. */
   clientSecret: string;
   allowedDomains: string[];
   enabled: boolean;
 }
 
-/** The internal API's body; `client_secret` may be left out to keep the stored one. */
+/**
+ * The internal API's body; `client_secret` may be left out to keep the stored one while the
+ * issuer and client id stay the same.
+ */
 export const SsoConfigIn = t.Object({
   issuer: t.String({ maxLength: 500 }),
   client_id: t.String({ maxLength: 255 }),
@@ -82,7 +85,11 @@ export function issuerProblem(issuer: string, allowLoopbackHttp: boolean): strin
 /** The problems of a configuration, by field; empty when it can be saved. */
 export function ssoConfigProblems(
   input: SsoConfigInput,
-  options: { hasStoredSecret: boolean; allowLoopbackHttp: boolean },
+  options: {
+    /** The stored configuration: its secret is kept only for the same issuer and client. */
+    stored: { issuer: string; clientId: string } | null;
+    allowLoopbackHttp: boolean;
+  },
 ): Partial<Record<SsoField, string>> {
   const problems: Partial<Record<SsoField, string>> = {};
   const issuer = issuerProblem(input.issuer, options.allowLoopbackHttp);
@@ -90,8 +97,16 @@ export function ssoConfigProblems(
   if (!input.clientId || /[\s\p{Cc}]/u.test(input.clientId)) {
     problems.client_id = "Enter the client id the provider gave you.";
   }
-  if (!input.clientSecret && !options.hasStoredSecret) {
+  const { stored } = options;
+  if (!input.clientSecret && !stored) {
     problems.client_secret = "Enter the client secret the provider gave you.";
+  } else if (
+    !input.clientSecret &&
+    (stored!.issuer !== input.issuer || stored!.clientId !== input.clientId)
+  ) {
+    // The stored secret was given for one provider and client; it is never sent to another.
+    problems.client_secret =
+      "Enter the client secret again: a new issuer or client id needs its own secret.";
   } else if (/\p{Cc}/u.test(input.clientSecret)) {
     problems.client_secret = "The client secret holds a control character.";
   }

@@ -7,7 +7,7 @@ import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { open, seal } from "@newsroom/shared/secret-box";
 import * as oidc from "openid-client";
 import { audit } from "../audit.ts";
-import { findMembership, findPersonByEmail, type PersonRow } from "../members/store.ts";
+import { findPersonByEmail, membershipsOfPerson, type PersonRow } from "../members/store.ts";
 import { findOrganization, type OrganizationRow } from "../resolve.ts";
 import {
   domainOfEmail,
@@ -21,10 +21,12 @@ import {
   enabledSsoOrganizationsForDomain,
   findSsoConfig,
   insertSsoAttempt,
+  keepVerifiedDomains,
   lockSsoConfig,
   type SsoConfigRow,
   saveSsoConfig,
   takeSsoAttempt,
+  verifiedDomainsOf,
 } from "./store.ts";
 
 /** How long a browser has between leaving for the provider and coming back. */
@@ -40,7 +42,7 @@ const PROVIDER_TIMEOUT_S = 10;
 
 /**
  * Saves an organization's single sign-on configuration (created when new) and audits it. The
- * client secret is sealed; an empty one keeps the stored secret.
+ * client secret is sealed; an empty one keeps the stored secret if the issuer and client id stay.
  */
 export async function configureSso(
   db: Db,
@@ -54,7 +56,7 @@ export async function configureSso(
   return db.transaction(async (tx) => {
     const before = await lockSsoConfig(tx, organizationId);
     const problems = ssoConfigProblems(input, {
-      hasStoredSecret: before !== null,
+      stored: before,
       allowLoopbackHttp: options.allowLoopbackHttp,
     });
     if (Object.keys(problems).length > 0) return { ok: false as const, problems };
@@ -74,6 +76,8 @@ export async function configureSso(
       },
       options.now,
     );
+    // A domain that stays keeps its verification; one taken off the list loses it.
+    await keepVerifiedDomains(tx, organizationId, row.allowedDomains);
     const actions = [before ? "sso.updated" : "sso.configured"];
     if (input.clientSecret && before) actions.push("sso.client_secret_replaced");
     if (row.enabled !== (before?.enabled ?? false)) {
@@ -235,6 +239,11 @@ export function createSsoService(deps: SsoServiceDeps) {
       return { ok: true, location: location.href, token };
     },
 
+    /** Drops the sign-in under way that the browser's cookie names, unused. */
+    async discard(token: string | undefined): Promise<void> {
+      if (token) await takeSsoAttempt(deps.db, hashAttemptToken(token));
+    },
+
     /**
      * Finishes a sign-in from the provider's redirect (`search` is its query string): the
      * person to sign in, a member of the organization whose provider proved their address.
@@ -325,13 +334,36 @@ export function createSsoService(deps: SsoServiceDeps) {
           who,
         );
       }
-      const membership = person ? await findMembership(deps.db, organization.id, person.id) : null;
-      if (!person || !membership) {
+      const verified = await verifiedDomainsOf(deps.db, organization.id);
+      if (!verified.some((row) => row.domain === domainOfEmail(email))) {
+        return refused(
+          refuse(
+            403,
+            "domain_unverified",
+            `The domain of ${email} is not verified for ${organization.name}'s single sign-on yet. Sign in with an emailed code instead.`,
+          ),
+          who,
+        );
+      }
+      const memberships = person ? await membershipsOfPerson(deps.db, person.id) : [];
+      if (!person || !memberships.some((row) => row.organizationId === organization.id)) {
         return refused(
           refuse(
             403,
             "not_a_member",
             `${email} is not a member of ${organization.name}. Ask an owner of ${organization.name} to add you, then sign in again.`,
+          ),
+          who,
+        );
+      }
+      // An organization's provider vouches for its own people only: never for staff, nor for
+      // anyone who also belongs elsewhere (their other organizations trust emailed codes).
+      if (memberships.some((row) => row.organizationId !== organization.id)) {
+        return refused(
+          refuse(
+            403,
+            "other_memberships",
+            `${email} also belongs to other organizations, so ${organization.name}'s single sign-on cannot sign you in. Sign in with an emailed code instead.`,
           ),
           who,
         );

@@ -3,6 +3,7 @@ import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import type { TxtLookup } from "../sso/domains.ts";
 
 /** What the workspace web app needs. */
 export interface WebDeps {
@@ -27,4 +28,6 @@ export interface WebDeps {
   serviceEnv: Config["SERVICE_ENV"];
   /** WEBHOOK_ALLOW_INSECURE_TARGETS (tests only): endpoints on http://127.0.0.1, or these ports. */
   allowInsecureTargets: InsecureTargets;
+  /** Looks up the TXT records that prove a single sign-on domain (DNS_RESOLVERS). */
+  lookupTxt: TxtLookup;
 }

@@ -1,12 +1,14 @@
+import type { MemberRole } from "@newsroom/shared/db/schema";
 import type { Html } from "@newsroom/shared/html";
 import { randomToken } from "@newsroom/shared/ids";
-import { type OrgAccess, requirePermission } from "../members/access.ts";
+import { type OrgAccess, requirePermission, staffRole } from "../members/access.ts";
 import type { PermissionAction } from "../members/permissions.ts";
 import type { PersonRow } from "../members/store.ts";
 import { resolveSession, SESSION_ABSOLUTE_MS, type SessionRow } from "../sessions/service.ts";
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";
 import type { WebDeps } from "./deps.ts";
+import { freshSignInUrl } from "./fresh-sign-in.ts";
 
 export const SESSION_COOKIE = "nr_session";
 const PRE_SESSION_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -16,6 +18,11 @@ export interface Visitor {
   signedIn: { session: SessionRow; person: PersonRow } | null;
   csrfToken: string;
   setCookies: string[];
+  /**
+   * The page to come back to after a sign-in step: this page for a GET, the page a form was
+   * posted from (its same-origin Referer) otherwise.
+   */
+  returnTo: string;
 }
 
 /** A visitor who must be signed in; anyone else is sent to the sign-in page. */
@@ -58,7 +65,34 @@ export function webKit(deps: WebDeps) {
       }
       binding = `pre:${pre}`;
     }
-    return { signedIn, csrfToken: csrfToken(key, binding), setCookies };
+    return {
+      signedIn,
+      csrfToken: csrfToken(key, binding),
+      setCookies,
+      returnTo: returnTo(request),
+    };
+  }
+
+  function returnTo(request: Request): string {
+    if (request.method === "GET" || request.method === "HEAD") {
+      const url = new URL(request.url);
+      return `${url.pathname}${url.search}`;
+    }
+    const referer = request.headers.get("referer");
+    if (!referer || !URL.canParse(referer)) return "/app/";
+    const from = new URL(referer);
+    return from.origin === appOrigin ? `${from.pathname}${from.search}` : "/app/";
+  }
+
+  /**
+   * A session single sign-on opened reaches the organization whose provider vouched for the
+   * person, as a member: anything else (another organization, acting as staff) first needs an
+   * emailed code, which lifts the limit.
+   */
+  function requireReach(who: SignedInVisitor, organizationId: string | null): void {
+    const bound = who.signedIn.session.ssoOrganizationId;
+    if (bound === null || bound === organizationId) return;
+    throw new Redirect(freshSignInUrl(who.returnTo), who.setCookies);
   }
 
   return {
@@ -73,14 +107,27 @@ export function webKit(deps: WebDeps) {
 
     /**
      * The signed-in person's access to an organization for one action: the web app's one gate
-     * (`requirePermission`: 404 without access, 403 without the right).
+     * (`requirePermission`: 404 without access, 403 without the right). A single sign-on session
+     * reaching past its organization is sent to the emailed-code page.
      */
     permit(
       who: SignedInVisitor,
       orgIdOrSlug: string,
       action: PermissionAction,
     ): Promise<OrgAccess> {
-      return requirePermission(access, who.signedIn.person, orgIdOrSlug, action);
+      return requirePermission(access, who.signedIn.person, orgIdOrSlug, action, (granted) =>
+        requireReach(who, granted.staff ? null : granted.organization.id),
+      );
+    },
+
+    /**
+     * The person's house role when they are staff, else null: the gate of staff-wide pages and
+     * actions, which a single sign-on session reaches only after an emailed code.
+     */
+    async staffRole(who: SignedInVisitor): Promise<MemberRole | null> {
+      const role = await staffRole(access, who.signedIn.person);
+      if (role) requireReach(who, null);
+      return role;
     },
 
     /** The fields of a form post, after its CSRF check (403 on failure). */

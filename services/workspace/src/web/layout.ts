@@ -45,7 +45,10 @@ function orgLinks(org: OrgNav): Html {
     ${allowed("audit.view") ? link("audit", `${base}/audit`, "Audit log") : ""}
     ${allowed("key.create") ? link("keys", `${base}/keys`, "API keys") : ""}
     ${allowed("endpoint.create") ? link("webhook-endpoints", `${base}/webhook-endpoints`, "Webhook endpoints") : ""}
-    ${org.staff ? link("sso", `${base}/sso`, "Single sign-on") : ""}
+    ${
+      // House owners only: acting as staff, the role is the house role.
+      org.staff && org.role === "owner" ? link("sso", `${base}/sso`, "Single sign-on") : ""
+    }
   </ul></nav>`;
 }
 

@@ -4,6 +4,7 @@ import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp } from "../../src/app.ts";
+import type { TxtLookup } from "../../src/sso/domains.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
 export const SECRETS_KEY = Buffer.alloc(32, 9);
@@ -30,6 +31,8 @@ export async function workspaceHarness(
     bus?: EventBus;
     serviceEnv?: Config["SERVICE_ENV"];
     backend?: "postgres" | "pglite";
+    /** Where single sign-on domain proofs are looked up (a test DNS server). */
+    lookupTxt?: TxtLookup;
   } = {},
 ): Promise<Harness> {
   const database = await testDatabase({ backend: options.backend });
@@ -42,6 +45,7 @@ export async function workspaceHarness(
     serviceEnv: options.serviceEnv ?? "development",
     allowInsecureTargets: options.allowInsecureTargets ?? false,
     kickRelay: () => {},
+    lookupTxt: options.lookupTxt,
   });
   const handle = edgeInProcess((request) => app.handle(request));
   return {

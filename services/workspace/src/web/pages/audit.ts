@@ -36,6 +36,7 @@ const ACTIONS: Record<string, string> = {
   "sso.disabled": "Single sign-on turned off",
   "sso.signed_in": "Signed in with single sign-on",
   "sso.sign_in_refused": "Single sign-on refused",
+  "sso.domain_verified": "Single sign-on domain verified",
 };
 
 /** `member.role_changed:viewer>admin` reads "Member's role changed (viewer → admin)". */

@@ -24,9 +24,15 @@ export function freshSignInPage(
     "Confirm it is you",
     html`${refusedNotice(options)}
 ${options.sent ? notice("info", `A code is on its way to ${email}. It works once, for 10 minutes.`) : ""}
-<p>API keys and webhook endpoints are managed, and the admin and owner roles given, after a
+${
+  who.signedIn.session.ssoOrganizationId
+    ? html`<p>You signed in with your organization's single sign-on, which opens that organization
+only. To go further, confirm with a code sent to your email address. Then you go back to where you
+were.</p>`
+    : html`<p>API keys and webhook endpoints are managed, and the admin and owner roles given, after a
 sign-in code from the last 12 hours.
-Your last one is older, so we need a new code first. Then you go back to where you were.</p>
+Your last one is older, so we need a new code first. Then you go back to where you were.</p>`
+}
 <form method="post" action="/app/sign-in/fresh/send">${csrfInput(who)}${returnTo}
   <button type="submit"${options.sent ? html` class="secondary"` : ""}>Email a code to ${email}</button>
 </form>

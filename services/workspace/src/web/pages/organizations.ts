@@ -3,6 +3,7 @@ import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../members/access.ts";
 import type { StoryListItem } from "../../stories/queries.ts";
+import { freshSignInUrl } from "../fresh-sign-in.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, type OrgNav } from "../layout.ts";
 
@@ -34,6 +35,8 @@ export function homePage(
   options: {
     orgs: OrgSummary[];
     staff: boolean;
+    /** The session single sign-on opened: it reaches this organization only. */
+    ssoOnly?: boolean;
     form?: { slug?: string; name?: string; errors?: Record<string, string> };
   },
 ): Html {
@@ -62,7 +65,12 @@ export function homePage(
   <button type="submit">Create organization</button>
 </form></section>`
     : "";
-  return layout(who, "Your organizations", html`${list}${create}`);
+  const ssoOnly = options.ssoOnly
+    ? html`<p>You signed in with your organization's single sign-on, which opens that organization
+only. <a href="${freshSignInUrl("/app/")}">Confirm with an emailed code</a> to reach your other
+organizations.</p>`
+    : "";
+  return layout(who, "Your organizations", html`${list}${ssoOnly}${create}`);
 }
 
 /** /app/orgs/{org}: the organization at a glance. */

@@ -2,8 +2,7 @@ import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { asc } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { staffRole } from "../../members/access.ts";
-import { membershipsOfPerson, type PersonRow } from "../../members/store.ts";
+import { membershipsOfPerson } from "../../members/store.ts";
 import { createOrganization } from "../../organizations/service.ts";
 import { countStoriesByStatus, listStories } from "../../stories/queries.ts";
 import type { WebDeps } from "../deps.ts";
@@ -20,12 +19,20 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** The organizations pages: the home list, one organization's overview, stories and queue. */
 export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
-  const context = { db: deps.db, houseOrg: deps.houseOrg };
-
-  /** Staff see every organization with their house role; members see theirs. */
-  async function orgsOf(person: PersonRow): Promise<{ orgs: OrgSummary[]; staff: boolean }> {
+  /**
+   * Staff see every organization with their house role; members see theirs. A session single
+   * sign-on opened shows its organization only (the others need an emailed code first).
+   */
+  async function orgsOf(
+    who: SignedInVisitor,
+  ): Promise<{ orgs: OrgSummary[]; staff: boolean; ssoOnly?: boolean }> {
+    const { person, session } = who.signedIn;
     const mine = await membershipsOfPerson(deps.db, person.id);
-    const house = await staffRole(context, person);
+    if (session.ssoOrganizationId) {
+      const orgs = mine.filter((org) => org.organizationId === session.ssoOrganizationId);
+      return { orgs, staff: false, ssoOnly: true };
+    }
+    const house = await kit.staffRole(who);
     if (!house) return { orgs: mine, staff: false };
     const roles = new Map(mine.map((org) => [org.organizationId, org.role]));
     const all = await deps.db.select().from(organizations).orderBy(asc(organizations.name));
@@ -37,8 +44,7 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
     return { orgs, staff: true };
   }
 
-  const home = async (who: SignedInVisitor) =>
-    kit.page(who, homePage(who, await orgsOf(who.signedIn.person)));
+  const home = async (who: SignedInVisitor) => kit.page(who, homePage(who, await orgsOf(who)));
 
   return new Elysia()
     .get("/app", async ({ request }) => home(await kit.signedIn(request)))
@@ -48,7 +54,7 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
-        if (!(await staffRole(context, who.signedIn.person))) {
+        if (!(await kit.staffRole(who))) {
           throw new ApiError("forbidden", "Only staff create organizations.");
         }
         const name = form.text("name", 200);
@@ -65,7 +71,7 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
             errors.slug = "An organization with this slug exists.";
           }
         }
-        const { orgs } = await orgsOf(who.signedIn.person);
+        const { orgs } = await orgsOf(who);
         const page = homePage(who, { orgs, staff: true, form: { name, slug, errors } });
         return kit.page(who, page, 422);
       },
