@@ -7,6 +7,7 @@
 import type { testDatabase as TestDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 import type { startCluster as StartCluster } from "../../scripts/cluster.ts";
+import { freeClusterPorts } from "../../test/support/cluster.ts";
 import { onCleanup, SERVER_ROOT, scratchPath, spawnProcess, waitFor200 } from "./external.ts";
 import { ADMIN_TOKEN } from "./workspace.ts";
 
@@ -95,14 +96,7 @@ export async function startDistributed(
   };
   const database = await testDatabase({ backend: "postgres" });
   onCleanup(() => database.close());
-  const ports = {
-    gateway: await freePort(),
-    publicRead: await freePort(),
-    forms: await freePort(),
-    clientApi: await freePort(),
-    webhooks: await freePort(),
-    workspace: await freePort(),
-  };
+  const ports = await freeClusterPorts();
   const env = {
     PATH: process.env.PATH,
     DATABASE_URL: database.url,

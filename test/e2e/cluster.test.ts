@@ -8,6 +8,7 @@ import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { Webhook } from "standardwebhooks";
 import { type Cluster, clusterPlan, startCluster } from "../../scripts/cluster.ts";
+import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 
 /**
  * The six processes on the real PostgreSQL, JetStream and Redis: a story moves through
@@ -84,15 +85,7 @@ describe.skipIf(!ready)("the cluster end to end", () => {
         return new Response(null, { status: 204 });
       },
     });
-    const ports = {
-      gateway: await freePort(),
-      publicRead: await freePort(),
-      forms: await freePort(),
-      clientApi: await freePort(),
-      webhooks: await freePort(),
-      workspace: await freePort(),
-      metrics: await freePortRun(6),
-    };
+    const ports = { ...(await freeClusterPorts()), metrics: await freePortRun(6) };
     cluster = startCluster(
       ports,
       {
@@ -129,17 +122,8 @@ describe.skipIf(!ready)("the cluster end to end", () => {
     await nc.close();
   });
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(workspace + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    operatorApi(workspace, ADMIN_TOKEN)(method, path, body);
 
   test("submit, approve, publish, unpublish: client API, public newsroom, webhooks, delivery log", async () => {
     const key = await admin("POST", `/orgs/${house}/keys`, {

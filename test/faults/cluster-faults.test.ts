@@ -16,6 +16,7 @@ import {
 import postgres from "postgres";
 import { Webhook } from "standardwebhooks";
 import { type Cluster, clusterPlan, startCluster } from "../../scripts/cluster.ts";
+import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 
 /**
  * Faults under the six processes: NATS restarted, the webhooks process and the workspace relay
@@ -78,14 +79,7 @@ describe.skipIf(!ready)("faults under the cluster", () => {
         return new Response(null, { status: 204 });
       },
     });
-    const ports = {
-      gateway: await freePort(),
-      publicRead: await freePort(),
-      forms: await freePort(),
-      clientApi: await freePort(),
-      webhooks: await freePort(),
-      workspace: await freePort(),
-    };
+    const ports = await freeClusterPorts();
     env = {
       PATH: process.env.PATH,
       DATABASE_URL: database.url,
@@ -127,17 +121,8 @@ describe.skipIf(!ready)("faults under the cluster", () => {
     await database?.close();
   });
 
-  async function admin(method: string, path: string, body?: unknown) {
-    const response = await fetch(workspace + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const json = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
+  function admin(method: string, path: string, body?: unknown) {
+    return operatorApi(workspace, ADMIN_TOKEN)(method, path, body);
   }
 
   /** Retries a workspace call across a crash of the workspace process. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
-import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { type TcpProxy, tcpProxy } from "@newsroom/shared/testing/tcp-proxy";
 import postgres from "postgres";
 import { type Cluster, startCluster } from "../../scripts/cluster.ts";
 import { type SesEmulator, startSesEmulator } from "../../services/forms/test/support/harness.ts";
+import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 
 /**
  * The database unable to serve, under the six processes: refusing connections (`allow_connections`
@@ -51,14 +51,7 @@ describe.skipIf(!ready)("the database unable to serve", () => {
     throughProxy.hostname = "127.0.0.1";
     throughProxy.port = String(proxy.port);
     const suffix = Math.random().toString(36).slice(2, 8);
-    const ports = {
-      gateway: await freePort(),
-      publicRead: await freePort(),
-      forms: await freePort(),
-      clientApi: await freePort(),
-      webhooks: await freePort(),
-      workspace: await freePort(),
-    };
+    const ports = await freeClusterPorts();
     cluster = startCluster(
       ports,
       {
@@ -154,16 +147,8 @@ describe.skipIf(!ready)("the database unable to serve", () => {
     await database?.close();
   }, 30_000);
 
-  async function admin(method: string, path: string, body?: unknown) {
-    const response = await fetch(internal + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
+  function admin(method: string, path: string, body?: unknown) {
+    return operatorApi(internal, ADMIN_TOKEN)(method, path, body);
   }
 
   /** Each probe, timed: its status, Retry-After and how long it took. */

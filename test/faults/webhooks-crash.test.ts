@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { eq } from "drizzle-orm";
 import { type Cluster, startCluster } from "../../scripts/cluster.ts";
+import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 
 /**
  * The webhooks process killed with SIGKILL mid-burst, its receivers slow enough that attempts are
@@ -49,14 +49,7 @@ describe.skipIf(!ready)("the webhooks process killed mid-burst", () => {
       },
     });
     const suffix = Math.random().toString(36).slice(2, 8);
-    const ports = {
-      gateway: await freePort(),
-      publicRead: await freePort(),
-      forms: await freePort(),
-      clientApi: await freePort(),
-      webhooks: await freePort(),
-      workspace: await freePort(),
-    };
+    const ports = await freeClusterPorts();
     cluster = startCluster(
       ports,
       {
@@ -93,16 +86,8 @@ describe.skipIf(!ready)("the webhooks process killed mid-burst", () => {
     await database?.close();
   }, 30_000);
 
-  async function admin(method: string, path: string, body?: unknown) {
-    const response = await fetch(internal + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json();
-    if (!response.ok)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
+  function admin(method: string, path: string, body?: unknown) {
+    return operatorApi(internal, ADMIN_TOKEN)(method, path, body);
   }
 
   test("every delivery arrives, every call is logged, the backlog drains within 15 s", async () => {
