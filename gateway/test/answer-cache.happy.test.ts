@@ -236,6 +236,7 @@ describe("kept and served again", () => {
       "content-type": "application/json; charset=utf-8",
       etag: '"-v1-public-newsroom-1"',
       "last-modified": LAST_MODIFIED,
+      "x-content-type-options": "nosniff",
       "x-service-version": SERVICE_VERSION,
     });
     for (const again of [first, second, third]) {
