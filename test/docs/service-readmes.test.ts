@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { ClientApiConfig } from "@newsroom/client-api/config";
 import { FormsConfig } from "@newsroom/forms/config";
 import { GatewayConfig } from "@newsroom/gateway/config";
@@ -14,10 +14,14 @@ import {
 import { WebhooksConfig } from "@newsroom/webhooks/config";
 import { WorkspaceConfig } from "@newsroom/workspace/config";
 import type { TObject, TSchema } from "@sinclair/typebox";
+import { unexplainedVariables } from "../../scripts/configuration-doc.ts";
+import { CONFIGURATION_DOC, generatedDocs } from "../../scripts/docs.ts";
 
 /**
- * Each service's README says what it reads and writes: its variables are its schema's, and its
- * tables are the ones the ownership comments in the schema give it. Kept true here.
+ * Each service's README says what it serves, reads and writes: its routes are its app's, its
+ * variables are its schema's, and its tables are the ones the ownership comments in the schema
+ * give it; docs/configuration.md is what the variable declarations say. Kept true here, and the
+ * root README and bench/RESULTS.md kept short enough to read.
  */
 const root = new URL("../../", import.meta.url).pathname;
 const SERVICES: { name: string; folder: string; schema: TObject; ownProcess: boolean }[] = [
@@ -156,5 +160,61 @@ describe("configuration per service", () => {
       expect(existsSync(`${root}${service.folder}/README.md`)).toBe(true);
       expect(codeowners).toContain(`/${service.folder}/ `);
     }
+  });
+});
+
+describe("generated documentation", () => {
+  test("each README's routes, docs/configuration.md and the form fields are what the code says", async () => {
+    for (const [file, text] of await generatedDocs()) {
+      const current = readFileSync(`${root}${file}`, "utf8");
+      // On a difference the diff shows the stale lines; `npm run docs` rewrites them.
+      expect({ file, fix: "npm run docs", text: current }).toEqual({
+        file,
+        fix: "npm run docs",
+        text,
+      });
+    }
+  }, 60_000);
+
+  test("every service README has a generated routes table", () => {
+    for (const service of SERVICES) {
+      const routes = section(readFileSync(`${root}${service.folder}/README.md`, "utf8"), "Routes");
+      expect({ service: service.name, rows: routes.includes("| GET | `/health` |") }).toEqual({
+        service: service.name,
+        rows: true,
+      });
+    }
+  });
+
+  test("every variable is explained: a comment where it is declared, or a note", () => {
+    expect(unexplainedVariables(readFileSync(`${root}${CONFIGURATION_DOC}`, "utf8"))).toEqual([]);
+  });
+});
+
+describe("the short documents", () => {
+  const lines = (file: string) => readFileSync(`${root}${file}`, "utf8").split("\n").length - 1;
+
+  test("the root README and bench/RESULTS.md stay within 300 lines", () => {
+    for (const file of ["README.md", "bench/RESULTS.md"]) {
+      expect({ file, short: lines(file) <= 300 }).toEqual({ file, short: true });
+    }
+  });
+
+  test("the root README opens with the two commands", () => {
+    const readme = readFileSync(`${root}README.md`, "utf8");
+    expect(readme.split("\n").slice(0, 6)).toEqual([
+      "# Newsroom service",
+      "",
+      "```sh",
+      "npm ci && npm start    # the whole service on http://localhost:3000, embedded, with demo data",
+      "npm test               # type-check, lint, and every test",
+      "```",
+    ]);
+  });
+
+  test("the root README links every file of docs/", () => {
+    const readme = readFileSync(`${root}README.md`, "utf8");
+    const docs = readdirSync(`${root}docs`).filter((name) => name.endsWith(".md"));
+    expect(docs.filter((name) => !readme.includes(`](docs/${name})`))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
 } from "../src/contact/model.ts";
 import { FORMS, formFieldTables, withFormFieldTables } from "../src/submission/field-tables.ts";
 
-const README = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
 /** The README lists each form's fields and allowed values, generated from the schemas. */
 describe("README form fields", () => {

@@ -17,10 +17,10 @@ import {
   webHarness,
 } from "./support/web-app.ts";
 
-/** The cases come from README.md's "Workspace permissions" table. */
+/** The cases come from docs/permissions.md's "Workspace permissions" table. */
 const table = readmeTable();
 
-describe("the README's table is the code's table", () => {
+describe("docs/permissions.md's table is the code's table", () => {
   test("the same actions and roles", () => {
     expect([...table.keys()].sort()).toEqual([...PERMISSION_ACTIONS].sort());
     for (const allowed of table.values()) {

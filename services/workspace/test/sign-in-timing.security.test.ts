@@ -3,7 +3,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { unique, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /**
- * The README's promise that the time of an answer does not tell a member's address from a
+ * The workspace README's promise that the time of an answer does not tell a member's address from a
  * stranger's. Requests go in pairs, member and stranger, the order turning each pair (so the
  * machine's ups and downs fall on both alike), after a warm-up; medians are compared, and the
  * median of each pair's difference. A difference above noise fails: before the fix, a member's

@@ -18,7 +18,7 @@ import {
 } from "./support/web-app.ts";
 
 /**
- * API keys in the web app: who may list, create and revoke them (cases from README.md's
+ * API keys in the web app: who may list, create and revoke them (cases from docs/permissions.md's
  * "Workspace permissions" table), another organization's keys (404, nothing changed), the key
  * shown once and usable at once, the live-key limit, and the audit naming the person.
  */

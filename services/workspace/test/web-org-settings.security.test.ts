@@ -23,7 +23,7 @@ import {
 } from "./support/web-app.ts";
 
 /**
- * The settings pages' actions for every role, from README.md's "Workspace permissions" table:
+ * The settings pages' actions for every role, from docs/permissions.md's "Workspace permissions" table:
  * allowed, or 403 with nothing changed. Another organization's pages are a 404, the last owner
  * stays, and the audit log pages by cursor.
  */

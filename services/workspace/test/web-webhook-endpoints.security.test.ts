@@ -17,7 +17,7 @@ import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./s
 
 /**
  * Webhook endpoints in the web app: who may add, test, disable, enable and delete one (cases
- * from README.md's "Workspace permissions" table), another organization's endpoints (404, nothing
+ * from docs/permissions.md's "Workspace permissions" table), another organization's endpoints (404, nothing
  * changed), the URL rules and the limit through the existing service, the delivery log and its
  * chart, and the 12-hour rule on every change.
  */

@@ -9,7 +9,7 @@ import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./s
 /**
  * Resend and recover in the web app: the Resend button of the delivery log, the offer to resend
  * failed deliveries after enabling an endpoint (default: when it was disabled), what 14 days
- * allow, who may (the README's `endpoint.enable` row), another organization (404), and the
+ * allow, who may (docs/permissions.md's `endpoint.enable` row), another organization (404), and the
  * 12-hour rule.
  */
 const table = readmeTable();

@@ -3,14 +3,16 @@ import type { MemberRole } from "@newsroom/shared/db/schema";
 import type { PermissionAction } from "../../src/members/permissions.ts";
 
 /**
- * README.md's "Workspace permissions" table, action by action: the permission tests are generated
+ * docs/permissions.md's "Workspace permissions" table, action by action: the permission tests are generated
  * from it (the code's table must say the same, and every role tries every action the web app
  * offers, allowed or 403).
  */
 export function readmeTable(): Map<PermissionAction, Record<MemberRole, boolean>> {
-  const readme = readFileSync(`${import.meta.dir}/../../../../README.md`, "utf8");
-  const section = readme.split(/^## /m).find((part) => part.startsWith("Workspace permissions"));
-  if (!section) throw new Error("README.md has no '## Workspace permissions' section");
+  const readme = readFileSync(`${import.meta.dir}/../../../../docs/permissions.md`, "utf8");
+  const section = readme
+    .split(/^#{1,2} /m)
+    .find((part) => part.startsWith("Workspace permissions"));
+  if (!section) throw new Error("docs/permissions.md has no 'Workspace permissions' section");
   const rows = section
     .split("\n")
     .filter((line) => line.startsWith("|"))
