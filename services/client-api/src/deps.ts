@@ -16,7 +16,7 @@ export interface ClientApiDeps {
   findKey: FindKey;
   /**
    * Answers kept between requests, keyed by the organization's data version read with the key
-   * (see README, Caching); absent when caching is off.
+   * (see the client API README, Caching); absent when caching is off.
    */
   cache: AnswerCache | undefined;
   /** The GET targets routes answered, answered again without routing (caching/repeat-targets.ts). */

@@ -7,9 +7,9 @@ import { OrganizationSubscribeIn } from "../newsletter/model.ts";
 import { EnvelopeFields } from "./envelope.ts";
 
 /**
- * The README's tables of each form's fields and allowed values, written from the same TypeBox
+ * The forms README's tables of each form's fields and allowed values, written from the same TypeBox
  * schemas that check the bodies (`bun scripts/readme-form-fields.ts` rewrites them; a test fails
- * when the README's copy is not current).
+ * when the forms README's copy is not current).
  */
 export const FORMS: { name: string; route: string; schema: TObject }[] = [
   { name: "ContactEnquiry", route: "POST /v1/public/contact", schema: ContactIn },

@@ -2,7 +2,7 @@ import type { MemberRole } from "@newsroom/shared/db/schema";
 
 /**
  * Who may do what in an organization: the one table of the workspace (its copy for readers is
- * the README's "Workspace permissions" section, and a test keeps the two equal). Staff (owners
+ * docs/permissions.md, and a test keeps the two equal). Staff (owners
  * and admins of HOUSE_ORG) act in every organization with their house role.
  */
 export const PERMISSION_ACTIONS = [
