@@ -14,6 +14,17 @@ import { SIGN_IN_LIMITS } from "../src/sign-in/service.ts";
 import { WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /** The web app is reached through the gateway in both modes; the internal API never is. */
+
+let wrongCodes = 0;
+/**
+ * A wrong code from `client`, each for an address of its own: the per-client throttle is counted,
+ * never the daily pause of one address.
+ */
+async function wrongCode(client: WebClient): Promise<number> {
+  wrongCodes += 1;
+  const email = `nobody-${wrongCodes}@example.com`;
+  return (await client.post("/app/sign-in/code", { email, code: "000000" })).status;
+}
 describe("embedded: the gateway mounts /app and nothing else of the workspace", () => {
   let h: WebHarness;
   beforeAll(async () => {
@@ -153,10 +164,6 @@ describe("distributed: the gateway forwards /app to WORKSPACE_URL", () => {
 describe("distributed: sign-in throttles count the person's address, not the gateway's", () => {
   const world = distributedWorkspace("127.0.0.1/32");
 
-  const wrongCode = async (client: WebClient) =>
-    (await client.post("/app/sign-in/code", { email: "nobody@example.com", code: "000000" }))
-      .status;
-
   test("one address past its code checks is throttled; another address is not", async () => {
     const first = new WebClient(world.base, "203.0.113.7");
     const second = new WebClient(world.base, "198.51.100.9");
@@ -208,9 +215,6 @@ describe("distributed with WORKSPACE_WEB_PORT: the web app and the internal API 
     const second = new WebClient(world.base, "198.51.100.10");
     await first.get("/app/sign-in/code");
     await second.get("/app/sign-in/code");
-    const wrongCode = async (client: WebClient) =>
-      (await client.post("/app/sign-in/code", { email: "nobody@example.com", code: "000000" }))
-        .status;
     for (let i = 0; i < SIGN_IN_LIMITS.checksPerClient; i++) {
       expect(await wrongCode(first)).toBe(400);
     }
