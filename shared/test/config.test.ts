@@ -211,8 +211,9 @@ describe("config", () => {
       expect(started.stderr).toContain("HUMAN_CHECK_MODE is off");
     }
     expect(loadConfig({ SERVICE_ENV: "development" }).HUMAN_CHECK_MODE).toBe("off");
-    // Each start that is not refused migrates a new in-memory PGlite: about 3 s apiece.
-  }, 30_000);
+    // Each start that is not refused migrates a new in-memory PGlite: about 3 s apiece on a quiet
+    // machine, four times that on a loaded one.
+  }, 90_000);
 });
 
 describe("a service's own schema", () => {
