@@ -12,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../events.ts";
 
 /**
  * The one schema of the service: PostgreSQL in production, PGlite embedded and in fast tests.
@@ -479,15 +480,6 @@ export const approvalDecisions = pgTable(
   },
   (table) => [index("approval_decisions_story_idx").on(table.storyId, table.decidedAt)],
 );
-
-export const WEBHOOK_EVENT_TYPES = [
-  "story.submitted",
-  "story.approved",
-  "story.rejected",
-  "story.published",
-  "story.unpublished",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Written by: workspace, webhooks (failure counts, disabling). Read by: client-api. */
 export const webhookEndpoints = pgTable(
