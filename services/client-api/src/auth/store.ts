@@ -27,6 +27,17 @@ type KeyColumns = Record<
   AnyPgColumn
 >;
 
+/** The columns of `api_keys` a request needs. */
+const keyColumns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organizationId,
+  environment: apiKeys.environment,
+  keyHash: apiKeys.keyHash,
+  scopes: apiKeys.scopes,
+  expiresAt: apiKeys.expiresAt,
+  revokedAt: apiKeys.revokedAt,
+} satisfies KeyColumns;
+
 function storedKeyColumns<K extends KeyColumns>(keys: K) {
   return {
     id: keys.id,
@@ -75,7 +86,7 @@ const LOOKUPS_AT_ONCE = 4;
  */
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
   const found = db
-    .select()
+    .select(keyColumns)
     .from(apiKeys)
     .where(sql`${apiKeys.keyHash} = wanted.key_hash`)
     .limit(1)
@@ -102,7 +113,7 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
  * Moves each key's `api_key_usage.last_used_at` forward, for many keys in one upsert. Never moves
  * it back, so replicas flushing in any order agree. Keyed by key id (the ids come from keys
  * already authenticated); the organization is the key's own, and a key deleted meanwhile is
- * skipped. Rows are written in key order, so two replicas' batches cannot deadlock each other.
+ * skipped. Rows are written in key order, so two replicas' batches lock them in the same order.
  */
 export async function recordKeyUses(
   db: Queryable,
