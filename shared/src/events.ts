@@ -1,5 +1,4 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./db/schema.ts";
 
 /**
  * Event contracts carried on the bus. The event id is JetStream's `Nats-Msg-Id` and the
@@ -17,7 +16,18 @@ export const EVENT = {
   cachePurged: "cache.purged",
 } as const;
 
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
+/**
+ * The story events: written to the outbox, published on the bus and sent to webhooks. Defined
+ * here, not in the database schema: the schema's columns take their values from this contract.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  EVENT.storySubmitted,
+  EVENT.storyApproved,
+  EVENT.storyRejected,
+  EVENT.storyPublished,
+  EVENT.storyUnpublished,
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const DateTime = T.String({ format: "date-time" });
 

@@ -1,6 +1,7 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
-import { STORY_STATUSES, STORY_TYPES, WEBHOOK_EVENT_TYPES } from "./db/schema.ts";
+import { STORY_STATUSES, STORY_TYPES } from "./db/schema.ts";
 import { ERROR_CODES } from "./errors.ts";
+import { WEBHOOK_EVENT_TYPES } from "./events.ts";
 
 /**
  * The records of the spec's "Resources and their fields": one place for each, used to validate,

@@ -3,6 +3,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../src/db/index.ts";
 import {
   apiKeys,
+  apiKeyUsage,
   approvalDecisions,
   assets,
   hostnames,
@@ -213,9 +214,13 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
       expect(
         await moves(() =>
           db
-            .update(apiKeys)
-            .set({ lastUsedAt: new Date(), revokedAt: new Date() })
-            .where(eq(apiKeys.id, id)),
+            .insert(apiKeyUsage)
+            .values({ keyId: id, organizationId: orgA, lastUsedAt: new Date() }),
+        ),
+      ).toEqual([0, 0]);
+      expect(
+        await moves(() =>
+          db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, id)),
         ),
       ).toEqual([0, 0]);
     });

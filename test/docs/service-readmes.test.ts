@@ -16,6 +16,7 @@ import { WorkspaceConfig } from "@newsroom/workspace/config";
 import type { TObject, TSchema } from "@sinclair/typebox";
 import { unexplainedVariables } from "../../scripts/configuration-doc.ts";
 import { CONFIGURATION_DOC, generatedDocs } from "../../scripts/docs.ts";
+import { schemaTables, tableOwners } from "../support/table-owners.ts";
 
 /**
  * Each service's README says what it serves, reads and writes: its routes are its app's, its
@@ -50,33 +51,8 @@ function section(readme: string, heading: string): string {
 const codeNames = (text: string, shape: RegExp) =>
   [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((name) => shape.test(name));
 
-/** Table name → the services its comment says write it and read it. */
-function tableOwners(): Map<string, { writers: string[]; readers: string[] }> {
-  const schema = readFileSync(`${root}shared/src/db/schema.ts`, "utf8");
-  const owners = new Map<string, { writers: string[]; readers: string[] }>();
-  const table = /(\/\*\*(?:(?!\*\/)[\s\S])*?\*\/)\s*export const \w+ = pgTable\(\s*"(\w+)"/g;
-  for (const [, comment, name] of schema.matchAll(table)) {
-    const line = /Written by: ([^.]+)\. Read by: ([^.]+)\./.exec(
-      (comment ?? "").replace(/\s*\*\s*/g, " "),
-    );
-    if (!line) continue;
-    const services = (list: string) =>
-      (list ?? "")
-        .replace(/\([^)]*\)/g, "")
-        .split(",")
-        .map((word) => word.trim())
-        .filter((w) => w !== "no other service");
-    owners.set(name as string, {
-      writers: services(line[1] as string),
-      readers: services(line[2] as string),
-    });
-  }
-  return owners;
-}
-
 describe("table owners", () => {
-  const schema = readFileSync(`${root}shared/src/db/schema.ts`, "utf8");
-  const tables = [...schema.matchAll(/pgTable\(\s*"(\w+)"/g)].map((m) => m[1] as string);
+  const tables = schemaTables().map((t) => t.table);
   const owners = tableOwners();
 
   test("every table says which service writes it and which read it, naming only services", () => {

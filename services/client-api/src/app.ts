@@ -31,7 +31,7 @@ export interface ClientApiOptions {
 }
 
 /**
- * The client API as an Elysia app plus what it holds (the `last_used_at` batch). Every response,
+ * The client API as an Elysia app plus what it holds (the key-use batch). Every response,
  * errors included, carries `Cache-Control: private, no-store`, except a feed: `private, no-cache`
  * with an `ETag` (feeds/conditional.ts).
  */

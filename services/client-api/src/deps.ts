@@ -21,7 +21,7 @@ export interface ClientApiDeps {
   cache: AnswerCache | undefined;
   /** The GET targets routes answered, answered again without routing (caching/repeat-targets.ts). */
   targets: RepeatTargets;
-  /** Records `last_used_at` in batches. */
+  /** Records key use (`api_key_usage`) in batches. */
   keyUsage: KeyUsage;
   /** Base address of hosted newsrooms (NEWSROOM_HOST), for links in the feeds. */
   newsroomHost: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
-import { apiKeys } from "@newsroom/shared/db/schema";
+import { apiKeys, apiKeyUsage } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http/edge";
 import { revokeApiKey } from "@newsroom/workspace/keys/service";
 import { updateOrganization } from "@newsroom/workspace/organizations/service";
@@ -42,10 +42,10 @@ function replica(serviceEnv: "production" | "sandbox" | "development" = "develop
 
 async function lastUsedAt(keyId: string): Promise<Date | null> {
   const [row] = await f.db
-    .select({ at: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(eq(apiKeys.id, keyId));
-  return row!.at;
+    .select({ at: apiKeyUsage.lastUsedAt })
+    .from(apiKeyUsage)
+    .where(eq(apiKeyUsage.keyId, keyId));
+  return row?.at ?? null;
 }
 
 describe("last_used_at", () => {

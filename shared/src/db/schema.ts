@@ -12,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../events.ts";
 
 /**
  * The one schema of the service: PostgreSQL in production, PGlite embedded and in fast tests.
@@ -81,7 +82,7 @@ export const hostnames = pgTable("hostnames", {
   createdAt: createdAt(),
 });
 
-/** Written by: workspace (create, revoke), client-api (last use). Read by: no other service. */
+/** Written by: workspace. Read by: client-api. */
 export const apiKeys = pgTable(
   "api_keys",
   {
@@ -97,11 +98,31 @@ export const apiKeys = pgTable(
     scopes: jsonb("scopes").$type<string[]>().notNull(),
     expiresAt: tstz("expires_at").notNull(),
     revokedAt: tstz("revoked_at"),
-    lastUsedAt: tstz("last_used_at"),
+    /**
+     * Retired: neither read nor written, `api_key_usage` holds a key's last use. Kept for one
+     * release because a client-api replica of the previous release reads it on every request
+     * while a rolling update runs; a later migration drops it.
+     */
+    retiredLastUsedAt: tstz("last_used_at"),
     createdAt: createdAt(),
   },
   (table) => [index("api_keys_org_idx").on(table.organizationId)],
 );
+
+/**
+ * Written by: client-api. Read by: workspace.
+ * When each key was last used: every client-api replica moves it forward in batches, never back.
+ * A row exists once a key has been used.
+ */
+export const apiKeyUsage = pgTable("api_key_usage", {
+  keyId: uuid("key_id")
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: "cascade" }),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  lastUsedAt: tstz("last_used_at").notNull(),
+});
 
 /**
  * Written by: workspace, webhooks (an endpoint disabled). Read by: no other service.
@@ -479,15 +500,6 @@ export const approvalDecisions = pgTable(
   },
   (table) => [index("approval_decisions_story_idx").on(table.storyId, table.decidedAt)],
 );
-
-export const WEBHOOK_EVENT_TYPES = [
-  "story.submitted",
-  "story.approved",
-  "story.rejected",
-  "story.published",
-  "story.unpublished",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Written by: workspace, webhooks (failure counts, disabling). Read by: client-api. */
 export const webhookEndpoints = pgTable(

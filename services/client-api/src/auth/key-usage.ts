@@ -1,16 +1,16 @@
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
-import { touchKeys } from "./store.ts";
+import { recordKeyUses } from "./store.ts";
 
 export interface KeyUsageOptions {
   /** How often pending uses are written, in milliseconds. */
   flushEveryMs?: number;
-  /** A key whose stored `last_used_at` is younger than this is not recorded again, in ms. */
+  /** A key whose recorded last use is younger than this is not recorded again, in ms. */
   resolutionMs?: number;
 }
 
 /**
- * `last_used_at` without a database write per request: a use is kept in memory (at most one
+ * Key use (`api_key_usage`) without a database write per request: a use is kept in memory (at most one
  * entry per key), skipped while the stored value is fresh enough, and written in one statement
  * per interval and on stop. The date therefore moves with a resolution of about a minute, which is
  * what key rotation needs ("the old key's last-used date stops moving").
@@ -31,7 +31,7 @@ export class KeyUsage {
   }
 
   /**
-   * Notes that a key was used at `now`; `stored` is its `last_used_at` as last known. Returns
+   * Notes that a key was used at `now`; `stored` is its last use as last read. Returns
    * whether the use was recorded (false while the stored value is fresh enough).
    */
   record(keyId: string, stored: Date | null, now = new Date()): boolean {
@@ -63,7 +63,7 @@ export class KeyUsage {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await touchKeys(
+      await recordKeyUses(
         this.db,
         [...batch].map(([keyId, at]) => ({ keyId, at })),
       );

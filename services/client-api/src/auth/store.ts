@@ -1,6 +1,6 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { apiKeys, organizations } from "@newsroom/shared/db/schema";
+import { apiKeys, apiKeyUsage, organizations } from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 
@@ -13,6 +13,7 @@ export interface StoredKey {
   scopes: string[];
   expiresAt: Date;
   revokedAt: Date | null;
+  /** When this service last recorded a use of the key (`api_key_usage`), or null. */
   lastUsedAt: Date | null;
   organizationName: string;
   newsroomRunning: boolean;
@@ -22,16 +23,20 @@ export interface StoredKey {
 
 /** What a StoredKey is read from: the key table, or a read of it (its columns by the same names). */
 type KeyColumns = Record<
-  | "id"
-  | "organizationId"
-  | "environment"
-  | "keyHash"
-  | "scopes"
-  | "expiresAt"
-  | "revokedAt"
-  | "lastUsedAt",
+  "id" | "organizationId" | "environment" | "keyHash" | "scopes" | "expiresAt" | "revokedAt",
   AnyPgColumn
 >;
+
+/** The columns of `api_keys` a request needs. */
+const keyColumns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organizationId,
+  environment: apiKeys.environment,
+  keyHash: apiKeys.keyHash,
+  scopes: apiKeys.scopes,
+  expiresAt: apiKeys.expiresAt,
+  revokedAt: apiKeys.revokedAt,
+} satisfies KeyColumns;
 
 function storedKeyColumns<K extends KeyColumns>(keys: K) {
   return {
@@ -42,7 +47,7 @@ function storedKeyColumns<K extends KeyColumns>(keys: K) {
     scopes: keys.scopes,
     expiresAt: keys.expiresAt,
     revokedAt: keys.revokedAt,
-    lastUsedAt: keys.lastUsedAt,
+    lastUsedAt: apiKeyUsage.lastUsedAt,
     organizationName: organizations.name,
     newsroomRunning: organizations.newsroomRunning,
     dataVersion: organizations.dataVersion,
@@ -59,6 +64,7 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Sto
     .select(storedKeyColumns(apiKeys))
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, apiKeys.id))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
   return row ?? null;
@@ -80,7 +86,7 @@ const LOOKUPS_AT_ONCE = 4;
  */
 export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null> {
   const found = db
-    .select()
+    .select(keyColumns)
     .from(apiKeys)
     .where(sql`${apiKeys.keyHash} = wanted.key_hash`)
     .limit(1)
@@ -90,6 +96,7 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
     .from(sql`unnest(${sql.placeholder("keyHashes")}::text[]) as wanted(key_hash)`)
     .crossJoinLateral(found)
     .innerJoin(organizations, eq(organizations.id, found.organizationId))
+    .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, found.id))
     .prepare("client_api_find_keys");
   const lookups = new Batcher(
     async (keyHashes: string[]) => {
@@ -103,17 +110,26 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
 }
 
 /**
- * Moves `last_used_at` forward for many keys in one statement. Never moves it back, so replicas
- * flushing in any order agree. Keyed by key id: the ids come from keys already authenticated.
+ * Moves each key's `api_key_usage.last_used_at` forward, for many keys in one upsert. Never moves
+ * it back, so replicas flushing in any order agree. Keyed by key id (the ids come from keys
+ * already authenticated); the organization is the key's own, and a key deleted meanwhile is
+ * skipped. Rows are written in key order, so two replicas' batches lock them in the same order.
  */
-export async function touchKeys(db: Queryable, uses: { keyId: string; at: Date }[]): Promise<void> {
+export async function recordKeyUses(
+  db: Queryable,
+  uses: { keyId: string; at: Date }[],
+): Promise<void> {
   if (uses.length === 0) return;
   const values = sql.join(
     uses.map((use) => sql`(${use.keyId}::uuid, ${use.at.toISOString()}::timestamptz)`),
     sql`, `,
   );
   await db.execute(sql`
-    update ${apiKeys} set last_used_at = greatest(${apiKeys.lastUsedAt}, used.at)
+    insert into ${apiKeyUsage} (key_id, organization_id, last_used_at)
+    select ${apiKeys.id}, ${apiKeys.organizationId}, used.at
     from (values ${values}) as used(id, at)
-    where ${apiKeys.id} = used.id`);
+    join ${apiKeys} on ${apiKeys.id} = used.id
+    order by ${apiKeys.id}
+    on conflict (key_id) do update
+    set last_used_at = greatest(${apiKeyUsage.lastUsedAt}, excluded.last_used_at)`);
 }

@@ -3,7 +3,8 @@ import { KEY_SCOPES, type KeyEnvironment, type KeyScope } from "@newsroom/shared
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { loadConfig, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import { apiKeys, type WebhookEventType, webhookDeliveries } from "@newsroom/shared/db/schema";
+import { apiKeys, webhookDeliveries } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";

@@ -1,6 +1,9 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/schema";
-import type { StoryEvent } from "@newsroom/shared/events";
+import {
+  type StoryEvent,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
 import {
   type DeliveryEvent,

@@ -1,10 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import {
-  outboxEvents,
-  type WebhookEventType,
-  webhookDeliveries,
-  webhookEndpoints,
-} from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";

@@ -5,12 +5,8 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
-import {
-  outboxEvents,
-  type WebhookEventType,
-  webhookDeliveries,
-  webhookEndpoints,
-} from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";

@@ -1,16 +1,50 @@
-import type { Db } from "@newsroom/shared/db/index";
-import { apiKeys } from "@newsroom/shared/db/schema";
-import { desc, eq } from "drizzle-orm";
+import type { Queryable } from "@newsroom/shared/db/index";
+import { apiKeys, apiKeyUsage } from "@newsroom/shared/db/schema";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import { findOrganization } from "../resolve.ts";
 import type { ApiKeyRow } from "./model.ts";
 
-/** The organization's keys, newest first: records only, never a secret or a hash. */
-export async function listApiKeys(db: Db, orgIdOrSlug: string): Promise<ApiKeyRow[]> {
-  const org = await findOrganization(db, orgIdOrSlug);
+/** The key's own columns, as the workspace writes them (never the retired `last_used_at`). */
+export const apiKeyColumns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organizationId,
+  environment: apiKeys.environment,
+  keyHash: apiKeys.keyHash,
+  prefix: apiKeys.prefix,
+  lastFour: apiKeys.lastFour,
+  scopes: apiKeys.scopes,
+  expiresAt: apiKeys.expiresAt,
+  revokedAt: apiKeys.revokedAt,
+  createdAt: apiKeys.createdAt,
+};
+
+/** An organization's keys with their last use, which client-api records in `api_key_usage`. */
+function keysOf(db: Queryable, organizationId: string, which?: SQL) {
   return db
-    .select()
+    .select({ ...apiKeyColumns, lastUsedAt: apiKeyUsage.lastUsedAt })
     .from(apiKeys)
-    .where(eq(apiKeys.organizationId, org.id))
-    .orderBy(desc(apiKeys.createdAt))
-    .limit(1000);
+    .leftJoin(
+      apiKeyUsage,
+      and(
+        eq(apiKeyUsage.organizationId, apiKeys.organizationId),
+        eq(apiKeyUsage.keyId, apiKeys.id),
+      ),
+    )
+    .where(and(eq(apiKeys.organizationId, organizationId), which));
+}
+
+/** The organization's keys, newest first: records only, never a secret or a hash. */
+export async function listApiKeys(db: Queryable, orgIdOrSlug: string): Promise<ApiKeyRow[]> {
+  const org = await findOrganization(db, orgIdOrSlug);
+  return keysOf(db, org.id).orderBy(desc(apiKeys.createdAt)).limit(1000);
+}
+
+/** One of the organization's keys with its last use, or null. */
+export async function findApiKey(
+  db: Queryable,
+  organizationId: string,
+  keyId: string,
+): Promise<ApiKeyRow | null> {
+  const [row] = await keysOf(db, organizationId, eq(apiKeys.id, keyId));
+  return row ?? null;
 }

@@ -3,7 +3,13 @@ import type { apiKeys } from "@newsroom/shared/db/schema";
 import { iso } from "@newsroom/shared/records";
 import { t } from "elysia";
 
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
+/**
+ * A key as the workspace shows it: its row, and when client-api last recorded a use of it
+ * (`api_key_usage`), null before the first.
+ */
+export type ApiKeyRow = Omit<typeof apiKeys.$inferSelect, "retiredLastUsedAt"> & {
+  lastUsedAt: Date | null;
+};
 
 export const KeyCreateIn = t.Object({
   environment: t.Union([t.Literal("live"), t.Literal("test")]),

@@ -13,6 +13,7 @@ import { isUuid, newId } from "@newsroom/shared/ids";
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { audit } from "../audit.ts";
 import { findOrganization } from "../resolve.ts";
+import { apiKeyColumns, findApiKey } from "./list.ts";
 import type { ApiKeyRow } from "./model.ts";
 
 export { listApiKeys } from "./list.ts";
@@ -73,9 +74,9 @@ export async function createApiKey(
         scopes: input.scopes,
         expiresAt: new Date(now.getTime() + input.lifetime_days * DAY_MS),
       })
-      .returning();
+      .returning(apiKeyColumns);
     await audit(tx, org.id, "api_key.created", row!.id, actor);
-    return { row: row!, secret: key.secret };
+    return { row: { ...row!, lastUsedAt: null }, secret: key.secret };
   });
 }
 
@@ -83,16 +84,19 @@ export async function createApiKey(
 export async function revokeApiKey(db: Db, keyId: string, actor = "admin"): Promise<ApiKeyRow> {
   if (!isUuid(keyId)) throw new ApiError("not_found", "No such key.");
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+    const [current] = await tx
+      .select({ organizationId: apiKeys.organizationId, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, keyId));
     if (!current) throw new ApiError("not_found", "No such key.");
-    if (current.revokedAt) return current;
-    const [row] = await tx
-      .update(apiKeys)
-      .set({ revokedAt: new Date() })
-      .where(eq(apiKeys.id, keyId))
-      .returning();
-    await audit(tx, current.organizationId, "api_key.revoked", keyId, actor);
-    return row!;
+    if (!current.revokedAt) {
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(apiKeys.organizationId, current.organizationId), eq(apiKeys.id, keyId)));
+      await audit(tx, current.organizationId, "api_key.revoked", keyId, actor);
+    }
+    return (await findApiKey(tx, current.organizationId, keyId))!;
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { outboxEvents, type StoryStatus, type WebhookEventType } from "@newsroom/shared/db/schema";
+import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 
 /** Writes an event to the outbox; call it inside the transaction that changes the story. */

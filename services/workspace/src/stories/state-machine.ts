@@ -1,4 +1,5 @@
-import type { StoryStatus, WebhookEventType } from "@newsroom/shared/db/schema";
+import type { StoryStatus } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 
 /**
  * The story state machine. The invariant: nothing reaches `published` unless a person approved

@@ -1,4 +1,5 @@
-import type { StoryStatus, WebhookEventType } from "@newsroom/shared/db/schema";
+import type { StoryStatus } from "@newsroom/shared/db/schema";
+import type { WebhookEventType } from "@newsroom/shared/events";
 import { buildOpenApiDocument } from "@newsroom/shared/openapi/document";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 

@@ -1,13 +1,9 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import type { InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
-import {
-  type WebhookEventType,
-  webhookDeliveries,
-  webhookEndpoints,
-} from "@newsroom/shared/db/schema";
+import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
-import { EVENT } from "@newsroom/shared/events";
+import { EVENT, type WebhookEventType } from "@newsroom/shared/events";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
 import { and, count, eq, gte, sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/db/schema";
+import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../members/access.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";

@@ -1,5 +1,5 @@
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../members/access.ts";
