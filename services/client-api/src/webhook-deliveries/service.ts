@@ -1,6 +1,7 @@
 import type { Db } from "@newsroom/shared/db/index";
 import { invalidParameters } from "@newsroom/shared/errors";
-import { iso, type WebhookDeliveryOut } from "@newsroom/shared/records";
+import type { WebhookDeliveryOut } from "@newsroom/shared/records";
+import { webhookDeliveryRecord } from "@newsroom/shared/webhook-records";
 import type { Caller } from "../auth/service.ts";
 import type { CursorCodec } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
@@ -31,22 +32,7 @@ export async function listWebhookDeliveries(
     limit,
   });
   const { rows, hasMore } = splitPage(fetched, limit);
-  const data: WebhookDeliveryOut[] = rows.map((row) => ({
-    object: "webhook_delivery",
-    id: row.id,
-    endpoint_id: row.endpointId,
-    event_id: row.eventId,
-    event_type: row.eventType,
-    story_id: row.storyId,
-    status: row.status,
-    attempts: row.attempts,
-    last_status_code: row.lastStatusCode,
-    last_duration_ms: row.lastDurationMs,
-    last_error: row.lastError,
-    next_attempt_at: iso(row.nextAttemptAt),
-    created_at: iso(row.createdAt),
-    delivered_at: iso(row.deliveredAt),
-  }));
+  const data = rows.map(webhookDeliveryRecord);
   return listOf(data, hasMore, () => {
     const last = rows[rows.length - 1]!;
     return deps.cursors.encode(caller.organizationId, "webhook_deliveries", {

@@ -1,5 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { webhookDeliveryRecordColumns } from "@newsroom/shared/webhook-records";
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { microsToTimestamp, type Position } from "../pagination/cursor.ts";
 
@@ -20,22 +21,7 @@ export async function listDeliveryRows(
     );
   }
   return db
-    .select({
-      id: webhookDeliveries.id,
-      endpointId: webhookDeliveries.endpointId,
-      eventId: webhookDeliveries.eventId,
-      eventType: webhookDeliveries.eventType,
-      storyId: webhookDeliveries.storyId,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      lastStatusCode: webhookDeliveries.lastStatusCode,
-      lastDurationMs: webhookDeliveries.lastDurationMs,
-      lastError: webhookDeliveries.lastError,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
-      createdAt: webhookDeliveries.createdAt,
-      deliveredAt: webhookDeliveries.deliveredAt,
-      micros: createdMicros,
-    })
+    .select({ ...webhookDeliveryRecordColumns, micros: createdMicros })
     .from(webhookDeliveries)
     .where(and(...conditions))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))

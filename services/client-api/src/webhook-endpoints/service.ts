@@ -1,5 +1,6 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { iso, type WebhookEndpointOut } from "@newsroom/shared/records";
+import type { WebhookEndpointOut } from "@newsroom/shared/records";
+import { webhookEndpointRecord } from "@newsroom/shared/webhook-records";
 import type { Caller } from "../auth/service.ts";
 import type { ListPage } from "../pagination/page.ts";
 import { listEndpointRows } from "./store.ts";
@@ -12,18 +13,7 @@ export async function listWebhookEndpoints(
   const rows = await listEndpointRows(db, caller.organizationId);
   return {
     object: "list",
-    data: rows.map((row) => ({
-      object: "webhook_endpoint",
-      id: row.id,
-      url: row.url,
-      events: row.events,
-      status: row.status,
-      disabled_reason: row.disabledReason ?? null,
-      secret_hint: row.secretHint,
-      previous_secret_expires_at: iso(row.previousSecretExpiresAt),
-      created_at: iso(row.createdAt),
-      updated_at: iso(row.updatedAt),
-    })),
+    data: rows.map(webhookEndpointRecord),
     has_more: false,
     next_cursor: null,
   };

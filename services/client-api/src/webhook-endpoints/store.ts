@@ -1,21 +1,12 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { webhookEndpoints } from "@newsroom/shared/db/schema";
+import { webhookEndpointRecordColumns } from "@newsroom/shared/webhook-records";
 import { desc, eq } from "drizzle-orm";
 
 /** Every endpoint of the organization, enabled or not, newest first (at most 10 exist). */
 export async function listEndpointRows(db: Queryable, organizationId: string) {
   return db
-    .select({
-      id: webhookEndpoints.id,
-      url: webhookEndpoints.url,
-      events: webhookEndpoints.events,
-      status: webhookEndpoints.status,
-      disabledReason: webhookEndpoints.disabledReason,
-      secretHint: webhookEndpoints.secretHint,
-      previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
-      createdAt: webhookEndpoints.createdAt,
-      updatedAt: webhookEndpoints.updatedAt,
-    })
+    .select(webhookEndpointRecordColumns)
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.organizationId, organizationId))
     .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id));

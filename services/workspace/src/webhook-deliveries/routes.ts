@@ -1,9 +1,9 @@
 import { ApiError } from "@newsroom/shared/errors";
+import { webhookDeliveryRecord } from "@newsroom/shared/webhook-records";
 import { Elysia } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listDeliveryAttempts } from "../webhook-endpoints/attempts.ts";
-import { webhookDeliveryOut } from "../webhook-endpoints/model.ts";
 import { ownerOfWebhookDelivery, resendWebhookDelivery } from "../webhook-endpoints/resend.ts";
 
 /** Internal API: a delivery's attempt details; resend one delivery. */
@@ -27,6 +27,6 @@ export function webhookDeliveriesRoutes(deps: WorkspaceDeps) {
       );
     })
     .post("/internal/v1/webhook_deliveries/:id/resend", async ({ params }) =>
-      webhookDeliveryOut(await resendWebhookDelivery(deps.db, params.id)),
+      webhookDeliveryRecord(await resendWebhookDelivery(deps.db, params.id)),
     );
 }

@@ -3,6 +3,7 @@ import { webhookEndpoints } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { isUuid } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
+import { webhookSecretHint } from "@newsroom/shared/webhook-records";
 import { eq, sql } from "drizzle-orm";
 import { audit } from "../audit.ts";
 import type { WebhookEndpointRow } from "./model.ts";
@@ -30,7 +31,7 @@ export async function rotateWebhookEndpointSecret(
         previousSecretCiphertext: sql`${webhookEndpoints.secretCiphertext}`,
         previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
         secretCiphertext: seal(secret, deps.secretsKey),
-        secretHint: secret.slice(-4),
+        secretHint: webhookSecretHint(secret),
         updatedAt: now,
       })
       .where(eq(webhookEndpoints.id, id))

@@ -1,14 +1,10 @@
 import { ApiError } from "@newsroom/shared/errors";
+import { webhookDeliveryRecord, webhookEndpointRecord } from "@newsroom/shared/webhook-records";
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
-import {
-  EndpointCreateIn,
-  EndpointRecoverIn,
-  webhookDeliveryOut,
-  webhookEndpointOut,
-} from "./model.ts";
+import { EndpointCreateIn, EndpointRecoverIn } from "./model.ts";
 import { parseRecoverSince, recoverWebhookEndpoint } from "./resend.ts";
 import { rotateWebhookEndpointSecret } from "./rotate-secret.ts";
 import {
@@ -27,10 +23,10 @@ import { testAndWait } from "./test-results.ts";
 export function webhookEndpointsRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get("/internal/v1/orgs/:org/webhook_endpoints", async ({ params }) =>
-      listOf((await listWebhookEndpoints(deps.db, params.org)).map(webhookEndpointOut)),
+      listOf((await listWebhookEndpoints(deps.db, params.org)).map(webhookEndpointRecord)),
     )
     .get("/internal/v1/webhook_endpoints/:id/deliveries", async ({ params }) =>
-      listOf((await listEndpointDeliveries(deps.db, params.id)).map(webhookDeliveryOut)),
+      listOf((await listEndpointDeliveries(deps.db, params.id)).map(webhookDeliveryRecord)),
     )
     .post(
       "/internal/v1/orgs/:org/webhook_endpoints",
@@ -38,31 +34,31 @@ export function webhookEndpointsRoutes(deps: WorkspaceDeps) {
         const { row, secret } = await createWebhookEndpoint(deps, params.org, body);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
-        return { ...webhookEndpointOut(row), secret };
+        return { ...webhookEndpointRecord(row), secret };
       },
       { body: EndpointCreateIn },
     )
     .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) => {
       const row = await disableWebhookEndpoint(deps.db, params.id);
-      return webhookEndpointOut(row);
+      return webhookEndpointRecord(row);
     })
     .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) => {
       const row = await enableWebhookEndpoint(deps.db, params.id);
-      return webhookEndpointOut(row);
+      return webhookEndpointRecord(row);
     })
     .post("/internal/v1/webhook_endpoints/:id/rotate-secret", async ({ params, set }) => {
       const { row, secret } = await rotateWebhookEndpointSecret(deps, params.id);
       set.headers["cache-control"] = "no-store";
-      return { ...webhookEndpointOut(row), secret };
+      return { ...webhookEndpointRecord(row), secret };
     })
     .post(
       "/internal/v1/webhook_endpoints/:id/test",
       async ({ params, query }) => {
         if (query.wait !== "true") {
-          return webhookEndpointOut(await testWebhookEndpoint(deps, params.id));
+          return webhookEndpointRecord(await testWebhookEndpoint(deps, params.id));
         }
         const { endpoint, test } = await testAndWait(deps, params.id);
-        return { ...webhookEndpointOut(endpoint), test };
+        return { ...webhookEndpointRecord(endpoint), test };
       },
       { query: t.Object({ wait: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) }) },
     )

@@ -6,6 +6,7 @@ import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { EVENT, type WebhookEventType } from "@newsroom/shared/events";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
+import { webhookSecretHint } from "@newsroom/shared/webhook-records";
 import { and, count, eq, gte, sql } from "drizzle-orm";
 import { audit } from "../audit.ts";
 import { findOrganization } from "../resolve.ts";
@@ -54,7 +55,7 @@ export async function createWebhookEndpoint(
         url: input.url,
         events: input.events,
         secretCiphertext: seal(secret, deps.secretsKey),
-        secretHint: secret.slice(-4),
+        secretHint: webhookSecretHint(secret),
       })
       .returning();
     await audit(tx, org.id, "webhook_endpoint.created", row!.id, actor);
