@@ -23,14 +23,9 @@ const SERVICES: { name: string; folder: string }[] = [
  */
 const STILL_IMPORTING = new Set<string>([
   "gateway/test/rate-limits.test.ts",
-  "services/client-api/test/auth.happy.test.ts",
-  "services/client-api/test/feeds-assets.security.test.ts",
   "services/client-api/test/feeds.happy.test.ts",
   "services/client-api/test/pagination.happy.test.ts",
-  "services/client-api/test/stories.happy.test.ts",
   "services/client-api/test/support/embedded.ts",
-  "services/client-api/test/support/fixture.ts",
-  "services/client-api/test/webhooks.happy.test.ts",
   "services/forms/test/body-limit.security.test.ts",
   "services/forms/test/digest-send.error.test.ts",
   "services/forms/test/digest-send.happy.test.ts",
