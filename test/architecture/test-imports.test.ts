@@ -42,7 +42,6 @@ const STILL_IMPORTING = new Set<string>([
   "services/webhooks/test/delivery.error.test.ts",
   "services/webhooks/test/delivery.happy.test.ts",
   "services/webhooks/test/endpoint-disabled.error.test.ts",
-  "services/webhooks/test/fan-out.happy.test.ts",
   "services/webhooks/test/ordering.error.test.ts",
   "services/webhooks/test/resend.happy.test.ts",
   "services/webhooks/test/secret-rotation.happy.test.ts",
