@@ -3,8 +3,7 @@ import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
 import { apiKeys, apiKeyUsage } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http/edge";
-import { revokeApiKey } from "@newsroom/workspace/keys/service";
-import { updateOrganization } from "@newsroom/workspace/organizations/service";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { eq } from "drizzle-orm";
 import { createClientApiApp } from "../src/app.ts";
 import { clientApiFixture, type Fixture, makeKey } from "./support/fixture.ts";
@@ -17,6 +16,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await f.close();
 });
+
+/** Revokes a key as the workspace does: the row stays, marked revoked. */
+async function revoke(keyId: string): Promise<void> {
+  await f.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+}
 
 /** Another replica: its own app and key-usage batch over the same database. */
 function replica(serviceEnv: "production" | "sandbox" | "development" = "development") {
@@ -75,7 +79,7 @@ describe("last_used_at", () => {
     const key = await makeKey(f.db, f.a.id, ["feed:read"]);
     expect((await f.get("/v1/stories", { key: key.secret })).status).toBe(403);
     const gone = await makeKey(f.db, f.a.id, ["stories:read"]);
-    await revokeApiKey(f.db, gone.id);
+    await revoke(gone.id);
     expect((await f.get("/v1/stories", { key: gone.secret })).status).toBe(401);
     await f.api.keyUsage.flush();
     expect(await lastUsedAt(key.id)).not.toBeNull();
@@ -102,7 +106,7 @@ describe("revocation and expiry", () => {
     const two = replica();
     expect((await one.get("/v1/stories", key.secret)).status).toBe(200);
     expect((await two.get("/v1/feed.xml", key.secret)).status).toBe(200);
-    await revokeApiKey(f.db, key.id);
+    await revoke(key.id);
     for (const r of [one, two]) {
       const response = await r.get("/v1/stories", key.secret);
       expect(response.status).toBe(401);
@@ -121,10 +125,10 @@ describe("revocation and expiry", () => {
   test("starting the newsroom shows its stories on the next request", async () => {
     const empty = await (await f.get("/v1/stories", { key: f.idle.key })).json();
     expect(empty.data).toEqual([]);
-    await updateOrganization(f.db, f.idle.id, { newsroom_running: true });
+    await updateOrganizationRow(f.db, f.idle.id, { newsroomRunning: true });
     const full = await (await f.get("/v1/stories", { key: f.idle.key })).json();
     expect(full.data).toHaveLength(f.idle.storyIds.length);
-    await updateOrganization(f.db, f.idle.id, { newsroom_running: false });
+    await updateOrganizationRow(f.db, f.idle.id, { newsroomRunning: false });
   });
 });
 

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { assets } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import { insertOrganization, insertPublishedStory } from "@newsroom/shared/testing/builders";
 import { clientApiFixture, type Fixture, makeKey, random } from "./support/fixture.ts";
 
 /** A feed is public once given out: an uncleared asset's URL inside its text never shows. */
@@ -15,12 +14,12 @@ let key: string;
 beforeAll(async () => {
   f = await clientApiFixture();
   const slug = `assets-${random()}`;
-  const org = await createOrganization(f.db, { slug, name: "Assets", newsroom_running: true });
+  const org = await insertOrganization(f.db, { slug, name: "Assets", newsroomRunning: true });
   await f.db.insert(assets).values([
     { id: newId(), organizationId: org.id, url: UNCLEARED, cleared: false },
     { id: newId(), organizationId: org.id, url: CLEARED, cleared: true },
   ]);
-  const story = await createStory(f.db, org.id, {
+  await insertPublishedStory(f.db, org.id, {
     type: "insight",
     slug: "with-assets",
     title: "Charts",
@@ -31,9 +30,6 @@ beforeAll(async () => {
       { type: "list", items: [`one ${UNCLEARED}`, `two ${CLEARED}`] },
     ],
   });
-  for (const action of ["submit", "approve", "publish"] as const) {
-    await transitionStory(f.db, story.id, { action });
-  }
   key = (await makeKey(f.db, org.id, KEY_SCOPES)).secret;
 });
 afterAll(() => f.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ListOf, StoryDetailOut, StoryOut } from "@newsroom/shared/records";
-import { addStoryVersion, transitionStory } from "@newsroom/workspace/stories/service";
+import { applyStoryAction, insertStoryVersion } from "@newsroom/shared/testing/builders";
 import { AWKWARD_TITLE, clientApiFixture, expectShape, type Fixture } from "./support/fixture.ts";
 
 let f: Fixture;
@@ -115,7 +115,7 @@ describe("GET /v1/stories/{id}", () => {
   test("a new version shows its body and number at once", async () => {
     const response0 = await f.get(`/v1/stories?status=draft`, { key: f.a.key });
     const [draft] = (await response0.json()).data;
-    await addStoryVersion(f.db, draft.id, {
+    await insertStoryVersion(f.db, draft.id, {
       title: "A draft, second take",
       body: [{ type: "paragraph", text: "New words." }],
     });
@@ -138,7 +138,7 @@ describe("GET /v1/approvals", () => {
     const before = await list("/v1/approvals");
     expect(before.data.map((s) => s.id)).toEqual(f.a.inReview);
     expect(before.data.every((s) => s.status === "review_required")).toBe(true);
-    await transitionStory(f.db, f.a.inReview[0]!, { action: "approve" });
+    await applyStoryAction(f.db, f.a.inReview[0]!, "approve");
     const after = await list("/v1/approvals");
     expect(after.data).toEqual([]);
   });

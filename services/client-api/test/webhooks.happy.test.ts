@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { ListOf, WebhookDeliveryOut, WebhookEndpointOut } from "@newsroom/shared/records";
-import { disableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { clientApiFixture, expectShape, type Fixture } from "./support/fixture.ts";
 
@@ -30,7 +29,10 @@ async function getList(
 
 describe("GET /v1/webhook_endpoints", () => {
   test("every endpoint, enabled or not, newest first, one page, never the secret", async () => {
-    await disableWebhookEndpoint(f.db, f.a.endpointIds[0]!);
+    await f.db
+      .update(webhookEndpoints)
+      .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
+      .where(eq(webhookEndpoints.id, f.a.endpointIds[0]!));
     const { body, text } = await getList("/v1/webhook_endpoints", WebhookEndpointOut);
     expect(body.has_more).toBe(false);
     expect(body.next_cursor).toBeNull();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
-import { updateOrganization } from "@newsroom/workspace/organizations/service";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import type { Browser } from "playwright-core";
 import { digestSubscriber, newsletterOrg } from "./support/fixtures.ts";
 import { address, envelope, random, tokenIn, unsubscribeLinkIn } from "./support/harness.ts";
@@ -60,7 +60,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
       },
     });
     site = `http://127.0.0.1:${website.port}`;
-    await updateOrganization(forms.database.db, org.slug, { newsletter_origins: [site] });
+    await updateOrganizationRow(forms.database.db, org.id, { newsletterOrigins: [site] });
     browser = await launchChromium();
   }, 60_000);
 
@@ -254,7 +254,7 @@ describeInBrowser("newsletter pages in Chromium", () => {
 
   test("every page of the flows passes axe-core, light and dark, default accent and own", async () => {
     const plain = await newsletterOrg(forms.database.db, { site: {} });
-    await updateOrganization(forms.database.db, plain.slug, { newsletter_origins: [site] });
+    await updateOrganizationRow(forms.database.db, plain.id, { newsletterOrigins: [site] });
     const tokenFor = async (slug: string) => {
       const email = address("axe");
       await forms.post(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { formSubmissions } from "@newsroom/shared/db/schema";
-import { updateOrganization } from "@newsroom/workspace/organizations/service";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { like } from "drizzle-orm";
 import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
 import { ADMIN_TOKEN, toMidweek, workspaceOn } from "./support/digest.ts";
@@ -27,7 +27,7 @@ beforeAll(async () => {
   toMidweek(forms);
   workspace = workspaceOn(forms, bus);
   org = await newsletterOrg(forms.database.db, { site: {} });
-  await updateOrganization(forms.database.db, org.slug, { newsroom_running: true });
+  await updateOrganizationRow(forms.database.db, org.id, { newsroomRunning: true });
 });
 
 afterAll(async () => {
@@ -105,7 +105,7 @@ describe("newsletter send", () => {
     const off = await newsletterOrg(forms.database.db, { enabled: false });
     expect((await send(off.slug)).status).toBe(409);
     const quiet = await newsletterOrg(forms.database.db);
-    await updateOrganization(forms.database.db, quiet.slug, { newsroom_running: true });
+    await updateOrganizationRow(forms.database.db, quiet.id, { newsroomRunning: true });
     contacts.seed(`org-${quiet.id}`, address("quiet"));
     const before = contacts.sent.length;
     expect(await (await send(quiet.slug)).json()).toMatchObject({ items: 0, sent: 0 });

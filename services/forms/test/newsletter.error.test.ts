@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { organizationSubscribers } from "@newsroom/shared/db/schema";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { eq } from "drizzle-orm";
 import { type NewsletterOrg, newsletterOrg, subscribeTo } from "./support/fixtures.ts";
 import {
@@ -267,8 +268,7 @@ describe("organization confirmation errors", () => {
     const email = address();
     await subscribe(closing, { email });
     const token = tokenIn((await ses.to(email))[0]);
-    const { updateOrganization } = await import("@newsroom/workspace/organizations/service");
-    await updateOrganization(forms.database.db, closing.slug, { newsletter_enabled: false });
+    await updateOrganizationRow(forms.database.db, closing.id, { newsletterEnabled: false });
     const post = await forms.post("/v1/public/newsletter/confirm", { t: token }, { as: "form" });
     expect(post.status).toBe(410);
   });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { newsletterConfirmations, organizationSubscribers } from "@newsroom/shared/db/schema";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { eq } from "drizzle-orm";
 import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
 import { address, answerBytes, envelope, type PostInit, tokenIn } from "./support/harness.ts";
@@ -116,9 +117,8 @@ describe("redirects", () => {
       { email, consent: true, redirect: `${moving.origin}/thanks`, ...envelope() },
       { as: "form", headers: { origin: moving.origin } },
     );
-    const { updateOrganization } = await import("@newsroom/workspace/organizations/service");
-    await updateOrganization(forms.database.db, moving.slug, {
-      newsletter_origins: ["https://new-site.example"],
+    await updateOrganizationRow(forms.database.db, moving.id, {
+      newsletterOrigins: ["https://new-site.example"],
     });
     const confirmed = await forms.post(
       "/v1/public/newsletter/confirm",

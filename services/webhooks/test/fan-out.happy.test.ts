@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { disableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
 import { fanOutEvent, storyEventOf } from "../src/fan-out/service.ts";
@@ -60,7 +59,10 @@ for (const kind of busKinds()) {
       const every = await fx.endpoint(receiver.url("/every"), ALL_EVENTS, org);
       await fx.endpoint(receiver.url("/only-published"), ["story.published"], org);
       const disabled = await fx.endpoint(receiver.url("/disabled"), ["story.submitted"], org);
-      await disableWebhookEndpoint(fx.db, disabled.id);
+      await fx.db
+        .update(webhookEndpoints)
+        .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
+        .where(eq(webhookEndpoints.id, disabled.id));
       const otherOrg = await fx.organization();
       await fx.endpoint(receiver.url("/other-org"), ["story.submitted"], otherOrg);
       subscribed = [onlySubmitted.id, every.id].sort();

@@ -1,17 +1,19 @@
 import { expect } from "bun:test";
 import { KEY_SCOPES, type KeyEnvironment, type KeyScope } from "@newsroom/shared/api-keys";
-import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { loadConfig, secretsKey } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { apiKeys, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import {
+  applyStoryAction,
+  insertApiKey,
+  insertOrganization,
+  insertStory,
+  insertWebhookEndpoint,
+} from "@newsroom/shared/testing/builders";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
-import { createApiKey, revokeApiKey } from "@newsroom/workspace/keys/service";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
-import { createWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
@@ -33,14 +35,7 @@ export async function makeKey(
   scopes: readonly KeyScope[],
   environment: KeyEnvironment = "test",
 ): Promise<{ id: string; secret: string }> {
-  // Written as the deployment that accepts this kind of key would write it.
-  const { row, secret } = await createApiKey(
-    db,
-    organizationId,
-    { environment, scopes: [...scopes], lifetime_days: 30 },
-    environment === "live" ? "production" : "development",
-  );
-  return { id: row.id, secret };
+  return insertApiKey(db, organizationId, { scopes, environment });
 }
 
 export interface OrgData {
@@ -58,17 +53,11 @@ export interface OrgData {
   key: string;
 }
 
-/** Stories through the workspace's own service functions, so transitions write decisions. */
+/** Stories taken through their editorial actions, so they carry decisions and events. */
 async function seedOrganization(db: Db, name: string, running: boolean): Promise<OrgData> {
   const slug = `${name.toLowerCase()}-${random()}`;
-  const org = await createOrganization(db, { slug, name, newsroom_running: running });
-  const deps = {
-    db,
-    bus: new MemoryBus(),
-    secretsKey: secretsKey(loadConfig({})),
-    allowInsecureTargets: false,
-  };
-  const decided = await createStory(db, org.id, {
+  const org = await insertOrganization(db, { slug, name, newsroomRunning: running });
+  const decided = await insertStory(db, org.id, {
     type: "press_release",
     slug: "awkward-title",
     title: AWKWARD_TITLE,
@@ -81,33 +70,34 @@ async function seedOrganization(db: Db, name: string, running: boolean): Promise
     ],
     topics: ["policy", "culture"],
   });
-  await transitionStory(db, decided.id, { action: "submit" });
-  await transitionStory(db, decided.id, { action: "reject", note: "Add a source." });
-  await transitionStory(db, decided.id, { action: "submit" });
-  await transitionStory(db, decided.id, { action: "approve", actor_role: "approver" });
-  await transitionStory(db, decided.id, { action: "publish" });
-  const coverage = await createStory(db, org.id, {
+  await applyStoryAction(db, decided.id, "submit");
+  await applyStoryAction(db, decided.id, "reject", { note: "Add a source." });
+  await applyStoryAction(db, decided.id, "submit");
+  await applyStoryAction(db, decided.id, "approve", { actorRole: "approver" });
+  await applyStoryAction(db, decided.id, "publish");
+  const coverage = await insertStory(db, org.id, {
     type: "in_the_news",
     slug: "in-the-news",
     title: "Coverage in the press",
     summary: "A newspaper wrote about us.",
-    external_url: "https://press.example.com/story",
+    externalUrl: "https://press.example.com/story",
   });
   for (const action of ["submit", "approve", "publish"] as const) {
-    await transitionStory(db, coverage.id, { action });
+    await applyStoryAction(db, coverage.id, action);
   }
-  const review = await createStory(db, org.id, {
+  const review = await insertStory(db, org.id, {
     type: "insight",
     slug: "in-review",
     title: "Waiting for review",
   });
-  await transitionStory(db, review.id, { action: "submit" });
-  const draft = await createStory(db, org.id, { type: "event", slug: "draft", title: "A draft" });
+  await applyStoryAction(db, review.id, "submit");
+  const draft = await insertStory(db, org.id, { type: "event", slug: "draft", title: "A draft" });
   const endpointIds: string[] = [];
   for (const url of ["https://hooks.example.com/one", "https://hooks.example.com/two"]) {
-    const { row } = await createWebhookEndpoint(deps, org.id, {
+    const { row } = await insertWebhookEndpoint(db, org.id, {
       url,
       events: ["story.published", "story.submitted"],
+      secretsKey: secretsKey(loadConfig({})),
     });
     endpointIds.push(row.id);
   }
@@ -188,8 +178,7 @@ export async function clientApiFixture(
     .update(apiKeys)
     .set({ expiresAt: new Date(Date.now() - 1000) })
     .where(eq(apiKeys.id, expired.id));
-  const revoked = await makeKey(db, a.id, KEY_SCOPES);
-  await revokeApiKey(db, revoked.id);
+  const revoked = await insertApiKey(db, a.id, { scopes: KEY_SCOPES, revokedAt: new Date() });
   const otherEnvironment = await makeKey(db, a.id, KEY_SCOPES, "live");
   const feedOnly = await makeKey(db, a.id, ["feed:read"]);
   const allBut = {} as Record<KeyScope, string>;

@@ -1,10 +1,18 @@
 import { expect } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Db } from "@newsroom/shared/db/index";
-import { digestSubscriptions, newsletterConfirmations, stories } from "@newsroom/shared/db/schema";
-import { createOrganization, updateOrganization } from "@newsroom/workspace/organizations/service";
-import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
+import {
+  digestSubscriptions,
+  newsletterConfirmations,
+  organizations,
+  stories,
+} from "@newsroom/shared/db/schema";
+import {
+  insertHostname,
+  insertOrganization,
+  insertPublishedStory,
+  insertSite,
+} from "@newsroom/shared/testing/builders";
 import { eq } from "drizzle-orm";
 import {
   envelope,
@@ -35,43 +43,41 @@ export async function newsletterOrg(
 ): Promise<NewsletterOrg> {
   const slug = `org-${random()}`;
   const origin = `https://www.${slug}.example`;
-  const org = await createOrganization(db, { slug, name: options.name ?? `Acme ${slug}` });
-  await updateOrganization(db, slug, {
-    newsletter_enabled: options.enabled ?? true,
-    newsletter_origins: [origin],
+  const org = await insertOrganization(db, {
+    slug,
+    name: options.name ?? `Acme ${slug}`,
+    newsletterEnabled: options.enabled ?? true,
+    newsletterOrigins: [origin],
   });
   if (options.site) {
-    const site = await createSite(db, slug, {
-      site: `site-${random()}`,
+    const site = await insertSite(db, org.id, {
+      slug: `site-${random()}`,
       name: "Acme News",
       publisher: "Acme",
       accent: options.site.accent,
-      enabled: true,
     });
-    if (options.site.hostname) {
-      await addHostname(db, site.slug, options.site.hostname);
-      await activateHostname(db, site.slug, options.site.hostname);
-    }
+    if (options.site.hostname) await insertHostname(db, site, options.site.hostname);
   }
   return { id: org.id, slug, name: org.name, origin };
 }
 
-/** A published story of an organization, published at `publishedAt` (default now). */
+/** A published story of an organization (by slug), published at `publishedAt` (default now). */
 export async function publishedStory(
   db: Db,
-  org: string,
+  orgSlug: string,
   input: { slug: string; title: string; summary?: string; publishedAt?: Date },
 ): Promise<string> {
-  const story = await createStory(db, org, {
+  const [org] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.slug, orgSlug));
+  const story = await insertPublishedStory(db, org!.id, {
     type: "insight",
     slug: input.slug,
     title: input.title,
     summary: input.summary ?? null,
     body: [{ type: "paragraph", text: input.title }],
   });
-  for (const action of ["submit", "approve", "publish"] as const) {
-    await transitionStory(db, story.id, { action });
-  }
   if (input.publishedAt) {
     await db
       .update(stories)
