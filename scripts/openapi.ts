@@ -16,9 +16,12 @@ import { openRuntime } from "@newsroom/shared/runtime";
 
 export const DOCUMENT_PATH = new URL("../gateway/openapi.json", import.meta.url).pathname;
 
-/** Every route of the public services and the gateway, as the apps list them. */
-export async function publicRoutes(): Promise<RouteInfo[]> {
-  const runtime = await openRuntime(
+/**
+ * A runtime to build every app in this process and read its routes: an in-memory PGlite, the
+ * in-process bus, email set up (so the form routes are there) but never sent.
+ */
+export function scratchRuntime() {
+  return openRuntime(
     loadConfig({
       PGLITE_DIR: "memory",
       FORMS_FROM_EMAIL: "a@example.com",
@@ -26,6 +29,11 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
       SES_ENDPOINT: "http://127.0.0.1:9",
     }),
   );
+}
+
+/** Every route of the public services and the gateway, as the apps list them. */
+export async function publicRoutes(): Promise<RouteInfo[]> {
+  const runtime = await scratchRuntime();
   try {
     const services = [
       await createPublicReadService(runtime),

@@ -8,12 +8,11 @@ import { createClientApiService } from "@newsroom/client-api/app";
 import { createFormsService } from "@newsroom/forms/app";
 import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
-import { loadConfig } from "@newsroom/shared/config";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
-import { openRuntime } from "@newsroom/shared/runtime";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { createWorkspaceService } from "@newsroom/workspace/app";
 import type { Markers } from "./generated-section.ts";
+import { scratchRuntime } from "./openapi.ts";
 
 export const ROUTE_MARKERS: Markers = {
   start: "<!-- routes:start -->",
@@ -42,14 +41,7 @@ const listed = (app: { routes: Route[] }): Route[] =>
 
 /** Every service's routes, and the gateway's own, as their apps hold them. */
 export async function serviceRoutes(): Promise<ServiceRoutes[]> {
-  const runtime = await openRuntime(
-    loadConfig({
-      PGLITE_DIR: "memory",
-      FORMS_FROM_EMAIL: "a@example.com",
-      FORMS_TEAM_EMAIL: "b@example.com",
-      SES_ENDPOINT: "http://127.0.0.1:9",
-    }),
-  );
+  const runtime = await scratchRuntime();
   try {
     const publicRead = await createPublicReadService(runtime);
     const forms = await createFormsService(runtime);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SERVICE_FOLDERS } from "../support/services.ts";
 import { schemaTables, tableOwners } from "../support/table-owners.ts";
 
 /**
@@ -10,14 +11,8 @@ import { schemaTables, tableOwners } from "../support/table-owners.ts";
  * "Written by" comments.
  */
 const root = new URL("../../", import.meta.url).pathname;
-const SERVICES: { name: string; folder: string }[] = [
-  { name: "gateway", folder: "gateway/src" },
-  { name: "client-api", folder: "services/client-api/src" },
-  { name: "forms", folder: "services/forms/src" },
-  { name: "public-read", folder: "services/public-read/src" },
-  { name: "webhooks", folder: "services/webhooks/src" },
-  { name: "workspace", folder: "services/workspace/src" },
-];
+/** Each service's source folder: the code that writes. */
+const SERVICES = SERVICE_FOLDERS.map(({ name, folder }) => ({ name, folder: `${folder}/src` }));
 
 /**
  * Tables still written by two services, each to be given one writer. This list only shrinks:

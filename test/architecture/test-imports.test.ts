@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { SERVICE_FOLDERS } from "../support/services.ts";
 
 /**
  * A service's tests import only their own service and `shared/`: the data a service reads is
@@ -8,14 +9,7 @@ import { dirname, join, relative, resolve } from "node:path";
  * across services is tested in the top-level test/ folder.
  */
 const root = resolve(new URL("../../", import.meta.url).pathname);
-const SERVICES: { name: string; folder: string }[] = [
-  { name: "gateway", folder: "gateway" },
-  { name: "client-api", folder: "services/client-api" },
-  { name: "forms", folder: "services/forms" },
-  { name: "public-read", folder: "services/public-read" },
-  { name: "webhooks", folder: "services/webhooks" },
-  { name: "workspace", folder: "services/workspace" },
-];
+const SERVICES = SERVICE_FOLDERS;
 
 /**
  * Test files that still import another service. This list only shrinks: the test fails when a
