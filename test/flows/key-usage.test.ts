@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiKeys, apiKeyUsage } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { type Embedded, embedded, newKey, organizationWithStories } from "./support/embedded.ts";
+import {
+  type Embedded,
+  embedded,
+  newKey,
+  organizationWithStories,
+} from "../../services/client-api/test/support/embedded.ts";
 
 /**
- * A key's last use is written by this service alone (`api_key_usage`) and shown by the
- * workspace: its internal API (and so the CLI) and its keys page read what this service wrote.
+ * A flow across two services: a key's last use is written by the client API alone
+ * (`api_key_usage`) and shown by the workspace: its internal API (and so the CLI) and its keys
+ * page read what the client API wrote.
  */
 let e: Embedded;
 let org: Awaited<ReturnType<typeof organizationWithStories>>;
