@@ -31,6 +31,17 @@ export function scratchRuntime() {
   );
 }
 
+/** The gateway's own app, with no upstreams: its routes, not its forwarding. */
+export function scratchGateway(runtime: Awaited<ReturnType<typeof scratchRuntime>>) {
+  return createGateway({
+    config: runtime.config,
+    mode: "embedded",
+    rateLimits: new MemoryRateLimitStore(),
+    upstreams: {},
+    readinessChecks: [],
+  });
+}
+
 /** Every route of the public services and the gateway, as the apps list them. */
 export async function publicRoutes(): Promise<RouteInfo[]> {
   const runtime = await scratchRuntime();
@@ -40,13 +51,7 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
       await createFormsService(runtime),
       await createClientApiService(runtime),
     ];
-    const gateway = createGateway({
-      config: runtime.config,
-      mode: "embedded",
-      rateLimits: new MemoryRateLimitStore(),
-      upstreams: {},
-      readinessChecks: [],
-    });
+    const gateway = scratchGateway(runtime);
     const routes = [...gateway.routes, ...services.flatMap((service) => service.app.routes)];
     for (const service of services) await service.stop();
     return routes as RouteInfo[];

@@ -6,13 +6,11 @@
  */
 import { createClientApiService } from "@newsroom/client-api/app";
 import { createFormsService } from "@newsroom/forms/app";
-import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { createWorkspaceService } from "@newsroom/workspace/app";
 import type { Markers } from "./generated-section.ts";
-import { scratchRuntime } from "./openapi.ts";
+import { scratchGateway, scratchRuntime } from "./openapi.ts";
 
 export const ROUTE_MARKERS: Markers = {
   start: "<!-- routes:start -->",
@@ -48,13 +46,7 @@ export async function serviceRoutes(): Promise<ServiceRoutes[]> {
     const clientApi = await createClientApiService(runtime);
     const webhooks = await createWebhooksService(runtime);
     const workspace = await createWorkspaceService(runtime);
-    const gateway = createGateway({
-      config: runtime.config,
-      mode: "embedded",
-      rateLimits: new MemoryRateLimitStore(),
-      upstreams: {},
-      readinessChecks: [],
-    });
+    const gateway = scratchGateway(runtime);
     const routes: ServiceRoutes[] = [
       { readme: "gateway/README.md", lists: [{ routes: listed(gateway) }] },
       { readme: "services/client-api/README.md", lists: [{ routes: listed(clientApi.app) }] },
