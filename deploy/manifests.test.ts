@@ -119,7 +119,8 @@ describe("Kubernetes base", () => {
       Secret,
       NetworkPolicy,
     };
-    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 1 + 2);
+    // Four per service, a NetworkPolicy for each called service and the workspace, config, secret.
+    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 2 + 2);
     for (const doc of documents) {
       const Model = models[doc.kind];
       expect(Model).toBeDefined();
@@ -157,11 +158,24 @@ describe("Kubernetes base", () => {
     }
   });
 
-  const gatewayEnv = (): Record<string, string> => {
-    const gateway = byKind("Deployment").find((doc) => doc.metadata.name === "gateway");
-    const env = gateway.spec.template.spec.containers[0].env as { name: string; value: string }[];
+  const envOf = (name: string): Record<string, string> => {
+    const deployment = byKind("Deployment").find((doc) => doc.metadata.name === name);
+    const env = deployment.spec.template.spec.containers[0].env as {
+      name: string;
+      value: string;
+    }[];
     return Object.fromEntries(env.map((e) => [e.name, e.value]));
   };
+  const gatewayEnv = () => envOf("gateway");
+  /** The pods each service admits on its http port: the processes that name it in a *_URL. */
+  const callersOf = (service: string): string[] =>
+    ["gateway", "workspace"].filter((caller) =>
+      Object.entries(envOf(caller)).some(
+        ([variable, value]) => variable.endsWith("_URL") && new URL(value).hostname === service,
+      ),
+    );
+  const podsOf = (names: string[]) =>
+    names.map((name) => ({ podSelector: { matchLabels: { "app.kubernetes.io/name": name } } }));
 
   test("GATEWAY_ADDRESSES names the gateway's own addresses: no loopback, no whole private range", () => {
     const [config] = byKind("ConfigMap");
@@ -204,9 +218,10 @@ describe("Kubernetes base", () => {
     ).not.toThrow();
   });
 
-  test("every port that believes X-Client-Ip lets in the gateway's pods alone", () => {
+  test("every port that believes X-Client-Ip lets in the gateway's pods and the workspace's", () => {
     // The ports the gateway forwards to (its *_URL variables): the services believe its
-    // X-Client-Ip there, so no other pod may reach them.
+    // X-Client-Ip there, so no other pod may reach them. The workspace calls forms' internal
+    // API there too (its internal client sends no X-Client-Ip).
     const targets = Object.entries(gatewayEnv())
       .filter(([name]) => name.endsWith("_URL"))
       .map(([, value]) => new URL(value));
@@ -232,23 +247,25 @@ describe("Kubernetes base", () => {
         expect({ name, portName, from: rule.from }).toEqual({
           name,
           portName,
-          from: [{ podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } }],
+          from: podsOf(callersOf(name)),
         });
       }
     }
   });
 
-  test("only the gateway may call the services behind it; their metrics stay reachable", () => {
+  test("only the processes that name a service may call it; its metrics stay reachable", () => {
     const policies = byKind("NetworkPolicy").filter((doc) => doc.metadata.name !== "workspace");
-    expect(policies.map((doc) => doc.metadata.name).sort()).toEqual([...BEHIND_GATEWAY].sort());
+    expect(policies.map((doc) => doc.metadata.name).sort()).toEqual(
+      [...BEHIND_GATEWAY, "webhooks"].sort(),
+    );
+    expect(callersOf("webhooks")).toEqual(["workspace"]);
+    expect(callersOf("forms")).toEqual(["gateway", "workspace"]);
     for (const policy of policies) {
       const name = policy.metadata.name;
       expect(policy.spec.podSelector.matchLabels["app.kubernetes.io/name"]).toBe(name);
-      const [fromGateway, metrics] = policy.spec.ingress;
-      expect(fromGateway.from).toEqual([
-        { podSelector: { matchLabels: { "app.kubernetes.io/name": "gateway" } } },
-      ]);
-      expect(fromGateway.ports).toEqual([{ port: "http" }]);
+      const [fromCallers, metrics] = policy.spec.ingress;
+      expect(fromCallers.from).toEqual(podsOf(callersOf(name)));
+      expect(fromCallers.ports).toEqual([{ port: "http" }]);
       expect(metrics).toEqual({ ports: [{ port: "metrics" }] });
       // The named ports exist on the service's container.
       const deployment = byKind("Deployment").find((doc) => doc.metadata.name === name);

@@ -43,7 +43,12 @@ export function clusterPlan(ports: ClusterPorts) {
     workspace: {
       entry: "services/workspace/src/main.ts",
       // Its web app's public base is the gateway's /app.
-      env: { WORKSPACE_PORT: ports.workspace, PORT: ports.gateway },
+      env: {
+        WORKSPACE_PORT: ports.workspace,
+        PORT: ports.gateway,
+        WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+        FORMS_URL: `http://127.0.0.1:${ports.forms}`,
+      },
     },
     gateway: {
       entry: "gateway/src/main.ts",

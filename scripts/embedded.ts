@@ -40,18 +40,27 @@ export async function startEmbedded(
     options.seed === false
       ? { seeded: false }
       : await seedDemo(db, config.HOUSE_ORG, config.SERVICE_ENV);
-  // The workspace keeps its own port too (the internal API, for the CLI): loopback by default.
-  const workspace = await createWorkspaceService(runtime, { now: options.now });
-  const workspaceServer = serveWorkspace(config, workspace, {
-    hostname: options.workspaceHost ?? "127.0.0.1",
-  });
   const services: ServiceHandle[] = [
     await createPublicReadService(runtime),
     await createFormsService(runtime),
     await createClientApiService(runtime),
     await createWebhooksService(runtime),
   ];
-  const [publicRead, forms, clientApi] = services as [ServiceHandle, ServiceHandle, ServiceHandle];
+  const [publicRead, forms, clientApi, webhooks] = services as [
+    ServiceHandle,
+    ServiceHandle,
+    ServiceHandle,
+    ServiceHandle,
+  ];
+  // The workspace sends its commands to the services that own the data, here in this process.
+  // It keeps its own port too (the internal API, for the CLI): loopback by default.
+  const workspace = await createWorkspaceService(runtime, {
+    now: options.now,
+    inProcess: { webhooks: serviceEntry(webhooks), forms: serviceEntry(forms) },
+  });
+  const workspaceServer = serveWorkspace(config, workspace, {
+    hostname: options.workspaceHost ?? "127.0.0.1",
+  });
   // Public answers kept at the gateway, as in the distributed mode: a warm public read is
   // answered before routing. Purged on the in-process bus, after public-read's own cache (it
   // subscribed first, and the bus delivers in that order).

@@ -156,6 +156,16 @@ export const GatewayRoutingConfig = T.Object({
   WORKSPACE_URL: T.Optional(Url),
 });
 
+/**
+ * Distributed mode: where the workspace sends its commands to the services that own the data
+ * (their internal APIs, behind ADMIN_TOKEN). The workspace also reads FORMS_URL. Unset in the
+ * embedded start: the services are called in-process.
+ */
+export const ServiceCallsConfig = T.Object({
+  /** The webhooks service: endpoints, secrets, test events, resends and recoveries. */
+  WEBHOOKS_URL: T.Optional(Url),
+});
+
 /** The forms' human check. */
 export const HumanCheckConfig = T.Object({
   /** off, test (accepts exactly `test-pass`, only in development) or turnstile. */

@@ -1,6 +1,8 @@
 import { adminToken, appUrl, insecureWebhookTargets, secretsKey } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
+import { InternalClient, type ServiceCall } from "@newsroom/shared/http/internal-client";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { openMailer } from "@newsroom/shared/mailer";
 import { fieldsWithNul } from "@newsroom/shared/nul-characters";
@@ -8,9 +10,8 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { checkAdminToken } from "./auth.ts";
 import type { WorkspaceConfig } from "./config.ts";
-import type { WorkspaceDeps } from "./deps.ts";
+import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
 import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
 import { keysRoutes } from "./keys/routes.ts";
 import { membersRoutes } from "./members/routes.ts";
@@ -76,6 +77,39 @@ export interface WorkspaceService extends ServiceHandle {
 export interface WorkspaceServiceOptions {
   /** The clock of sign-in codes and sessions (tests move it). */
   now?: () => Date;
+  /** Embedded mode: the owning services' apps in this process, instead of their URLs. */
+  inProcess?: Partial<Record<keyof WorkspaceCalls, ServiceCall>>;
+}
+
+/**
+ * The internal APIs the workspace sends commands to: in this process when given (the embedded
+ * start), else at WEBHOOKS_URL and FORMS_URL. One that is neither answers 503 to every call.
+ */
+export function workspaceCalls(
+  config: Pick<WorkspaceConfig, "WEBHOOKS_URL" | "FORMS_URL" | "ADMIN_TOKEN">,
+  inProcess: WorkspaceServiceOptions["inProcess"] = {},
+): WorkspaceCalls {
+  const token = adminToken(config);
+  const target = (given: ServiceCall | undefined, url: string | undefined, variable: string) =>
+    given ?? url ?? notConfigured(variable);
+  return {
+    webhooks: new InternalClient(
+      "webhooks",
+      target(inProcess.webhooks, config.WEBHOOKS_URL, "WEBHOOKS_URL"),
+      token,
+    ),
+    forms: new InternalClient(
+      "forms",
+      target(inProcess.forms, config.FORMS_URL, "FORMS_URL"),
+      token,
+    ),
+  };
+}
+
+function notConfigured(variable: string): ServiceCall {
+  return () => {
+    throw new Error(`${variable} is not set`);
+  };
 }
 
 /** The workspace: organizations, sites, keys, stories, endpoints, people; with its outbox relay. */
@@ -87,6 +121,7 @@ export async function createWorkspaceService(
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
+  const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp(
     {
       db,
@@ -97,6 +132,7 @@ export async function createWorkspaceService(
       allowInsecureTargets: insecureWebhookTargets(config),
       kickRelay: relay.kick,
       lookupTxt,
+      calls,
     },
     { digest: { config } },
   );
@@ -115,6 +151,7 @@ export async function createWorkspaceService(
     serviceEnv: config.SERVICE_ENV,
     allowInsecureTargets: insecureWebhookTargets(config),
     lookupTxt,
+    calls,
   });
   return {
     name: "workspace",

@@ -1,11 +1,13 @@
 import {
   DomainVerificationConfig,
   EdgeConfig,
+  GatewayRoutingConfig,
   MailConfig,
   ProcessConfig,
   PublicAddressConfig,
   RuntimeConfig,
   SecretsConfig,
+  ServiceCallsConfig,
   WebhookDeliveryConfig,
   WorkspaceServerConfig,
 } from "@newsroom/shared/config-variables";
@@ -36,5 +38,8 @@ export const WorkspaceConfig = T.Composite([
   WorkspaceServerConfig,
   // Single sign-on: the DNS servers that look up domain verification records.
   DomainVerificationConfig,
+  // Distributed mode: the internal APIs of the services that own webhooks and mailings.
+  ServiceCallsConfig,
+  T.Pick(GatewayRoutingConfig, ["FORMS_URL"]),
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;

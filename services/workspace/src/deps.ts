@@ -1,6 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
+import type { InternalClient } from "@newsroom/shared/http/internal-client";
 import type { TxtLookup } from "./sso/domains.ts";
 
 /** What the workspace's routes need. */
@@ -16,4 +17,14 @@ export interface WorkspaceDeps {
   kickRelay: () => void;
   /** Looks up single sign-on domain proofs (DNS_RESOLVERS); unset: the system's resolvers. */
   lookupTxt?: TxtLookup;
+  /** The services that own what the workspace manages, through their internal APIs. */
+  calls: WorkspaceCalls;
+}
+
+/** The internal APIs the workspace sends its commands to (see `workspaceCalls` in app.ts). */
+export interface WorkspaceCalls {
+  /** Webhook endpoints, secrets, test events, resends and recoveries. */
+  webhooks: InternalClient;
+  /** Mailing lists, the digest and organization newsletters. */
+  forms: InternalClient;
 }

@@ -4,7 +4,7 @@ import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { createWorkspaceApp } from "@newsroom/workspace/app";
+import { createWorkspaceApp, workspaceCalls } from "@newsroom/workspace/app";
 import { type ClientApiServiceOptions, createClientApiService } from "../../src/app.ts";
 import { random } from "./fixture.ts";
 
@@ -49,6 +49,7 @@ export async function embedded(
     serviceEnv: config.SERVICE_ENV,
     allowInsecureTargets: false,
     kickRelay: () => {},
+    calls: workspaceCalls({}),
   });
   const api = edgeInProcess((request) => service.app.handle(request));
   return {

@@ -3,7 +3,7 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, secretsKey } from "@newsroom/shared/config";
 import type { Mailer } from "@newsroom/shared/mailer";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
-import { createWorkspaceApp } from "@newsroom/workspace/app";
+import { createWorkspaceApp, workspaceCalls } from "@newsroom/workspace/app";
 import { weekOf } from "@newsroom/workspace/digest/week";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { digestSubscriber } from "./fixtures.ts";
@@ -127,6 +127,7 @@ export function workspaceOn(
       serviceEnv: merged.SERVICE_ENV,
       allowInsecureTargets: false,
       kickRelay: () => {},
+      calls: workspaceCalls({}),
     },
     { digest: { config: merged, mailer, now: forms.clock.now } },
   );

@@ -3,6 +3,7 @@ import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
+import type { WorkspaceCalls } from "../deps.ts";
 import type { TxtLookup } from "../sso/domains.ts";
 
 /** What the workspace web app needs. */
@@ -30,4 +31,6 @@ export interface WebDeps {
   allowInsecureTargets: InsecureTargets;
   /** Looks up the TXT records that prove a single sign-on domain (DNS_RESOLVERS). */
   lookupTxt: TxtLookup;
+  /** The services that own what the workspace manages, through their internal APIs. */
+  calls: WorkspaceCalls;
 }

@@ -3,7 +3,7 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
-import { createWorkspaceApp } from "../../src/app.ts";
+import { createWorkspaceApp, workspaceCalls } from "../../src/app.ts";
 import type { TxtLookup } from "../../src/sso/domains.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
@@ -45,6 +45,7 @@ export async function workspaceHarness(
     serviceEnv: options.serviceEnv ?? "development",
     allowInsecureTargets: options.allowInsecureTargets ?? false,
     kickRelay: () => {},
+    calls: workspaceCalls({}),
     lookupTxt: options.lookupTxt,
   });
   const handle = edgeInProcess((request) => app.handle(request));

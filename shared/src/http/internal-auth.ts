@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError } from "@newsroom/shared/errors";
+import { ApiError } from "../errors.ts";
 
-/** Compares the bearer token with ADMIN_TOKEN in constant time (digests of equal length). */
+/**
+ * Compares the bearer token with ADMIN_TOKEN in constant time (digests of equal length). Every
+ * internal API checks it: the workspace's (the operator's) and those the workspace calls.
+ */
 export function checkAdminToken(header: string | null, adminToken: string): void {
   const presented = header?.startsWith("Bearer ") ? header.slice(7) : "";
   const a = createHash("sha256").update(presented).digest();
