@@ -275,6 +275,7 @@ export const ConfigSchema = T.Composite([
   CdnPurgeConfig,
   WebhookDeliveryConfig,
   WorkspaceServerConfig,
+  ServiceCallsConfig,
   DomainVerificationConfig,
   LocalRunConfig,
 ]);
