@@ -5,6 +5,9 @@ import type { SiteRow } from "../resolve.ts";
 
 export type HostnameRow = typeof hostnames.$inferSelect;
 
+/** The accent colour of a site created without one. */
+export const DEFAULT_ACCENT = "#1a73e8";
+
 export const SiteSlug = t.String({
   maxLength: 48,
   pattern: "^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$",

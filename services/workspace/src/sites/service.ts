@@ -4,7 +4,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
 import { and, eq } from "drizzle-orm";
 import { findOrganization, findSite, type SiteRow } from "../resolve.ts";
-import type { HostnameRow } from "./model.ts";
+import { DEFAULT_ACCENT, type HostnameRow } from "./model.ts";
 
 export async function createSite(
   db: Queryable,
@@ -33,7 +33,7 @@ export async function createSite(
       slug: input.site,
       name: input.name,
       publisher: input.publisher,
-      accent: input.accent ?? "#1a73e8",
+      accent: input.accent ?? DEFAULT_ACCENT,
       enabled: input.enabled ?? true,
       live: input.live ?? false,
     })

@@ -1,12 +1,8 @@
-import {
-  acceptedKeyEnvironment,
-  KEY_LIFETIMES_DAYS,
-  KEY_SCOPES,
-  type KeyScope,
-} from "@newsroom/shared/api-keys";
+import { acceptedKeyEnvironment } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
+import { KeyCreateIn } from "../../keys/model.ts";
 import {
   createApiKey,
   listApiKeys,
@@ -16,6 +12,7 @@ import {
 import type { OrgAccess } from "../../members/access.ts";
 import { can } from "../../members/permissions.ts";
 import type { WebDeps } from "../deps.ts";
+import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
@@ -71,26 +68,30 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
         const form = await kit.form(request, who);
         const access = await kit.permit(who, params.org, "key.create");
         requireFreshSignIn(who, deps.now(), keysPath(access));
-        const scopes = [...new Set(form.all("scopes"))];
-        const lifetimeDays = Number(form.text("lifetime_days", 4));
-        const state: KeyFormState = { scopes, lifetimeDays, errors: {} };
-        if (scopes.length === 0 || scopes.some((s) => !KEY_SCOPES.includes(s as KeyScope))) {
-          state.errors!.scopes = "Choose at least one scope.";
+        const decoded = decodeForm(form, KeyCreateIn, {
+          wording: {
+            scopes: "Choose at least one scope.",
+            lifetime_days: "Choose a lifetime: 30, 90, 180 or 365 days.",
+            environment: `This deployment accepts ${environment} keys only.`,
+          },
+        });
+        const errors = decoded.ok ? {} : decoded.errors;
+        if (decoded.ok && decoded.value.environment !== environment) {
+          errors.environment = `This deployment accepts ${environment} keys only.`;
         }
-        if (!(KEY_LIFETIMES_DAYS as readonly number[]).includes(lifetimeDays)) {
-          state.errors!.lifetime_days = "Choose a lifetime: 30, 90, 180 or 365 days.";
-        }
-        if (form.text("environment", 10) !== environment) {
-          state.errors!.environment = `This deployment accepts ${environment} keys only.`;
-        }
-        if (Object.keys(state.errors!).length > 0) {
+        const state: KeyFormState = {
+          scopes: (decoded.given.scopes as string[] | undefined) ?? [],
+          lifetimeDays: Number(decoded.given.lifetime_days),
+          errors,
+        };
+        if (!decoded.ok || Object.keys(errors).length > 0) {
           return kit.page(who, await listPage(who, access, state), 422);
         }
         try {
           const { row, secret } = await createApiKey(
             deps.db,
             access.organization.id,
-            { environment, scopes: scopes as KeyScope[], lifetime_days: lifetimeDays },
+            decoded.value,
             deps.serviceEnv,
             personActor(who.signedIn.person.id),
           );

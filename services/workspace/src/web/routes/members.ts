@@ -3,11 +3,11 @@ import { ApiError } from "@newsroom/shared/errors";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import { checkLimit } from "@newsroom/shared/rate-limit";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../members/access.ts";
 import { addedToOrganizationEmail } from "../../members/added-email.ts";
-import { EmailAddress } from "../../members/model.ts";
+import { MemberIn } from "../../members/model.ts";
 import { can } from "../../members/permissions.ts";
 import { addMember, removeMember } from "../../members/service.ts";
 import {
@@ -17,12 +17,14 @@ import {
   membersOf,
 } from "../../members/store.ts";
 import type { WebDeps } from "../deps.ts";
+import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { type MemberListItem, type MembersPageState, membersPage } from "../pages/members.ts";
 
-const EMAIL = new RegExp(EmailAddress.pattern!);
+/** A member's new role: the role of the internal API's member. */
+const RoleIn = t.Pick(MemberIn, ["role"]);
 const isRole = (value: string): value is MemberRole => MEMBER_ROLES.includes(value as MemberRole);
 const isLastOwner = (error: unknown) =>
   error instanceof ApiError &&
@@ -116,11 +118,18 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const { who, access } = await gate(request, params.org);
         const form = await kit.form(request, who);
-        const email = form.text("email", 254).toLowerCase();
-        const role = form.text("role", 20);
-        const errors: Record<string, string> = {};
-        if (!EMAIL.test(email)) errors.email = "Enter an email address such as name@example.com.";
-        if (!isRole(role)) errors.role = "Choose a role.";
+        const decoded = decodeForm(form, MemberIn, {
+          wording: {
+            email: "Enter an email address such as name@example.com.",
+            role: "Choose a role.",
+          },
+          prepare: (given) => {
+            given.email = String(given.email ?? "").toLowerCase();
+          },
+        });
+        const email = String(decoded.given.email);
+        const role = String(decoded.given.role ?? "");
+        const errors: Record<string, string> = decoded.ok ? {} : decoded.errors;
         if (role === "owner") await guardOwners(who, access);
         if (isRole(role) && grantsKeyHoldingRole(null, role)) {
           requireFreshSignIn(who, deps.now(), pathOf(access));
@@ -157,11 +166,12 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
         const { who, access } = await gate(request, params.org);
         const form = await kit.form(request, who);
         const { person, membership } = await memberOf(access, params.person);
-        const role = form.text("role", 20);
-        if (!isRole(role)) {
+        const decoded = decodeForm(form, RoleIn, { wording: { role: "Choose a role." } });
+        if (!decoded.ok) {
           const memberError = { personId: person.id, message: "Choose a role." };
           return page(who, access, { memberError }, 422);
         }
+        const { role } = decoded.value;
         if (membership.role === "owner" || role === "owner") await guardOwners(who, access);
         if (grantsKeyHoldingRole(membership.role, role)) {
           requireFreshSignIn(who, deps.now(), pathOf(access));

@@ -1,11 +1,13 @@
 import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { asc } from "drizzle-orm";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { membershipsOfPerson } from "../../members/store.ts";
+import { OrganizationCreateIn } from "../../organizations/model.ts";
 import { createOrganization } from "../../organizations/service.ts";
 import { countStoriesByStatus, listStories } from "../../stories/queries.ts";
 import type { WebDeps } from "../deps.ts";
+import { decodeForm } from "../form-decode.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import {
   approvalsPage,
@@ -15,7 +17,8 @@ import {
   storiesPage,
 } from "../pages/organizations.ts";
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** What the page's form gives of the internal API's organization: its name and slug. */
+const OrganizationFormIn = t.Pick(OrganizationCreateIn, ["name", "slug"]);
 
 /** The organizations pages: the home list, one organization's overview, stories and queue. */
 export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
@@ -57,14 +60,18 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
         if (!(await kit.staffRole(who))) {
           throw new ApiError("forbidden", "Only staff create organizations.");
         }
-        const name = form.text("name", 200);
-        const slug = form.text("slug", 64).toLowerCase();
-        const errors: Record<string, string> = {};
-        if (!name) errors.name = "Enter a name.";
-        if (!SLUG.test(slug)) errors.slug = "Use lower-case letters, digits and hyphens.";
-        if (Object.keys(errors).length === 0) {
+        const decoded = decodeForm(form, OrganizationFormIn, {
+          wording: { name: "Enter a name.", slug: "Use lower-case letters, digits and hyphens." },
+          prepare: (given) => {
+            given.slug = String(given.slug ?? "").toLowerCase();
+          },
+        });
+        const name = String(decoded.given.name ?? "");
+        const slug = String(decoded.given.slug);
+        const errors: Record<string, string> = decoded.ok ? {} : decoded.errors;
+        if (decoded.ok) {
           try {
-            await createOrganization(deps.db, { slug, name });
+            await createOrganization(deps.db, decoded.value);
             return kit.redirect(`/app/orgs/${slug}`);
           } catch (error) {
             if (!(error instanceof ApiError && error.code === "conflict")) throw error;

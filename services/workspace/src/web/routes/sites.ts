@@ -4,17 +4,13 @@ import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../members/access.ts";
 import { findSite } from "../../resolve.ts";
-import { Hostname, SiteCreateIn, SiteSlug } from "../../sites/model.ts";
+import { DEFAULT_ACCENT, HostnameIn, SiteCreateIn } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";
 import { hostnamesOfOrganization, sitesOfOrganization } from "../../sites/store.ts";
 import type { WebDeps } from "../deps.ts";
+import { decodeForm } from "../form-decode.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { type SitesPageState, sitesPage } from "../pages/sites.ts";
-
-// The internal API's own rules for these fields.
-const SITE_SLUG = new RegExp(SiteSlug.pattern!);
-const HOSTNAME = new RegExp(Hostname.pattern!);
-const ACCENT = new RegExp(SiteCreateIn.properties.accent.pattern!);
 
 /** An organization's hosted sites and their hostnames: list, add a site, add a hostname. */
 export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
@@ -53,21 +49,27 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const { who, access } = await gate(request, params.org);
         const form = await kit.form(request, who);
+        const decoded = decodeForm(form, SiteCreateIn, {
+          wording: {
+            site: "Use lower-case letters, digits and hyphens (at most 48).",
+            name: "Enter the site's name.",
+            publisher: "Enter the publisher's name.",
+            accent: "Write a hex colour such as #1a73e8.",
+          },
+          prepare: (given) => {
+            given.site = String(given.site ?? "").toLowerCase();
+          },
+        });
+        const { given } = decoded;
         const values = {
-          site: form.text("site", 48).toLowerCase(),
-          name: form.text("name", 200),
-          publisher: form.text("publisher", 200),
-          accent: form.text("accent", 7) || "#1a73e8",
+          site: String(given.site ?? ""),
+          name: String(given.name ?? ""),
+          publisher: String(given.publisher ?? ""),
+          accent: String(given.accent ?? DEFAULT_ACCENT),
         };
-        const enabled = form.text("enabled") === "yes";
-        const live = form.text("live") === "yes";
-        const errors: Record<string, string> = {};
-        if (!SITE_SLUG.test(values.site)) {
-          errors.site = "Use lower-case letters, digits and hyphens (at most 48).";
-        }
-        if (!values.name) errors.name = "Enter the site's name.";
-        if (!values.publisher) errors.publisher = "Enter the publisher's name.";
-        if (!ACCENT.test(values.accent)) errors.accent = "Write a hex colour such as #1a73e8.";
+        const enabled = given.enabled === true;
+        const live = given.live === true;
+        const errors: Record<string, string> = decoded.ok ? {} : decoded.errors;
         if (Object.keys(errors).length === 0) {
           try {
             const row = await deps.db.transaction(async (tx) => {
@@ -97,15 +99,19 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
         const { who, access } = await gate(request, params.org);
         const form = await kit.form(request, who);
         const siteSlug = form.text("site", 48);
-        const hostname = form.text("hostname", 253).toLowerCase();
-        const errors: Record<string, string> = {};
+        const decoded = decodeForm(form, HostnameIn, {
+          wording: { hostname: "Write a hostname such as news.example.com." },
+          prepare: (given) => {
+            given.hostname = String(given.hostname ?? "").toLowerCase();
+          },
+        });
+        const hostname = String(decoded.given.hostname);
+        const errors: Record<string, string> = decoded.ok ? {} : decoded.errors;
         // Another organization's site answers like a missing one.
         const site = await findSite(deps.db, siteSlug).catch(() => null);
         if (!site || site.organizationId !== access.organization.id) {
           errors.site = "Choose one of this organization's sites.";
         }
-        if (!HOSTNAME.test(hostname))
-          errors.hostname = "Write a hostname such as news.example.com.";
         let status = 422;
         if (site && Object.keys(errors).length === 0) {
           try {
