@@ -16,6 +16,7 @@ import {
   topics,
   webhookEndpoints,
 } from "../db/schema.ts";
+import type { SyntheticStory } from "../demo/synthetic-stories.ts";
 import type { WebhookEventType } from "../events.ts";
 import { newId } from "../ids.ts";
 import { newWebhookSecret, seal } from "../secret-box.ts";
@@ -200,20 +201,91 @@ export async function insertStory(
       summary: input.summary ?? null,
       body: input.type === "in_the_news" ? [] : (input.body ?? []),
     });
-    const slugs = input.topics ?? [];
-    if (slugs.length > 0) {
-      await tx
-        .insert(topics)
-        .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
-        .onConflictDoNothing();
-      const rows = await tx
-        .select({ id: topics.id })
-        .from(topics)
-        .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, slugs)));
+    const rows = await ensureTopics(tx, organizationId, input.topics ?? []);
+    if (rows.length > 0) {
       await tx.insert(storyTopics).values(rows.map((t) => ({ storyId: story!.id, topicId: t.id })));
     }
     return story!;
   });
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Many stories at once, as the workspace's demo data writes them (marked `synthetic`, no
+ * approval decision, no outbox event): story i in `statusOf(i)`, dated `ageDays` back, so that
+ * the first of the list is the newest. Returns the stories' ids in the list's order.
+ */
+export async function insertStories(
+  db: Db,
+  organizationId: string,
+  list: readonly SyntheticStory[],
+  statusOf: (index: number) => StoryStatus,
+): Promise<string[]> {
+  if (list.length === 0) return [];
+  const now = Date.now();
+  const rows = list.map((story, index) => ({
+    story,
+    id: newId(),
+    status: statusOf(index),
+    at: new Date(now - story.ageDays * DAY_MS),
+  }));
+  await db.transaction(async (tx) => {
+    await tx.insert(stories).values(
+      rows.map(({ story, id, status, at }) => ({
+        id,
+        organizationId,
+        type: story.type,
+        slug: story.slug,
+        status,
+        currentVersion: 1,
+        externalUrl: story.externalUrl,
+        featured: story.featured,
+        synthetic: true,
+        publishedAt: status === "published" || status === "unpublished" ? at : null,
+        createdAt: new Date(at.getTime() - DAY_MS),
+        updatedAt: at,
+      })),
+    );
+    await tx.insert(storyVersions).values(
+      rows.map(({ story, id, at }) => ({
+        id: newId(),
+        storyId: id,
+        version: 1,
+        title: story.title,
+        summary: story.summary,
+        body: story.body,
+        createdAt: new Date(at.getTime() - DAY_MS),
+      })),
+    );
+    const topicIds = new Map(
+      (await ensureTopics(tx, organizationId, [...new Set(list.flatMap((s) => s.topics))])).map(
+        (row) => [row.slug, row.id],
+      ),
+    );
+    const links = rows.flatMap(({ story, id }) =>
+      [...new Set(story.topics)].map((slug) => ({ storyId: id, topicId: topicIds.get(slug)! })),
+    );
+    if (links.length > 0) await tx.insert(storyTopics).values(links);
+  });
+  return rows.map((row) => row.id);
+}
+
+/** The organization's topics of these slugs, created when missing. */
+async function ensureTopics(
+  tx: Queryable,
+  organizationId: string,
+  slugs: readonly string[],
+): Promise<{ id: string; slug: string }[]> {
+  if (slugs.length === 0) return [];
+  await tx
+    .insert(topics)
+    .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
+    .onConflictDoNothing();
+  return tx
+    .select({ id: topics.id, slug: topics.slug })
+    .from(topics)
+    .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, [...slugs])));
 }
 
 function topicName(slug: string): string {

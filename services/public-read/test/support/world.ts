@@ -16,6 +16,7 @@ import {
   storyPeople,
   storyVersions,
 } from "@newsroom/shared/db/schema";
+import type { SyntheticStory } from "@newsroom/shared/demo/synthetic-stories";
 import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
 import type { Runtime } from "@newsroom/shared/runtime";
@@ -23,7 +24,6 @@ import { serviceEntry } from "@newsroom/shared/service";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { insertStories } from "@newsroom/workspace/demo/seed";
-import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
 import { createSite } from "@newsroom/workspace/sites/service";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
