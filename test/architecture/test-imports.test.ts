@@ -17,8 +17,6 @@ const SERVICES = SERVICE_FOLDERS;
  */
 const STILL_IMPORTING = new Set<string>([
   "gateway/test/rate-limits.test.ts",
-  "services/client-api/test/feeds.happy.test.ts",
-  "services/client-api/test/pagination.happy.test.ts",
   "services/client-api/test/support/embedded.ts",
   "services/forms/test/body-limit.security.test.ts",
   "services/forms/test/digest-send.error.test.ts",
@@ -31,12 +29,9 @@ const STILL_IMPORTING = new Set<string>([
   "services/public-read/test/pages-cache.happy.test.ts",
   "services/public-read/test/purge-events.happy.test.ts",
   "services/public-read/test/support/world.ts",
-  "services/webhooks/test/batches.happy.test.ts",
-  "services/webhooks/test/bus-restart.error.test.ts",
   "services/webhooks/test/delivery.error.test.ts",
   "services/webhooks/test/delivery.happy.test.ts",
   "services/webhooks/test/endpoint-disabled.error.test.ts",
-  "services/webhooks/test/ordering.error.test.ts",
   "services/webhooks/test/resend.happy.test.ts",
   "services/webhooks/test/secret-rotation.happy.test.ts",
   "services/webhooks/test/support/harness.ts",
