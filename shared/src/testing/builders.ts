@@ -17,7 +17,7 @@ import {
   webhookEndpoints,
 } from "../db/schema.ts";
 import type { SyntheticStory } from "../demo/synthetic-stories.ts";
-import type { WebhookEventType } from "../events.ts";
+import type { StoryEvent, WebhookEventType } from "../events.ts";
 import { newId } from "../ids.ts";
 import { newWebhookSecret, seal } from "../secret-box.ts";
 import type { StoryBody } from "../story-body.ts";
@@ -102,6 +102,20 @@ export async function insertHostname(
     })
     .returning();
   return row!;
+}
+
+/** Marks a hostname active, as the workspace does once its certificate is confirmed. */
+export async function activateHostnameRow(
+  db: Queryable,
+  hostname: string,
+): Promise<typeof hostnames.$inferSelect> {
+  const [row] = await db
+    .update(hostnames)
+    .set({ status: "active", activatedAt: new Date() })
+    .where(eq(hostnames.hostname, hostname.toLowerCase()))
+    .returning();
+  if (!row) throw new Error(`no hostname ${hostname}`);
+  return row;
 }
 
 /** An API key made as the workspace makes one (only its hash stored); the secret is returned. */
@@ -342,14 +356,15 @@ export type StoryAction = keyof typeof ACTIONS;
 /**
  * Takes a story through an editorial action as the workspace records it: the story's status
  * and event counter, an approval decision for approve and reject, and the event in the outbox,
- * all in one transaction. Returns the story and the outbox event's id (null when none).
+ * all in one transaction. Returns the story, the outbox event's id and the event as the outbox
+ * relay publishes it on the bus (both null when the action writes none).
  */
 export async function applyStoryAction(
   db: Db,
   storyId: string,
   action: StoryAction,
   options: { note?: string; actorRole?: string } = {},
-): Promise<{ story: StoryRow; eventId: string | null }> {
+): Promise<{ story: StoryRow; eventId: string | null; event: StoryEvent | null }> {
   const rule: { to: StoryStatus; event: WebhookEventType | null; decision?: string } =
     ACTIONS[action];
   return db.transaction(async (tx) => {
@@ -383,20 +398,24 @@ export async function applyStoryAction(
         decidedAt: now,
       });
     }
-    let eventId: string | null = null;
-    if (rule.event) {
-      eventId = newId();
-      await tx.insert(outboxEvents).values({
-        id: eventId,
-        organizationId: row.organizationId,
-        type: rule.event,
-        storyId,
-        sequence,
-        previousStatus: row.status,
-        createdAt: now,
-      });
-    }
-    return { story: story!, eventId };
+    if (!rule.event) return { story: story!, eventId: null, event: null };
+    const eventId = newId();
+    await tx.insert(outboxEvents).values({
+      id: eventId,
+      organizationId: row.organizationId,
+      type: rule.event,
+      storyId,
+      sequence,
+      previousStatus: row.status,
+      createdAt: now,
+    });
+    const event: StoryEvent = {
+      id: eventId,
+      type: rule.event,
+      created_at: now.toISOString(),
+      data: { organization_id: row.organizationId, story_id: storyId },
+    };
+    return { story: story!, eventId, event };
   });
 }
 
