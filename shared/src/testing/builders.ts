@@ -338,7 +338,10 @@ export async function insertStoryVersion(
   });
 }
 
-/** What each editorial action leaves: the status, the event written and the decision recorded. */
+/**
+ * What each editorial action leaves: the status, the event written and the decision recorded.
+ * test/builders/story-actions.test.ts holds this copy to the workspace's state machine.
+ */
 const ACTIONS = {
   submit: { to: "review_required", event: "story.submitted" },
   approve: { to: "approved", event: "story.approved", decision: "approved" },
