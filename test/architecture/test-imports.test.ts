@@ -27,8 +27,6 @@ const STILL_IMPORTING = new Set<string>([
   "services/webhooks/test/secret-rotation.happy.test.ts",
   "services/webhooks/test/support/harness.ts",
   "services/workspace/test/endpoint-test.happy.test.ts",
-  "services/workspace/test/support/web-app.ts",
-  "services/workspace/test/web-gateway.security.test.ts",
 ]);
 
 function testFiles(folder: string): string[] {
