@@ -10,8 +10,8 @@ import { loadConfig } from "@newsroom/shared/config";
 import { launchChromium } from "@newsroom/shared/testing/browser";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
+import { startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import type { Page } from "playwright-core";
-import { startSesEmulator } from "../services/forms/test/support/harness.ts";
 import { startEmbedded } from "./embedded.ts";
 
 const OUT = new URL("../docs/screenshots/", import.meta.url).pathname;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { waitForReady } from "@newsroom/shared/testing/servers";
+import { type SesEmulator, startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import { type TcpProxy, tcpProxy } from "@newsroom/shared/testing/tcp-proxy";
 import postgres from "postgres";
 import { type Cluster, startCluster } from "../../scripts/cluster.ts";
-import { type SesEmulator, startSesEmulator } from "../../services/forms/test/support/harness.ts";
 import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 
 /**

@@ -6,7 +6,7 @@ import {
   embedded,
   newKey,
   organizationWithStories,
-} from "../../services/client-api/test/support/embedded.ts";
+} from "../support/client-api-embedded.ts";
 
 /**
  * A flow across two services: a key's last use is written by the client API alone

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hostnames, sites } from "@newsroom/shared/db/schema";
+import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { JSON_FEED_VERSION, JsonFeed } from "@newsroom/shared/feed-formats/model";
 import { newId } from "@newsroom/shared/ids";
-import { insertStories } from "@newsroom/workspace/demo/seed";
-import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { transitionStory } from "@newsroom/workspace/stories/service";
+import {
+  applyStoryAction,
+  insertOrganization,
+  insertStories,
+} from "@newsroom/shared/testing/builders";
 import Parser from "rss-parser";
 import {
   AWKWARD_TITLE,
@@ -136,10 +138,10 @@ describe("GET /v1/feed.xml", () => {
   });
 
   test("control characters in a title are dropped, the XML stays well-formed", async () => {
-    const org = await createOrganization(f.db, {
+    const org = await insertOrganization(f.db, {
       slug: `ctl-${random()}`,
       name: "Ctl \u0001 & <Co>",
-      newsroom_running: true,
+      newsroomRunning: true,
     });
     const [id] = await insertStories(
       f.db,
@@ -157,10 +159,10 @@ describe("GET /v1/feed.xml", () => {
 
 describe("feed size", () => {
   test("the 50 most recent published stories, newest first", async () => {
-    const org = await createOrganization(f.db, {
+    const org = await insertOrganization(f.db, {
       slug: `many-${random()}`,
       name: "Many",
-      newsroom_running: true,
+      newsroomRunning: true,
     });
     const list = syntheticStories(64, 5, "m-");
     const ids = await insertStories(f.db, org.id, list, (i) => (i < 60 ? "published" : "draft"));
@@ -174,17 +176,17 @@ describe("feed size", () => {
     const { feed: rss } = await rssFeed(key);
     expect(rss.items.map((i) => i.guid)).toEqual(ids.slice(0, 50));
     // An unpublished story leaves both feeds on the next request.
-    await transitionStory(f.db, ids[0]!, { action: "unpublish" });
+    await applyStoryAction(f.db, ids[0]!, "unpublish");
     expect((await jsonFeed(key)).items.map((i) => i.id)).toEqual(ids.slice(1, 51));
   });
 });
 
 describe("links", () => {
   test("items link to the hosted newsroom, then to the client's hostname once active", async () => {
-    const org = await createOrganization(f.db, {
+    const org = await insertOrganization(f.db, {
       slug: `site-${random()}`,
       name: "Sited",
-      newsroom_running: true,
+      newsroomRunning: true,
     });
     const [id] = await insertStories(
       f.db,
@@ -286,7 +288,7 @@ describe("conditional requests", () => {
     const etag = before.headers.get("etag")!;
     const [inReview] = f.a.inReview;
     for (const action of ["approve", "publish"] as const) {
-      await transitionStory(f.db, inReview!, { action });
+      await applyStoryAction(f.db, inReview!, action);
     }
     const after = await f.get("/v1/feed.json", {
       key: f.a.key,

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stories } from "@newsroom/shared/db/schema";
-import { insertStories } from "@newsroom/workspace/demo/seed";
-import { syntheticStories } from "@newsroom/workspace/demo/synthetic";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { addStoryVersion } from "@newsroom/workspace/stories/service";
+import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
+import {
+  insertOrganization,
+  insertStories,
+  insertStoryVersion,
+} from "@newsroom/shared/testing/builders";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { clientApiFixture, type Fixture, makeKey, random } from "./support/fixture.ts";
 
@@ -16,10 +18,10 @@ let ids: string[];
 
 beforeAll(async () => {
   f = await clientApiFixture();
-  const org = await createOrganization(f.db, {
+  const org = await insertOrganization(f.db, {
     slug: `walk-${random()}`,
     name: "Walk",
-    newsroom_running: true,
+    newsroomRunning: true,
   });
   orgId = org.id;
   ids = await insertStories(f.db, org.id, syntheticStories(TOTAL, 3, "w-"), () => "draft");
@@ -81,7 +83,7 @@ describe("keyset pagination over 1,000 stories", () => {
         const id = ids[Math.floor(Math.random() * ids.length)]!;
         moved.add(id);
         if (n++ % 2 === 0) {
-          await addStoryVersion(f.db, id, { title: `Updated ${n}` });
+          await insertStoryVersion(f.db, id, { title: `Updated ${n}` });
         } else {
           await f.db.execute(
             sql`update stories set updated_at = now() where id = ${id}::uuid and organization_id = ${orgId}::uuid`,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { assets, sites } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import { insertStories } from "@newsroom/shared/testing/builders";
 import { testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { insertStories } from "@newsroom/workspace/demo/seed";
 import { createPublicReadService } from "../src/app.ts";
 import {
   type Answer,

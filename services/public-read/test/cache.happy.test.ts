@@ -7,16 +7,20 @@ import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { relatedStories, sites, stories } from "@newsroom/shared/db/schema";
 import { edge } from "@newsroom/shared/http/edge";
 import { serviceEntry } from "@newsroom/shared/service";
+import {
+  activateHostnameRow,
+  applyStoryAction,
+  insertHostname,
+  insertSite,
+  insertStory,
+} from "@newsroom/shared/testing/builders";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { announceSiteChange } from "@newsroom/workspace/announce";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
 import { createPublicReadService } from "../src/app.ts";
 import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
+import { announceSiteChange, storyActionOnBus } from "./support/events.ts";
 import {
   type Answer,
   buildWorld,
@@ -132,15 +136,15 @@ async function newsroomOn() {
 }
 
 async function draftStory(database: TestDatabase, orgId: string, slug: string) {
-  const story = await createStory(database.db, orgId, {
+  const story = await insertStory(database.db, orgId, {
     type: "press_release",
     slug,
     title: `Title ${slug}`,
     body: [{ type: "paragraph", text: "Text" }],
     topics: ["world"],
   });
-  await transitionStory(database.db, story.id, { action: "submit" });
-  await transitionStory(database.db, story.id, { action: "approve" });
+  await applyStoryAction(database.db, story.id, "submit");
+  await applyStoryAction(database.db, story.id, "approve");
   return story.id;
 }
 
@@ -190,9 +194,8 @@ function invalidationSuite(
         }
 
         const storyId = await draftStory(database, orgId, "fresh-story");
-        await transitionStory(database.db, storyId, { action: "publish" });
-        const relayed = await relayOnce(database.db, buses[0]!);
-        expect(relayed.published).toBeGreaterThanOrEqual(1);
+        const published = await storyActionOnBus(database.db, buses[0]!, storyId, "publish");
+        expect(published?.type).toBe("story.published");
         for (const [index, get] of gets.entries()) {
           await eventually(
             async () => slugsOf(await get("/v1/public/newsroom"))[0] === "fresh-story",
@@ -207,8 +210,7 @@ function invalidationSuite(
           expect((await get("/v1/public/newsroom/fresh-story")).status).toBe(200);
         }
 
-        await transitionStory(database.db, storyId, { action: "unpublish" });
-        await relayOnce(database.db, buses[0]!);
+        await storyActionOnBus(database.db, buses[0]!, storyId, "unpublish");
         for (const [index, get] of gets.entries()) {
           await eventually(
             async () => (await get("/v1/public/newsroom/fresh-story")).status === 404,
@@ -224,13 +226,12 @@ function invalidationSuite(
     test(
       "a site change shows at once on every replica",
       async () => {
-        await createSite(database.db, orgId, {
-          site: "house-site",
+        const site = await insertSite(database.db, orgId, {
+          slug: "house-site",
           name: "House Site",
           publisher: "House",
-          enabled: true,
         });
-        await addHostname(database.db, "house-site", "news.house.example");
+        await insertHostname(database.db, site, "news.house.example", { active: false });
         await announceSiteChange(buses[0]!, orgId, "house-site");
         for (const [index, get] of gets.entries()) {
           await eventually(async () => (await get("/v1/public/sites/house-site")).status === 200, {
@@ -241,7 +242,7 @@ function invalidationSuite(
           expect((await get("/v1/public/hosts/news.house.example")).status).toBe(404);
         }
 
-        await activateHostname(database.db, "house-site", "news.house.example");
+        await activateHostnameRow(database.db, "news.house.example");
         await database.db
           .update(sites)
           .set({ name: "House Site Renamed" })
@@ -322,11 +323,10 @@ describe("a publish drops only the answers it changes", () => {
         .from(stories)
         .where(eq(stories.slug, "first-story"));
       const clientOrg = await createOrg(database.db, "client-org", true);
-      await createSite(database.db, clientOrg, {
-        site: "client-site",
+      await insertSite(database.db, clientOrg, {
+        slug: "client-site",
         name: "Client",
         publisher: "Client",
-        enabled: true,
       });
       const [clientStory] = await seedStories(database.db, clientOrg, [
         { type: "insight", status: "published", slug: "client-story", topics: ["world"] },
@@ -365,8 +365,7 @@ describe("a publish drops only the answers it changes", () => {
         }
         expect((await get("/v1/public/newsroom/fresh-story")).status).toBe(404);
 
-        await transitionStory(database.db, storyId, { action: "publish" });
-        await relayOnce(database.db, bus);
+        await storyActionOnBus(database.db, bus, storyId, "publish");
         await eventually(
           async () => service.cache.getByTarget("/v1/public/newsroom") === undefined,
           { message: "the house index is dropped" },
@@ -399,14 +398,12 @@ describe("a publish drops only the answers it changes", () => {
       const bus = new MemoryBus();
       const { database } = await newsroomOn();
       const orgId = await createOrg(database.db, "sites-org", true);
-      for (const site of ["site-one", "site-two"]) {
-        await createSite(database.db, orgId, {
-          site,
-          name: site,
-          publisher: "P",
-          enabled: true,
-        });
-      }
+      const siteOne = await insertSite(database.db, orgId, {
+        slug: "site-one",
+        name: "site-one",
+        publisher: "P",
+      });
+      await insertSite(database.db, orgId, { slug: "site-two", name: "site-two", publisher: "P" });
       const service = await createPublicReadService(
         testRuntime({ database, bus, config: testConfig() }),
       );
@@ -416,8 +413,7 @@ describe("a publish drops only the answers it changes", () => {
         expect((await get("/v1/public/sites/site-two")).status).toBe(200);
         expect((await get("/v1/public/hosts/news.one.example")).status).toBe(404);
         expect((await get("/v1/public/newsroom")).status).toBe(200);
-        await addHostname(database.db, "site-one", "news.one.example");
-        await activateHostname(database.db, "site-one", "news.one.example");
+        await insertHostname(database.db, siteOne, "news.one.example");
         await announceSiteChange(bus, orgId, "site-one");
         await eventually(
           async () => (await get("/v1/public/hosts/news.one.example")).status === 200,
@@ -558,8 +554,7 @@ describe("answers given again without routing", () => {
   test("a publish drops what a remembered target read: the next answer is new", async () => {
     const before = await get("/v1/public/newsroom");
     const storyId = await draftStory(database, orgId, "second-story");
-    await transitionStory(database.db, storyId, { action: "publish" });
-    await relayOnce(database.db, bus);
+    await storyActionOnBus(database.db, bus, storyId, "publish");
     await eventually(async () => service.cache.getByTarget("/v1/public/newsroom") === undefined, {
       message: "the remembered answer is dropped",
     });

@@ -4,9 +4,8 @@ import { log } from "@newsroom/shared/log";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { transitionStory } from "@newsroom/workspace/stories/service";
 import { createPublicReadService } from "../src/app.ts";
+import { storyActionOnBus } from "./support/events.ts";
 import { approvedStory, client, houseAndClientWithSite, testConfig } from "./support/world.ts";
 
 const TOKEN = "cdn-token-not-for-logs-7f3a";
@@ -69,8 +68,7 @@ afterAll(async () => {
 });
 
 async function transition(bus: MemoryBus, storyId: string, action: "publish" | "unpublish") {
-  await transitionStory(database.db, storyId, { action });
-  await relayOnce(database.db, bus);
+  await storyActionOnBus(database.db, bus, storyId, action);
 }
 
 /** The tags one provider request asks to purge, in the provider's own shape. */

@@ -2,15 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sites } from "@newsroom/shared/db/schema";
 import { JsonFeed } from "@newsroom/shared/feed-formats/model";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { announceSiteChange } from "@newsroom/workspace/announce";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
 import Parser from "rss-parser";
 import { storyPurgeTags } from "../src/caching/cache-tags.ts";
 import { PUBLIC_CACHE_CONTROL } from "../src/caching/responses.ts";
 import { storyPlaces } from "../src/caching/story-places-store.ts";
+import { announceSiteChange, storyActionOnBus } from "./support/events.ts";
 import { buildWorld, HOUSE_ORG, NEWSROOM_HOST, type World } from "./support/world.ts";
 import { sitemapSchemaErrors } from "./support/xml-schema.ts";
 
@@ -269,8 +267,7 @@ describe("invalidation", () => {
         `/${story.slug}<`,
       );
       const houseSitemap = await world.get("/sitemap.xml");
-      await transitionStory(world.database.db, story.id, { action: "unpublish" });
-      await relayOnce(world.database.db, world.runtime.bus);
+      await storyActionOnBus(world.database.db, world.runtime.bus, story.id, "unpublish");
       await eventually(async () => !(await onClientHost("/feed.json")).text.includes(story.id), {
         message: "the client's feed to drop the unpublished story",
       });

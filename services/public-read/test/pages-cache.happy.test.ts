@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { storyVersions } from "@newsroom/shared/db/schema";
+import {
+  activateHostnameRow,
+  applyStoryAction,
+  insertHostname,
+  insertSite,
+  insertStory,
+} from "@newsroom/shared/testing/builders";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { announceSiteChange } from "@newsroom/workspace/announce";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { activateHostname, addHostname, createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
 import { createPublicReadService } from "../src/app.ts";
+import { announceSiteChange, storyActionOnBus } from "./support/events.ts";
 import {
   type Answer,
   client,
@@ -59,17 +63,16 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
         .set({ title: "Quietly renamed" })
         .where(eq(storyVersions.storyId, other!.id));
 
-      const story = await createStory(database.db, orgId, {
+      const story = await insertStory(database.db, orgId, {
         type: "press_release",
         slug: "fresh-story",
         title: "Title fresh-story",
         body: [{ type: "paragraph", text: "Text of the fresh story" }],
         topics: ["world"],
       });
-      await transitionStory(database.db, story.id, { action: "submit" });
-      await transitionStory(database.db, story.id, { action: "approve" });
-      await transitionStory(database.db, story.id, { action: "publish" });
-      await relayOnce(database.db, bus);
+      await applyStoryAction(database.db, story.id, "submit");
+      await applyStoryAction(database.db, story.id, "approve");
+      await storyActionOnBus(database.db, bus, story.id, "publish");
       await eventually(async () => (await get("/newsroom")).text.includes("Title fresh-story"), {
         message: "the index page shows the published story",
       });
@@ -80,8 +83,7 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
       // The unrelated story's page was not dropped.
       expect((await get("/newsroom/other-story")).text).toContain("Title of other-story");
 
-      await transitionStory(database.db, story.id, { action: "unpublish" });
-      await relayOnce(database.db, bus);
+      await storyActionOnBus(database.db, bus, story.id, "unpublish");
       await eventually(async () => (await get("/newsroom/fresh-story")).status === 404, {
         message: "the unpublished story's page is gone",
       });
@@ -93,20 +95,19 @@ describe("pages are cached and dropped with the JSON answers' tags", () => {
   test(
     "a hostname activated and announced serves the site's pages; before, a plain 404",
     async () => {
-      await createSite(database.db, orgId, {
-        site: "house-site",
+      const site = await insertSite(database.db, orgId, {
+        slug: "house-site",
         name: "House Site",
         publisher: "House",
-        enabled: true,
       });
-      await addHostname(database.db, "house-site", "news.house.example");
+      await insertHostname(database.db, site, "news.house.example", { active: false });
       await announceSiteChange(bus, orgId, "house-site");
       const host = { host: "news.house.example" };
       const pending = await get("/", host);
       expect(pending.status).toBe(404);
       expect(pending.headers.get("cache-tag")).toBe("host:news.house.example");
 
-      await activateHostname(database.db, "house-site", "news.house.example");
+      await activateHostnameRow(database.db, "news.house.example");
       await announceSiteChange(bus, orgId, "house-site");
       await eventually(async () => (await get("/", host)).status === 200, {
         message: "the host page",

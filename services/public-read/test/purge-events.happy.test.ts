@@ -6,11 +6,10 @@ import { newId } from "@newsroom/shared/ids";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import { transitionStory } from "@newsroom/workspace/stories/service";
 import { Value } from "@sinclair/typebox/value";
 import { createPublicReadService } from "../src/app.ts";
 import { subscribePurges } from "../src/caching/invalidation.ts";
+import { storyActionOnBus } from "./support/events.ts";
 import {
   approvedStory,
   createOrg,
@@ -86,8 +85,7 @@ describe("cache.purged from story events", () => {
       "sitemap",
     ].sort();
     await withService(async (bus, purges, stories) => {
-      await transitionStory(database.db, storyId, { action: "publish" });
-      await relayOnce(database.db, bus);
+      await storyActionOnBus(database.db, bus, storyId, "publish");
       const published = purgeOf(
         await eventually(() => purges[0], { message: "the publish purge" }),
       );
@@ -96,8 +94,7 @@ describe("cache.purged from story events", () => {
       expect(published.data.organization_id).toBe(houseId);
       expect([...published.data.tags].sort()).toEqual(expected);
 
-      await transitionStory(database.db, storyId, { action: "unpublish" });
-      await relayOnce(database.db, bus);
+      await storyActionOnBus(database.db, bus, storyId, "unpublish");
       const unpublished = purgeOf(
         await eventually(() => purges[1], { message: "the unpublish purge" }),
       );
@@ -113,8 +110,7 @@ describe("cache.purged from story events", () => {
   test("a client's story purges its site's tags under its own organization", async () => {
     const storyId = await approvedStory(database.db, clientOrgId, "client-purged", ["launches"]);
     await withService(async (bus, purges) => {
-      await transitionStory(database.db, storyId, { action: "publish" });
-      await relayOnce(database.db, bus);
+      await storyActionOnBus(database.db, bus, storyId, "publish");
       const purge = purgeOf(await eventually(() => purges[0], { message: "the purge" }));
       expect(purge.data.organization_id).toBe(clientOrgId);
       expect([...purge.data.tags].sort()).toEqual(
@@ -132,8 +128,7 @@ describe("cache.purged from story events", () => {
     const orgId = await createOrg(database.db, "siteless-co", true);
     const storyId = await approvedStory(database.db, orgId, "shown-nowhere", ["launches"]);
     await withService(async (bus, purges, stories) => {
-      await transitionStory(database.db, storyId, { action: "publish" });
-      await relayOnce(database.db, bus);
+      await storyActionOnBus(database.db, bus, storyId, "publish");
       await eventually(() => stories[0], { message: "the story event" });
       await Bun.sleep(300);
       expect(purges).toEqual([]);
@@ -209,8 +204,7 @@ test("a redelivered story event purges once: the purge's id is the event's", asy
   const stories = await collect(real, [EVENT.storyPublished]);
   const consumer = await subscribePurges(bus, { db: database.db, houseOrg: HOUSE_ORG });
   try {
-    await transitionStory(database.db, storyId, { action: "publish" });
-    await relayOnce(database.db, bus);
+    await storyActionOnBus(database.db, bus, storyId, "publish");
     await eventually(() => purgeAttempts.length === 2, {
       message: "the redelivery",
       timeoutMs: 5_000,

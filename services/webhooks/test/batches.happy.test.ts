@@ -6,7 +6,7 @@ import {
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { addStoryVersion, createStory } from "@newsroom/workspace/stories/service";
+import { insertStory, insertStoryVersion } from "@newsroom/shared/testing/builders";
 import { eq, inArray } from "drizzle-orm";
 import { eventBodies, eventBody } from "../src/delivery/payload.ts";
 import { openAttempts, recordDeliveredBatch } from "../src/delivery/store.ts";
@@ -26,20 +26,20 @@ afterAll(async () => {
 describe("bodies for a claimed batch", () => {
   test("one query gives the same bodies as one event at a time", async () => {
     const [orgA, orgB] = [await fx.organization(), await fx.organization()];
-    const withTopics = await createStory(fx.db, orgA, {
+    const withTopics = await insertStory(fx.db, orgA, {
       type: "insight",
       slug: `t-${random()}`,
       title: "First title",
       summary: "First summary",
       topics: ["energy", "climate"],
     });
-    await addStoryVersion(fx.db, withTopics.id, { title: "Second title", summary: "Second" });
-    const plain = await createStory(fx.db, orgA, {
+    await insertStoryVersion(fx.db, withTopics.id, { title: "Second title", summary: "Second" });
+    const plain = await insertStory(fx.db, orgA, {
       type: "press_release",
       slug: `p-${random()}`,
       title: "Plain",
     });
-    const otherOrg = await createStory(fx.db, orgB, {
+    const otherOrg = await insertStory(fx.db, orgB, {
       type: "insight",
       slug: `o-${random()}`,
       title: "Other organization",

@@ -2,10 +2,9 @@ import { describe, expect, test } from "bun:test";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import type { WebhookEventOut } from "@newsroom/shared/records";
+import { applyStoryAction, type StoryAction } from "@newsroom/shared/testing/builders";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { transitionStory } from "@newsroom/workspace/stories/service";
-import type { StoryAction } from "@newsroom/workspace/stories/state-machine";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { reconcileOnce } from "../src/fan-out/reconciler.ts";
 import { ALL_EVENTS } from "./support/harness.ts";
@@ -63,7 +62,7 @@ describe.skipIf(!databaseUrl)("event order across a burst with the dispatcher ki
       const before = transitions.get(storyId)!;
       let status: StoryStatus = from === 0 ? "draft" : (before.at(-1)!.after as StoryStatus);
       for (let step = from; step < to; step++) {
-        const story = await transitionStory(world.fx.db, storyId, { action: actionAt(step) });
+        const { story } = await applyStoryAction(world.fx.db, storyId, actionAt(step));
         const seen = new Set(before.map((t) => t.eventId));
         const ids = await world.fx.db
           .select({ id: outboxEvents.id })

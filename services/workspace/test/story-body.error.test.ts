@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPublicReadService } from "@newsroom/public-read/app";
-import { loadConfig } from "@newsroom/shared/config";
 import { stories, storyVersions } from "@newsroom/shared/db/schema";
-import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
-import { serviceEntry } from "@newsroom/shared/service";
 import { and, eq } from "drizzle-orm";
 import { ADMIN_TOKEN, type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
 
@@ -113,7 +109,8 @@ describe("the CLI gives a body as plain text or a file of blocks", () => {
     return { code, body: JSON.parse(out) };
   }
 
-  test('--body "a\\n\\nb" stores two paragraphs, and the public item renders them', async () => {
+  // The public item renders them: test/flows/story-body.test.ts.
+  test('--body "a\\n\\nb" stores two paragraphs', async () => {
     await h.call("POST", "/orgs", { slug: "cli-house", name: "House", newsroom_running: true });
     const created = await admin(
       "story-create",
@@ -137,28 +134,6 @@ describe("the CLI gives a body as plain text or a file of blocks", () => {
       .from(storyVersions)
       .where(and(eq(storyVersions.storyId, created.body.id), eq(storyVersions.version, 1)));
     expect(version?.body).toEqual(paragraphs);
-
-    for (const action of ["submit", "approve", "publish"]) {
-      const moved = await h.call("POST", `/stories/${created.body.id}/transitions`, { action });
-      expect(moved.status).toBe(200);
-    }
-    const config = loadConfig({ HOUSE_ORG: "cli-house" });
-    const publicRead = await createPublicReadService({
-      config,
-      database: h.database,
-      bus: h.bus,
-      rateLimits: new MemoryRateLimitStore(),
-      close: async () => {},
-    });
-    try {
-      const item = await serviceEntry(publicRead)(
-        new Request("http://localhost/v1/public/newsroom/from-the-shell"),
-      );
-      expect(item.status).toBe(200);
-      expect((await item.json()).body).toEqual(paragraphs);
-    } finally {
-      await publicRead.stop();
-    }
   });
 
   test("--body-file takes a JSON list of blocks; a bad file's blocks are refused", async () => {

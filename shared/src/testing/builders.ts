@@ -16,7 +16,8 @@ import {
   topics,
   webhookEndpoints,
 } from "../db/schema.ts";
-import type { WebhookEventType } from "../events.ts";
+import type { SyntheticStory } from "../demo/synthetic-stories.ts";
+import type { StoryEvent, WebhookEventType } from "../events.ts";
 import { newId } from "../ids.ts";
 import { newWebhookSecret, seal } from "../secret-box.ts";
 import type { StoryBody } from "../story-body.ts";
@@ -101,6 +102,20 @@ export async function insertHostname(
     })
     .returning();
   return row!;
+}
+
+/** Marks a hostname active, as the workspace does once its certificate is confirmed. */
+export async function activateHostnameRow(
+  db: Queryable,
+  hostname: string,
+): Promise<typeof hostnames.$inferSelect> {
+  const [row] = await db
+    .update(hostnames)
+    .set({ status: "active", activatedAt: new Date() })
+    .where(eq(hostnames.hostname, hostname.toLowerCase()))
+    .returning();
+  if (!row) throw new Error(`no hostname ${hostname}`);
+  return row;
 }
 
 /** An API key made as the workspace makes one (only its hash stored); the secret is returned. */
@@ -200,20 +215,91 @@ export async function insertStory(
       summary: input.summary ?? null,
       body: input.type === "in_the_news" ? [] : (input.body ?? []),
     });
-    const slugs = input.topics ?? [];
-    if (slugs.length > 0) {
-      await tx
-        .insert(topics)
-        .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
-        .onConflictDoNothing();
-      const rows = await tx
-        .select({ id: topics.id })
-        .from(topics)
-        .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, slugs)));
+    const rows = await ensureTopics(tx, organizationId, input.topics ?? []);
+    if (rows.length > 0) {
       await tx.insert(storyTopics).values(rows.map((t) => ({ storyId: story!.id, topicId: t.id })));
     }
     return story!;
   });
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Many stories at once, as the workspace's demo data writes them (marked `synthetic`, no
+ * approval decision, no outbox event): story i in `statusOf(i)`, dated `ageDays` back, so that
+ * the first of the list is the newest. Returns the stories' ids in the list's order.
+ */
+export async function insertStories(
+  db: Db,
+  organizationId: string,
+  list: readonly SyntheticStory[],
+  statusOf: (index: number) => StoryStatus,
+): Promise<string[]> {
+  if (list.length === 0) return [];
+  const now = Date.now();
+  const rows = list.map((story, index) => ({
+    story,
+    id: newId(),
+    status: statusOf(index),
+    at: new Date(now - story.ageDays * DAY_MS),
+  }));
+  await db.transaction(async (tx) => {
+    await tx.insert(stories).values(
+      rows.map(({ story, id, status, at }) => ({
+        id,
+        organizationId,
+        type: story.type,
+        slug: story.slug,
+        status,
+        currentVersion: 1,
+        externalUrl: story.externalUrl,
+        featured: story.featured,
+        synthetic: true,
+        publishedAt: status === "published" || status === "unpublished" ? at : null,
+        createdAt: new Date(at.getTime() - DAY_MS),
+        updatedAt: at,
+      })),
+    );
+    await tx.insert(storyVersions).values(
+      rows.map(({ story, id, at }) => ({
+        id: newId(),
+        storyId: id,
+        version: 1,
+        title: story.title,
+        summary: story.summary,
+        body: story.body,
+        createdAt: new Date(at.getTime() - DAY_MS),
+      })),
+    );
+    const topicIds = new Map(
+      (await ensureTopics(tx, organizationId, [...new Set(list.flatMap((s) => s.topics))])).map(
+        (row) => [row.slug, row.id],
+      ),
+    );
+    const links = rows.flatMap(({ story, id }) =>
+      [...new Set(story.topics)].map((slug) => ({ storyId: id, topicId: topicIds.get(slug)! })),
+    );
+    if (links.length > 0) await tx.insert(storyTopics).values(links);
+  });
+  return rows.map((row) => row.id);
+}
+
+/** The organization's topics of these slugs, created when missing. */
+async function ensureTopics(
+  tx: Queryable,
+  organizationId: string,
+  slugs: readonly string[],
+): Promise<{ id: string; slug: string }[]> {
+  if (slugs.length === 0) return [];
+  await tx
+    .insert(topics)
+    .values(slugs.map((slug) => ({ id: newId(), organizationId, slug, name: topicName(slug) })))
+    .onConflictDoNothing();
+  return tx
+    .select({ id: topics.id, slug: topics.slug })
+    .from(topics)
+    .where(and(eq(topics.organizationId, organizationId), inArray(topics.slug, [...slugs])));
 }
 
 function topicName(slug: string): string {
@@ -252,7 +338,10 @@ export async function insertStoryVersion(
   });
 }
 
-/** What each editorial action leaves: the status, the event written and the decision recorded. */
+/**
+ * What each editorial action leaves: the status, the event written and the decision recorded.
+ * test/builders/story-actions.test.ts holds this copy to the workspace's state machine.
+ */
 const ACTIONS = {
   submit: { to: "review_required", event: "story.submitted" },
   approve: { to: "approved", event: "story.approved", decision: "approved" },
@@ -270,14 +359,15 @@ export type StoryAction = keyof typeof ACTIONS;
 /**
  * Takes a story through an editorial action as the workspace records it: the story's status
  * and event counter, an approval decision for approve and reject, and the event in the outbox,
- * all in one transaction. Returns the story and the outbox event's id (null when none).
+ * all in one transaction. Returns the story, the outbox event's id and the event as the outbox
+ * relay publishes it on the bus (both null when the action writes none).
  */
 export async function applyStoryAction(
   db: Db,
   storyId: string,
   action: StoryAction,
   options: { note?: string; actorRole?: string } = {},
-): Promise<{ story: StoryRow; eventId: string | null }> {
+): Promise<{ story: StoryRow; eventId: string | null; event: StoryEvent | null }> {
   const rule: { to: StoryStatus; event: WebhookEventType | null; decision?: string } =
     ACTIONS[action];
   return db.transaction(async (tx) => {
@@ -311,20 +401,24 @@ export async function applyStoryAction(
         decidedAt: now,
       });
     }
-    let eventId: string | null = null;
-    if (rule.event) {
-      eventId = newId();
-      await tx.insert(outboxEvents).values({
-        id: eventId,
-        organizationId: row.organizationId,
-        type: rule.event,
-        storyId,
-        sequence,
-        previousStatus: row.status,
-        createdAt: now,
-      });
-    }
-    return { story: story!, eventId };
+    if (!rule.event) return { story: story!, eventId: null, event: null };
+    const eventId = newId();
+    await tx.insert(outboxEvents).values({
+      id: eventId,
+      organizationId: row.organizationId,
+      type: rule.event,
+      storyId,
+      sequence,
+      previousStatus: row.status,
+      createdAt: now,
+    });
+    const event: StoryEvent = {
+      id: eventId,
+      type: rule.event,
+      created_at: now.toISOString(),
+      data: { organization_id: row.organizationId, story_id: storyId },
+    };
+    return { story: story!, eventId, event };
   });
 }
 

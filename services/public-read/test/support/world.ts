@@ -16,16 +16,19 @@ import {
   storyPeople,
   storyVersions,
 } from "@newsroom/shared/db/schema";
+import type { SyntheticStory } from "@newsroom/shared/demo/synthetic-stories";
 import { edge } from "@newsroom/shared/http/edge";
 import { newId } from "@newsroom/shared/ids";
 import type { Runtime } from "@newsroom/shared/runtime";
 import { serviceEntry } from "@newsroom/shared/service";
+import {
+  applyStoryAction,
+  insertSite,
+  insertStories,
+  insertStory,
+} from "@newsroom/shared/testing/builders";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { insertStories } from "@newsroom/workspace/demo/seed";
-import type { SyntheticStory } from "@newsroom/workspace/demo/synthetic";
-import { createSite } from "@newsroom/workspace/sites/service";
-import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { eq } from "drizzle-orm";
 import { createPublicReadService, type PublicReadOptions } from "../../src/app.ts";
 
@@ -76,11 +79,10 @@ export async function houseAndClientWithSite(
 ): Promise<{ houseId: string; clientOrgId: string }> {
   const houseId = await createOrg(db, HOUSE_ORG, true);
   const clientOrgId = await createOrg(db, "client-co", true);
-  await createSite(db, clientOrgId, {
-    site: "client-news",
+  await insertSite(db, clientOrgId, {
+    slug: "client-news",
     name: "Client News",
     publisher: "Client",
-    enabled: true,
   });
   return { houseId, clientOrgId };
 }
@@ -92,15 +94,15 @@ export async function approvedStory(
   slug: string,
   topics: string[],
 ): Promise<string> {
-  const story = await createStory(db, orgId, {
+  const story = await insertStory(db, orgId, {
     type: "press_release",
     slug,
     title: `Title ${slug}`,
     body: [{ type: "paragraph", text: "Text" }],
     topics,
   });
-  await transitionStory(db, story.id, { action: "submit" });
-  await transitionStory(db, story.id, { action: "approve" });
+  await applyStoryAction(db, story.id, "submit");
+  await applyStoryAction(db, story.id, "approve");
   return story.id;
 }
 
@@ -119,7 +121,7 @@ export interface SeededStory extends StorySpec {
   title: string;
 }
 
-/** Inserts stories through the workspace's fixture writer; returns them with their ids. */
+/** Inserts stories as the workspace's demo data does (shared builders); returns them with their ids. */
 export async function seedStories(
   db: Db,
   organizationId: string,

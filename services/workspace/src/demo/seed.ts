@@ -18,12 +18,12 @@ import {
   topics,
   workspaceMemberships,
 } from "@newsroom/shared/db/schema";
+import { type SyntheticStory, syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { createApiKey } from "../keys/service.ts";
 import { addMember } from "../members/service.ts";
 import { ensureTopics } from "../stories/service.ts";
-import { type SyntheticStory, syntheticStories } from "./synthetic.ts";
 
 const DAY_MS = 86_400_000;
 

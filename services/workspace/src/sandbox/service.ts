@@ -1,10 +1,10 @@
 import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import { organizations, type StoryStatus } from "@newsroom/shared/db/schema";
+import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { ApiError } from "@newsroom/shared/errors";
 import { eq } from "drizzle-orm";
 import { insertStories } from "../demo/seed.ts";
-import { syntheticStories } from "../demo/synthetic.ts";
 import { findOrganization } from "../resolve.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { adminToken, loadConfig } from "@newsroom/shared/config";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
+import { type SesEmulator, startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import type { Page } from "playwright-core";
 import { type Embedded, startEmbedded } from "../../../../scripts/embedded.ts";
-import { type SesEmulator, startSesEmulator } from "../../../forms/test/support/harness.ts";
 
 /** A clock the test moves: sign-in codes and sessions read it. */
 export function testClock() {

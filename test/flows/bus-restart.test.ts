@@ -5,12 +5,20 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
+import { createWebhooksService } from "@newsroom/webhooks/app";
 import { type OutboxRelay, startOutboxRelay } from "@newsroom/workspace/outbox/relay";
 import { createStory, transitionStory } from "@newsroom/workspace/stories/service";
 import { isNull } from "drizzle-orm";
-import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
-import { type NatsServer, natsServerBinary, startNatsServer } from "./support/processes.ts";
+import {
+  type Fixture,
+  random,
+  webhooksFixture,
+} from "../../services/webhooks/test/support/harness.ts";
+import {
+  type NatsServer,
+  natsServerBinary,
+  startNatsServer,
+} from "../../services/webhooks/test/support/processes.ts";
 
 const binary = natsServerBinary();
 /** The reconciler's age threshold here (a minute in production). */
@@ -20,7 +28,8 @@ const RECONCILE_AFTER_MS = 3_000;
 const databaseUrl = requireService("DATABASE_URL");
 
 /**
- * The NATS server of this file (its own process, port and store; never the machine's shared
+ * A flow across two services over the bus: the workspace's outbox relay publishes story events
+ * and the webhooks service consumes and delivers them. The NATS server of this file (its own process, port and store; never the machine's shared
  * server) is killed and restarted while events are being published: first with its store
  * intact, then having lost it, as a crash can lose messages JetStream had acknowledged.
  */

@@ -1,3 +1,4 @@
+import { type ClientApiServiceOptions, createClientApiService } from "@newsroom/client-api/app";
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
@@ -5,10 +6,10 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWorkspaceApp, workspaceCalls } from "@newsroom/workspace/app";
-import { type ClientApiServiceOptions, createClientApiService } from "../../src/app.ts";
-import { random } from "./fixture.ts";
 
 const ADMIN_TOKEN = "client-api-test-admin-token";
+
+export const random = () => Math.random().toString(36).slice(2, 10);
 
 /**
  * The embedded composition as far as the client API sees it: the workspace's internal API and

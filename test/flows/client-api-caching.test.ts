@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiKeys } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { type Embedded, embedded, newKey, organizationWithStories } from "./support/embedded.ts";
+import {
+  type Embedded,
+  embedded,
+  newKey,
+  organizationWithStories,
+} from "../support/client-api-embedded.ts";
 
 /**
- * Answers are cached by the organization's data version, read with the key on every request;
- * every change made through the workspace moves the version in its own transaction, so it shows
- * on the very next request.
+ * A flow across two services: the client API's answers are cached by the organization's data
+ * version, read with the key on every request; every change made through the workspace moves the
+ * version in its own transaction, so it shows on the very next request.
  */
 let e: Embedded;
 let org: Awaited<ReturnType<typeof organizationWithStories>>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type Embedded, embedded, newKey } from "./support/embedded.ts";
-import { random } from "./support/fixture.ts";
+import { type Embedded, embedded, newKey, random } from "../support/client-api-embedded.ts";
 
+/** A flow across two services: the workspace seeds a sandbox; the client API serves it. */
 let e: Embedded;
 beforeAll(async () => {
   e = await embedded();

@@ -1,4 +1,4 @@
-import { STORY_TYPES, type StoryType } from "@newsroom/shared/db/schema";
+import { STORY_TYPES, type StoryType } from "../db/schema.ts";
 
 /**
  * Synthetic, deterministic story content for the demo data and sandbox organizations.

@@ -5,14 +5,15 @@ import { edge } from "@newsroom/shared/http/edge";
 import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { serviceEdge } from "@newsroom/shared/service";
-import { type NewsletterOrg, newsletterOrg } from "./support/fixtures.ts";
-import { clientIp } from "./support/harness.ts";
-import { formsWorld } from "./support/world.ts";
+import { type NewsletterOrg, newsletterOrg } from "../../services/forms/test/support/fixtures.ts";
+import { clientIp } from "../../services/forms/test/support/harness.ts";
+import { formsWorld } from "../../services/forms/test/support/world.ts";
 
 /**
- * Bodies over the limit, many at once over real HTTP: the forms service served as its own
- * process serves it (its edge, Bun's options), and a distributed gateway in front of it. Every
- * one is answered 413 with the Error record; none is a closed connection.
+ * A flow across two services: bodies over the limit, many at once over real HTTP, to the forms
+ * service served as its own process serves it (its edge, Bun's options) and to a distributed
+ * gateway in front of it. Every one is answered 413 with the Error record; none is a closed
+ * connection.
  */
 const { forms } = formsWorld();
 const ONE_MIB = 1024 * 1024;

@@ -11,8 +11,18 @@ import {
 import { newId } from "@newsroom/shared/ids";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
-import { type Embedded, embedded, newKey, organizationWithStories } from "./support/embedded.ts";
+import {
+  type Embedded,
+  embedded,
+  newKey,
+  organizationWithStories,
+} from "../support/client-api-embedded.ts";
 
+/**
+ * A flow across the workspace and the client API with its cache on: a key the workspace revokes
+ * is refused at once, even during a request in flight; webhook data is never served stale; and
+ * nothing is cached on JetStream.
+ */
 const ROUTES = (storyId: string) => [
   "/v1/stories",
   `/v1/stories/${storyId}`,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClientApiApp } from "@newsroom/client-api/app";
+import { createGateway } from "@newsroom/gateway/app";
 import { KEY_SCOPES } from "@newsroom/shared/api-keys";
 import { loadConfig } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
@@ -8,15 +9,14 @@ import {
   type RateLimitStore,
   RedisRateLimitStore,
 } from "@newsroom/shared/rate-limit";
+import { insertApiKey, insertOrganization } from "@newsroom/shared/testing/builders";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
-import { createApiKey } from "@newsroom/workspace/keys/service";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { createGateway } from "../src/app.ts";
 
 /**
- * The client API's limits at the boundary, through real gateways in front of the real client-API
- * app: 300 per 60 s per key, 600 a minute per client IP, on the memory store and on Redis, and
- * shared by two gateway replicas on one Redis.
+ * A flow across two services: the client API's limits at the boundary, through real gateways in
+ * front of the real client-API app (which answers the key check): 300 per 60 s per key, 600 a
+ * minute per client IP, on the memory store and on Redis, and shared by two gateway replicas on
+ * one Redis.
  */
 const redisUrl = requireService("REDIS_URL");
 const config = loadConfig({ SERVICE_ENV: "development" });
@@ -27,10 +27,10 @@ let orgId: string;
 
 beforeAll(async () => {
   database = await testDatabase();
-  const org = await createOrganization(database.db, {
+  const org = await insertOrganization(database.db, {
     slug: `rl-${Math.random().toString(36).slice(2, 8)}`,
     name: "Limits",
-    newsroom_running: true,
+    newsroomRunning: true,
   });
   orgId = org.id;
   api = createClientApiApp({ db: database.db, config });
@@ -42,12 +42,10 @@ afterAll(async () => {
 });
 
 async function newKey(): Promise<string> {
-  const { secret } = await createApiKey(
-    database.db,
-    orgId,
-    { environment: "test", scopes: [...KEY_SCOPES], lifetime_days: 30 },
-    "development",
-  );
+  const { secret } = await insertApiKey(database.db, orgId, {
+    environment: "test",
+    scopes: KEY_SCOPES,
+  });
   return secret;
 }
 

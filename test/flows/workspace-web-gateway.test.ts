@@ -8,12 +8,19 @@ import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
-import { createWorkspaceService } from "../src/app.ts";
-import { serveWorkspace } from "../src/server.ts";
-import { SIGN_IN_LIMITS } from "../src/sign-in/service.ts";
-import { WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
+import { createWorkspaceService } from "@newsroom/workspace/app";
+import { serveWorkspace } from "@newsroom/workspace/server";
+import { SIGN_IN_LIMITS } from "@newsroom/workspace/sign-in/service";
+import {
+  WebClient,
+  type WebHarness,
+  webHarness,
+} from "../../services/workspace/test/support/web-app.ts";
 
-/** The web app is reached through the gateway in both modes; the internal API never is. */
+/**
+ * A flow across two services: the workspace's web app is reached through the gateway in both
+ * modes; the internal API never is.
+ */
 
 let wrongCodes = 0;
 /**
