@@ -93,7 +93,11 @@ describe("the builders' story actions match the workspace's state machine", () =
         const { db } = database;
         const byWorkspace = await storyIn(db, from);
         const byBuilder = await storyIn(db, from);
-        await transitionStory(db, byWorkspace, { action, note: NOTE, actor_role: "approver" });
+        await transitionStory(db, organizationId, byWorkspace, {
+          action,
+          note: NOTE,
+          actor_role: "approver",
+        });
         const { story, eventId, event } = await applyStoryAction(db, byBuilder, action, {
           note: NOTE,
           actorRole: "approver",

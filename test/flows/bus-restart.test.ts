@@ -82,7 +82,7 @@ describe.skipIf(!binary || !databaseUrl)("the NATS server restarted under load",
         slug: `s-${random()}`,
         title: "A story",
       });
-      await transitionStory(fx.db, story.id, { action: "submit" });
+      await transitionStory(fx.db, fx.orgId, story.id, { action: "submit" });
       relay?.kick();
       await Bun.sleep(20);
     }

@@ -17,6 +17,10 @@ export async function findOrganization(db: Queryable, idOrSlug: string): Promise
   return row;
 }
 
+/**
+ * Across organizations (labelled: an internal API path names only the site): a site by its id or
+ * slug, whose organization the caller then writes in.
+ */
 export async function findSite(db: Queryable, idOrSlug: string): Promise<SiteRow> {
   const [row] = await db
     .select()
@@ -24,4 +28,15 @@ export async function findSite(db: Queryable, idOrSlug: string): Promise<SiteRow
     .where(isUuid(idOrSlug) ? eq(sites.id, idOrSlug) : eq(sites.slug, idOrSlug));
   if (!row) throw new ApiError("not_found", "No such site.");
   return row;
+}
+
+/** One of the organization's sites by its id or slug; another organization's is not found. */
+export async function findSiteInOrganization(
+  db: Queryable,
+  organizationId: string,
+  idOrSlug: string,
+): Promise<SiteRow> {
+  const site = await findSite(db, idOrSlug);
+  if (site.organizationId !== organizationId) throw new ApiError("not_found", "No such site.");
+  return site;
 }

@@ -21,7 +21,7 @@ describe("outbox", () => {
 
   test("a transition writes its event in the same transaction", async () => {
     const { orgId, storyId } = await orgWithDraft(h, "outbox-ok");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     const rows = await h.database.db
       .select()
       .from(outboxEvents)
@@ -32,9 +32,10 @@ describe("outbox", () => {
   });
 
   test("a failure between the story write and the outbox row leaves neither", async () => {
-    const { storyId } = await orgWithDraft(h, "outbox-fail");
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-fail");
     const attempt = transitionStory(
       h.database.db,
+      orgId,
       storyId,
       { action: "submit" },
       {
@@ -57,8 +58,8 @@ describe("outbox", () => {
     const lag = async () => (await outboxLag.get()).values[0]?.value;
     /** One pass of a relay (it runs one at start), then stopped. */
     const onePass = (bus: EventBus) => startOutboxRelay(h.database.db, bus, 60_000).stop();
-    const { storyId } = await orgWithDraft(h, "outbox-lag");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-lag");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     await h.database.db
       .update(outboxEvents)
       .set({ createdAt: new Date(Date.now() - 600_000) })
@@ -88,8 +89,8 @@ describe("outbox", () => {
       },
       { durable: "outbox-test" },
     );
-    const { storyId } = await orgWithDraft(h, "outbox-relay");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-relay");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     const first = await relayOnce(h.database.db, h.bus);
     expect(first.published).toBeGreaterThanOrEqual(1);
     expect((await relayOnce(h.database.db, h.bus)).published).toBe(0);
@@ -107,8 +108,8 @@ describe("outbox relay and a slow bus (PGlite: one connection for everything)", 
   afterAll(() => h.close());
 
   test("no transaction is open while the bus is called: the database answers meanwhile", async () => {
-    const { storyId } = await orgWithDraft(h, "outbox-slow-bus");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-slow-bus");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -146,8 +147,8 @@ describe("outbox relay and a slow bus (PGlite: one connection for everything)", 
       },
       { durable: "outbox-two-relays" },
     );
-    const { storyId } = await orgWithDraft(h, "outbox-two-relays");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-two-relays");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     await Promise.all([relayOnce(h.database.db, h.bus), relayOnce(h.database.db, h.bus)]);
     await Bun.sleep(20);
     const mine = seen.filter((e) => e.type === "story.submitted" && e.data.story_id === storyId);
@@ -175,8 +176,8 @@ describe.skipIf(!natsUrl)("outbox relay on the real JetStream", () => {
   });
 
   test("a relay that crashes after publishing republishes the same id; JetStream drops it", async () => {
-    const { storyId } = await orgWithDraft(h, "outbox-crash");
-    await transitionStory(h.database.db, storyId, { action: "submit" });
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-crash");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
     const crashed = relayOnce(h.database.db, bus, {
       afterPublish: () => {
         throw new Error("relay died before marking sent");

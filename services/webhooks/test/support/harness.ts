@@ -122,7 +122,7 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
 
   /** Applies a transition and relays the outbox to the bus; returns the event's id. */
   async function transition(storyId: string, input: TransitionInput): Promise<string> {
-    await transitionStory(db, storyId, input);
+    await transitionStory(db, orgId, storyId, input);
     await relayOnce(db, current.bus);
     const [event] = await db
       .select({ id: outboxEvents.id })

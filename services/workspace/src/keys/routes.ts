@@ -1,9 +1,10 @@
+import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { listApiKeys } from "./list.ts";
 import { apiKeyOut, KeyCreateIn } from "./model.ts";
-import { createApiKey, revokeApiKey } from "./service.ts";
+import { createApiKey, organizationOfApiKey, revokeApiKey } from "./service.ts";
 
 export function keysRoutes(deps: WorkspaceDeps) {
   return new Elysia()
@@ -21,7 +22,9 @@ export function keysRoutes(deps: WorkspaceDeps) {
       { body: KeyCreateIn },
     )
     .post("/internal/v1/keys/:id/revoke", async ({ params }) => {
-      const row = await revokeApiKey(deps.db, params.id);
-      return apiKeyOut(row);
+      // The path names the key alone: its organization first, then the revocation in it.
+      const organizationId = await organizationOfApiKey(deps.db, params.id);
+      if (!organizationId) throw new ApiError("not_found", "No such key.");
+      return apiKeyOut(await revokeApiKey(deps.db, organizationId, params.id));
     });
 }

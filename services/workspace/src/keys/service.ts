@@ -81,22 +81,27 @@ export async function createApiKey(
 }
 
 /** Revokes a key at once and for good. Revoking twice keeps the first revocation time. */
-export async function revokeApiKey(db: Db, keyId: string, actor = "admin"): Promise<ApiKeyRow> {
+export async function revokeApiKey(
+  db: Db,
+  organizationId: string,
+  keyId: string,
+  actor = "admin",
+): Promise<ApiKeyRow> {
   if (!isUuid(keyId)) throw new ApiError("not_found", "No such key.");
   return db.transaction(async (tx) => {
     const [current] = await tx
-      .select({ organizationId: apiKeys.organizationId, revokedAt: apiKeys.revokedAt })
+      .select({ revokedAt: apiKeys.revokedAt })
       .from(apiKeys)
-      .where(eq(apiKeys.id, keyId));
+      .where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, keyId)));
     if (!current) throw new ApiError("not_found", "No such key.");
     if (!current.revokedAt) {
       await tx
         .update(apiKeys)
         .set({ revokedAt: new Date() })
-        .where(and(eq(apiKeys.organizationId, current.organizationId), eq(apiKeys.id, keyId)));
-      await audit(tx, current.organizationId, "api_key.revoked", keyId, actor);
+        .where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.id, keyId)));
+      await audit(tx, organizationId, "api_key.revoked", keyId, actor);
     }
-    return (await findApiKey(tx, current.organizationId, keyId))!;
+    return (await findApiKey(tx, organizationId, keyId))!;
   });
 }
 

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
+import { findSite } from "../resolve.ts";
 import { HostnameIn, hostnameOut, SiteCreateIn, siteOut } from "./model.ts";
 import { activateHostname, addHostname, createSite } from "./service.ts";
 
@@ -19,14 +20,16 @@ export function sitesRoutes(deps: WorkspaceDeps) {
     .post(
       "/internal/v1/sites/:site/hostnames",
       async ({ params, body, set }) => {
-        const row = await addHostname(deps.db, params.site, body.hostname);
+        const site = await findSite(deps.db, params.site);
+        const row = await addHostname(deps.db, site.organizationId, site.id, body.hostname);
         set.status = 201;
         return hostnameOut(row);
       },
       { body: HostnameIn },
     )
     .post("/internal/v1/sites/:site/hostnames/:hostname/activate", async ({ params }) => {
-      const row = await activateHostname(deps.db, params.site, params.hostname);
+      const site = await findSite(deps.db, params.site);
+      const row = await activateHostname(deps.db, site.organizationId, site.id, params.hostname);
       await announceSiteChange(deps.bus, row.organizationId, null);
       return hostnameOut(row);
     });

@@ -3,7 +3,7 @@ import { hostnames, sites } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
 import { and, eq } from "drizzle-orm";
-import { findOrganization, findSite, type SiteRow } from "../resolve.ts";
+import { findOrganization, findSiteInOrganization, type SiteRow } from "../resolve.ts";
 import { DEFAULT_ACCENT, type HostnameRow } from "./model.ts";
 
 export async function createSite(
@@ -43,10 +43,11 @@ export async function createSite(
 
 export async function addHostname(
   db: Queryable,
+  organizationId: string,
   siteIdOrSlug: string,
   hostname: string,
 ): Promise<HostnameRow> {
-  const site = await findSite(db, siteIdOrSlug);
+  const site = await findSiteInOrganization(db, organizationId, siteIdOrSlug);
   const name = hostname.toLowerCase();
   const [taken] = await db
     .select({ id: hostnames.id })
@@ -67,10 +68,11 @@ export async function addHostname(
 /** Marks a hostname's certificate as confirmed: from now on it resolves publicly. */
 export async function activateHostname(
   db: Queryable,
+  organizationId: string,
   siteIdOrSlug: string,
   hostname: string,
 ): Promise<HostnameRow> {
-  const site = await findSite(db, siteIdOrSlug);
+  const site = await findSiteInOrganization(db, organizationId, siteIdOrSlug);
   const [row] = await db
     .update(hostnames)
     .set({ status: "active", activatedAt: new Date() })

@@ -112,9 +112,17 @@ export async function createStory(
   });
 }
 
-async function lockStory(tx: Queryable, storyId: string): Promise<StoryRow> {
+async function lockStory(
+  tx: Queryable,
+  organizationId: string,
+  storyId: string,
+): Promise<StoryRow> {
   if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
-  const [row] = await tx.select().from(stories).where(eq(stories.id, storyId)).for("update");
+  const [row] = await tx
+    .select()
+    .from(stories)
+    .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)))
+    .for("update");
   if (!row) throw new ApiError("not_found", "No such story.");
   return row;
 }
@@ -122,11 +130,12 @@ async function lockStory(tx: Queryable, storyId: string): Promise<StoryRow> {
 /** Writes a new version; an approved or scheduled story goes back to draft. */
 export async function addStoryVersion(
   db: Db,
+  organizationId: string,
   storyId: string,
   input: { title: string; summary?: string | null; body?: StoryBody },
 ): Promise<StoryOut> {
   return db.transaction(async (tx) => {
-    const row = await lockStory(tx, storyId);
+    const row = await lockStory(tx, organizationId, storyId);
     if (!NEW_VERSION_ALLOWED.includes(row.status)) {
       throw new ApiError(
         "invalid_transition",
@@ -179,6 +188,7 @@ export interface TransitionHooks {
  */
 export async function transitionStory(
   db: Db,
+  organizationId: string,
   storyId: string,
   input: TransitionInput,
   hooks: TransitionHooks = {},
@@ -186,7 +196,7 @@ export async function transitionStory(
 ): Promise<StoryOut> {
   const actorRole = input.actor_role ?? "owner";
   const { story, evented } = await db.transaction(async (tx) => {
-    const row = await lockStory(tx, storyId);
+    const row = await lockStory(tx, organizationId, storyId);
     const check = checkTransition(row, input.action, { note: input.note, actorRole });
     if (!check.ok) {
       throw check.field

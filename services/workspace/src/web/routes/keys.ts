@@ -126,7 +126,12 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
         await kit.form(request, who);
         const { access, key } = await keyAccess(who, params.id);
         requireFreshSignIn(who, deps.now(), `/app/keys/${key.id}/revoke`);
-        await revokeApiKey(deps.db, key.id, personActor(who.signedIn.person.id));
+        await revokeApiKey(
+          deps.db,
+          access.organization.id,
+          key.id,
+          personActor(who.signedIn.person.id),
+        );
         return kit.redirect(keysPath(access));
       },
       { parse: "none" },

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../members/access.ts";
-import { findSite } from "../../resolve.ts";
+import { findSiteInOrganization } from "../../resolve.ts";
 import { DEFAULT_ACCENT, HostnameIn, SiteCreateIn } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";
 import { hostnamesOfOrganization, sitesOfOrganization } from "../../sites/store.ts";
@@ -108,15 +108,17 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
         const hostname = String(decoded.given.hostname);
         const errors: Record<string, string> = decoded.ok ? {} : decoded.errors;
         // Another organization's site answers like a missing one.
-        const site = await findSite(deps.db, siteSlug).catch(() => null);
-        if (!site || site.organizationId !== access.organization.id) {
+        const site = await findSiteInOrganization(deps.db, access.organization.id, siteSlug).catch(
+          () => null,
+        );
+        if (!site) {
           errors.site = "Choose one of this organization's sites.";
         }
         let status = 422;
         if (site && Object.keys(errors).length === 0) {
           try {
             await deps.db.transaction(async (tx) => {
-              const row = await addHostname(tx, site.id, hostname);
+              const row = await addHostname(tx, access.organization.id, site.id, hostname);
               const action = `hostname.added:${row.hostname}`;
               await audit(tx, row.organizationId, action, row.id, actorOf(who));
             });

@@ -65,6 +65,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
   ) {
     return transitionStory(
       deps.db,
+      organizationId,
       storyId,
       { action, note, actor_role: role },
       {
