@@ -9,8 +9,8 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { freePort } from "@newsroom/shared/testing/ports";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWorkspaceService } from "@newsroom/workspace/app";
+import { SIGN_IN_LIMITS } from "@newsroom/workspace/identity/sign-in/service";
 import { serveWorkspace } from "@newsroom/workspace/server";
-import { SIGN_IN_LIMITS } from "@newsroom/workspace/sign-in/service";
 import {
   WebClient,
   type WebHarness,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { addMember } from "@newsroom/workspace/members/service";
+import { addMember } from "@newsroom/workspace/identity/members/service";
 import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
 import { createWebhooksService } from "../src/app.ts";
 import { type Fixture, random, webhooksFixture } from "./support/harness.ts";

@@ -2,7 +2,7 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { InternalClient } from "@newsroom/shared/http/internal-client";
-import type { TxtLookup } from "./sso/domains.ts";
+import type { TxtLookup } from "./identity/sso/domains.ts";
 
 /** What the workspace's routes need. */
 export interface WorkspaceDeps {

@@ -6,7 +6,11 @@ import {
   stories,
 } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { can, PERMISSION_ACTIONS, type PermissionAction } from "../src/members/permissions.ts";
+import {
+  can,
+  PERMISSION_ACTIONS,
+  type PermissionAction,
+} from "../src/identity/members/permissions.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import {
   orgWithMembers,

@@ -7,10 +7,10 @@ import {
 } from "@newsroom/shared/rate-limit";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { addMember } from "../src/members/service.ts";
+import { addMember } from "../src/identity/members/service.ts";
+import { AFTER_ANSWER_MS } from "../src/identity/sign-in/after-answer.ts";
+import { createSignInService, SIGN_IN_LIMITS } from "../src/identity/sign-in/service.ts";
 import { createOrganization } from "../src/organizations/service.ts";
-import { AFTER_ANSWER_MS } from "../src/sign-in/after-answer.ts";
-import { createSignInService, SIGN_IN_LIMITS } from "../src/sign-in/service.ts";
 import { SIGN_IN_PAUSED } from "../src/web/pages/sign-in.ts";
 import { type Answer, randomIp, unique, type WebHarness, webHarness } from "./support/web-app.ts";
 

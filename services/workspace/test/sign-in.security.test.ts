@@ -4,11 +4,11 @@ import type { Mailer } from "@newsroom/shared/mailer";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { testDatabase } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
-import { addMember } from "../src/members/service.ts";
-import { findPersonByEmail } from "../src/members/store.ts";
+import { addMember } from "../src/identity/members/service.ts";
+import { findPersonByEmail } from "../src/identity/members/store.ts";
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../src/identity/sessions/service.ts";
+import { CODE_TTL_MS, createSignInService } from "../src/identity/sign-in/service.ts";
 import { createOrganization } from "../src/organizations/service.ts";
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../src/sessions/service.ts";
-import { CODE_TTL_MS, createSignInService } from "../src/sign-in/service.ts";
 import {
   type Answer,
   unique,

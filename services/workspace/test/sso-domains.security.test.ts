@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ssoVerifiedDomains } from "@newsroom/shared/db/schema";
 import { eq } from "drizzle-orm";
-import { txtLookup } from "../src/sso/domains.ts";
+import { txtLookup } from "../src/identity/sso/domains.ts";
 import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 import { type Harness, workspaceHarness } from "./support/harness.ts";
 

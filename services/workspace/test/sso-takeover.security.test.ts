@@ -8,7 +8,7 @@ import {
 } from "@newsroom/shared/db/schema";
 import { eq, like } from "drizzle-orm";
 import { WorkspaceConfig } from "../src/config.ts";
-import { findPersonByEmail } from "../src/members/store.ts";
+import { findPersonByEmail } from "../src/identity/members/store.ts";
 import { providerLinkOf, publishDomainRecord, type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { type Answer, storyInReview, unique, type WebClient } from "./support/web-app.ts";
 

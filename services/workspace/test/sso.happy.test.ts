@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, organizationSso, workspaceSessions } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
-import { findPersonByEmail } from "../src/members/store.ts";
+import { findPersonByEmail } from "../src/identity/members/store.ts";
 import { startOidcProvider } from "./support/oidc-provider.ts";
 import { type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { unique } from "./support/web-app.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, workspaceSessions, workspaceSsoAttempts } from "@newsroom/shared/db/schema";
 import { eq, like } from "drizzle-orm";
-import { findPersonByEmail } from "../src/members/store.ts";
-import { hashAttemptToken, SSO_REQUESTS_PER_CLIENT } from "../src/sso/service.ts";
+import { findPersonByEmail } from "../src/identity/members/store.ts";
+import { hashAttemptToken, SSO_REQUESTS_PER_CLIENT } from "../src/identity/sso/service.ts";
 import { providerLinkOf, type SsoHarness, ssoHarness } from "./support/sso.ts";
 import { type Answer, unique, type WebClient } from "./support/web-app.ts";
 

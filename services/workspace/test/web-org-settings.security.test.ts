@@ -10,7 +10,7 @@ import {
 } from "@newsroom/shared/db/schema";
 import { and, eq } from "drizzle-orm";
 import { audit } from "../src/audit.ts";
-import type { PermissionAction } from "../src/members/permissions.ts";
+import type { PermissionAction } from "../src/identity/members/permissions.ts";
 import { INVITATIONS_PER_HOUR } from "../src/web/routes/members.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import {

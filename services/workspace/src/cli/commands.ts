@@ -1,8 +1,8 @@
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type TObject, Type } from "@sinclair/typebox";
 import { DigestSendIn } from "../digest/model.ts";
+import { MemberIn } from "../identity/members/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
-import { MemberIn } from "../members/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";

@@ -21,8 +21,8 @@ import {
 import { type SyntheticStory, syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, inArray } from "drizzle-orm";
+import { addMember } from "../identity/members/service.ts";
 import { createApiKey } from "../keys/service.ts";
-import { addMember } from "../members/service.ts";
 import { ensureTopics } from "../stories/service.ts";
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
-import { createSignInService } from "../sign-in/service.ts";
+import { createSignInService } from "../identity/sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";

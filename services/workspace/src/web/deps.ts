@@ -4,7 +4,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import type { WorkspaceCalls } from "../deps.ts";
-import type { TxtLookup } from "../sso/domains.ts";
+import type { TxtLookup } from "../identity/sso/domains.ts";
 
 /** What the workspace web app needs. */
 export interface WebDeps {

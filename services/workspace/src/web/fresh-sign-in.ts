@@ -1,4 +1,4 @@
-import type { SessionRow } from "../sessions/service.ts";
+import type { SessionRow } from "../identity/sessions/service.ts";
 import type { SignedInVisitor } from "./kit.ts";
 import { Redirect } from "./kit.ts";
 

@@ -1,10 +1,14 @@
 import type { MemberRole } from "@newsroom/shared/db/schema";
 import type { Html } from "@newsroom/shared/html";
 import { randomToken } from "@newsroom/shared/ids";
-import { type OrgAccess, requirePermission, staffRole } from "../members/access.ts";
-import type { PermissionAction } from "../members/permissions.ts";
-import type { PersonRow } from "../members/store.ts";
-import { resolveSession, SESSION_ABSOLUTE_MS, type SessionRow } from "../sessions/service.ts";
+import { type OrgAccess, requirePermission, staffRole } from "../identity/members/access.ts";
+import type { PermissionAction } from "../identity/members/permissions.ts";
+import type { PersonRow } from "../identity/members/store.ts";
+import {
+  resolveSession,
+  SESSION_ABSOLUTE_MS,
+  type SessionRow,
+} from "../identity/sessions/service.ts";
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";
 import type { WebDeps } from "./deps.ts";

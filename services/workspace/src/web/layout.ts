@@ -1,6 +1,6 @@
 import type { MemberRole } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
-import { can, type PermissionAction } from "../members/permissions.ts";
+import { can, type PermissionAction } from "../identity/members/permissions.ts";
 import { CSRF_FIELD } from "./csrf.ts";
 import type { Visitor } from "./kit.ts";
 

@@ -4,7 +4,7 @@ import type { Config, InsecureTargets } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp, workspaceCalls } from "../../src/app.ts";
-import type { TxtLookup } from "../../src/sso/domains.ts";
+import type { TxtLookup } from "../../src/identity/sso/domains.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
 export const SECRETS_KEY = Buffer.alloc(32, 9);

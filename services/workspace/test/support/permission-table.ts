@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { MemberRole } from "@newsroom/shared/db/schema";
-import type { PermissionAction } from "../../src/members/permissions.ts";
+import type { PermissionAction } from "../../src/identity/members/permissions.ts";
 
 /**
  * docs/permissions.md's "Workspace permissions" table, action by action: the permission tests are generated

@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
 import type { AuditLogEntry } from "../../audit-log.ts";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { Visitor } from "../kit.ts";
 import { layout } from "../layout.ts";
 import { navOf } from "./organizations.ts";

@@ -5,8 +5,8 @@ import {
   MAX_LIVE_KEYS_PER_ORGANIZATION,
 } from "@newsroom/shared/api-keys";
 import { type Html, html } from "@newsroom/shared/html";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { ApiKeyRow } from "../../keys/model.ts";
-import type { OrgAccess } from "../../members/access.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { copyScriptTag, secretOnce } from "../secret-once.ts";

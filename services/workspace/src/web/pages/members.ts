@@ -1,8 +1,8 @@
 import { MEMBER_ROLES, type MemberRole } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../members/access.ts";
-import { can } from "../../members/permissions.ts";
-import type { MembershipRow, PersonRow } from "../../members/store.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
+import { can } from "../../identity/members/permissions.ts";
+import type { MembershipRow, PersonRow } from "../../identity/members/store.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { navOf } from "./organizations.ts";

@@ -1,5 +1,5 @@
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { navOf } from "./organizations.ts";

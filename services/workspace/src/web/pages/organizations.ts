@@ -1,7 +1,7 @@
 import type { MemberRole, StoryStatus } from "@newsroom/shared/db/schema";
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { StoryListItem } from "../../stories/queries.ts";
 import { freshSignInUrl } from "../fresh-sign-in.ts";
 import type { Visitor } from "../kit.ts";

@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
 import { canonicalUrl } from "@newsroom/shared/site-address";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { SiteRow } from "../../resolve.ts";
 import type { HostnameRow } from "../../sites/model.ts";
 import { activeHostname } from "../../sites/public-pages.ts";

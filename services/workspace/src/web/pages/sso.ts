@@ -1,7 +1,7 @@
 import { type Html, html } from "@newsroom/shared/html";
-import type { DomainStatus } from "../../sso/domains.ts";
-import type { SsoField } from "../../sso/model.ts";
-import type { SsoConfigRow } from "../../sso/store.ts";
+import type { DomainStatus } from "../../identity/sso/domains.ts";
+import type { SsoField } from "../../identity/sso/model.ts";
+import type { SsoConfigRow } from "../../identity/sso/store.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 

@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
 import type { StoryRow } from "@newsroom/shared/story-records";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { PublicPage } from "../../sites/public-pages.ts";
 import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
 import { TRANSITIONS } from "../../stories/state-machine.ts";

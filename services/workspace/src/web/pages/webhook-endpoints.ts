@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../../webhook-endpoints/service.ts";
 import { deliveryChart, type HourCount } from "../delivery-chart.ts";

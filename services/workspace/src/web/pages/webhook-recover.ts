@@ -1,5 +1,5 @@
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
 import { RECOVER_MAX_DAYS } from "../../webhook-endpoints/resend.ts";
 import type { Visitor } from "../kit.ts";

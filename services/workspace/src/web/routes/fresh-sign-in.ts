@@ -1,7 +1,7 @@
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
-import { markSessionFresh } from "../../sessions/service.ts";
-import type { SignInService } from "../../sign-in/service.ts";
+import { markSessionFresh } from "../../identity/sessions/service.ts";
+import type { SignInService } from "../../identity/sign-in/service.ts";
 import type { WebDeps } from "../deps.ts";
 import { FRESH_SIGN_IN_PATH, safeReturnTo } from "../fresh-sign-in.ts";
 import type { WebKit } from "../kit.ts";

@@ -2,6 +2,8 @@ import { acceptedKeyEnvironment } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
+import { can } from "../../identity/members/permissions.ts";
 import { KeyCreateIn } from "../../keys/model.ts";
 import {
   createApiKey,
@@ -9,8 +11,6 @@ import {
   organizationOfApiKey,
   revokeApiKey,
 } from "../../keys/service.ts";
-import type { OrgAccess } from "../../members/access.ts";
-import { can } from "../../members/permissions.ts";
 import type { WebDeps } from "../deps.ts";
 import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";

@@ -5,17 +5,17 @@ import { log } from "@newsroom/shared/log";
 import { checkLimit } from "@newsroom/shared/rate-limit";
 import { Elysia, t } from "elysia";
 import { personActor } from "../../audit.ts";
-import type { OrgAccess } from "../../members/access.ts";
-import { addedToOrganizationEmail } from "../../members/added-email.ts";
-import { MemberIn } from "../../members/model.ts";
-import { can } from "../../members/permissions.ts";
-import { addMember, removeMember } from "../../members/service.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
+import { addedToOrganizationEmail } from "../../identity/members/added-email.ts";
+import { MemberIn } from "../../identity/members/model.ts";
+import { can } from "../../identity/members/permissions.ts";
+import { addMember, removeMember } from "../../identity/members/service.ts";
 import {
   findMembership,
   findPersonByEmail,
   findPersonById,
   membersOf,
-} from "../../members/store.ts";
+} from "../../identity/members/store.ts";
 import type { WebDeps } from "../deps.ts";
 import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";

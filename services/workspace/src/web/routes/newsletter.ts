@@ -2,7 +2,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import { MAX_NEWSLETTER_ORIGINS } from "../../organizations/model.ts";
 import { lockOrganization, updateOrganization } from "../../organizations/service.ts";
 import type { WebDeps } from "../deps.ts";

@@ -2,7 +2,7 @@ import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { asc } from "drizzle-orm";
 import { Elysia, t } from "elysia";
-import { membershipsOfPerson } from "../../members/store.ts";
+import { membershipsOfPerson } from "../../identity/members/store.ts";
 import { OrganizationCreateIn } from "../../organizations/model.ts";
 import { createOrganization } from "../../organizations/service.ts";
 import { countStoriesByStatus, listStories } from "../../stories/queries.ts";

@@ -1,7 +1,7 @@
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
-import { endAllSessions, endSession, startSession } from "../../sessions/service.ts";
-import type { CodeCheck, SignInService } from "../../sign-in/service.ts";
+import { endAllSessions, endSession, startSession } from "../../identity/sessions/service.ts";
+import type { CodeCheck, SignInService } from "../../identity/sign-in/service.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";

@@ -2,7 +2,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { announceSiteChange } from "../../announce.ts";
 import { audit, personActor } from "../../audit.ts";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import { findSiteInOrganization } from "../../resolve.ts";
 import { DEFAULT_ACCENT, HostnameIn, SiteCreateIn } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";

@@ -1,12 +1,12 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
+import { startSession } from "../../identity/sessions/service.ts";
+import { domainStatuses, verifySsoDomain } from "../../identity/sso/domains.ts";
+import { parseDomainList } from "../../identity/sso/model.ts";
+import { configureSso, createSsoService, SSO_ATTEMPT_TTL_MS } from "../../identity/sso/service.ts";
+import { findSsoConfig, type SsoConfigRow } from "../../identity/sso/store.ts";
 import type { OrganizationRow } from "../../resolve.ts";
-import { startSession } from "../../sessions/service.ts";
-import { domainStatuses, verifySsoDomain } from "../../sso/domains.ts";
-import { parseDomainList } from "../../sso/model.ts";
-import { configureSso, createSsoService, SSO_ATTEMPT_TTL_MS } from "../../sso/service.ts";
-import { findSsoConfig, type SsoConfigRow } from "../../sso/store.ts";
 import { appCookie, readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
 import { requireFreshSignIn } from "../fresh-sign-in.ts";

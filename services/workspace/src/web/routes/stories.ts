@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
-import { can } from "../../members/permissions.ts";
+import { can } from "../../identity/members/permissions.ts";
 import { storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,

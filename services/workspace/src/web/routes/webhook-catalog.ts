@@ -1,6 +1,6 @@
 import { signingSecrets } from "@newsroom/shared/webhook-secrets";
 import { Elysia } from "elysia";
-import type { OrgAccess } from "../../members/access.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
 import { webhookCatalog } from "../../webhook-catalog/catalog.ts";
 import { parsePastedHeaders, verifyPastedRequest } from "../../webhook-catalog/verify-signature.ts";
 import { listWebhookEndpoints } from "../../webhook-endpoints/service.ts";

@@ -2,9 +2,9 @@ import { ApiError } from "@newsroom/shared/errors";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import type { OrgAccess } from "../../members/access.ts";
-import type { PermissionAction } from "../../members/permissions.ts";
-import { can } from "../../members/permissions.ts";
+import type { OrgAccess } from "../../identity/members/access.ts";
+import type { PermissionAction } from "../../identity/members/permissions.ts";
+import { can } from "../../identity/members/permissions.ts";
 import { rotateWebhookEndpointSecret } from "../../webhook-endpoints/rotate-secret.ts";
 import {
   createWebhookEndpoint,

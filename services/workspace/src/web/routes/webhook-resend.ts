@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
-import { can, type PermissionAction } from "../../members/permissions.ts";
+import { can, type PermissionAction } from "../../identity/members/permissions.ts";
 import { findDelivery, listDeliveryAttempts } from "../../webhook-endpoints/attempts.ts";
 import {
   lastDisabledAt,

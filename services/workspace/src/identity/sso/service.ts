@@ -6,9 +6,9 @@ import { log } from "@newsroom/shared/log";
 import { checkLimit, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import { open, seal } from "@newsroom/shared/secret-box";
 import * as oidc from "openid-client";
-import { audit } from "../audit.ts";
+import { audit } from "../../audit.ts";
+import { findOrganization, type OrganizationRow } from "../../resolve.ts";
 import { findPersonByEmail, membershipsOfPerson, type PersonRow } from "../members/store.ts";
-import { findOrganization, type OrganizationRow } from "../resolve.ts";
 import {
   domainOfEmail,
   issuerProblem,

@@ -1,7 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import type { MemberRole } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
-import { findOrganization, type OrganizationRow } from "../resolve.ts";
+import { findOrganization, type OrganizationRow } from "../../resolve.ts";
 import { can, type PermissionAction } from "./permissions.ts";
 import { findMembership, type PersonRow } from "./store.ts";
 

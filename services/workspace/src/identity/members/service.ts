@@ -1,8 +1,8 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { MemberRole } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
-import { audit } from "../audit.ts";
-import { findOrganization } from "../resolve.ts";
+import { audit } from "../../audit.ts";
+import { findOrganization } from "../../resolve.ts";
 import {
   deleteMembership,
   ensurePerson,

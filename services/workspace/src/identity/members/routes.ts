@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import type { WorkspaceDeps } from "../deps.ts";
-import { listOf } from "../list.ts";
-import { findOrganization } from "../resolve.ts";
+import type { WorkspaceDeps } from "../../deps.ts";
+import { listOf } from "../../list.ts";
+import { findOrganization } from "../../resolve.ts";
 import { memberRecords } from "./member-records.ts";
 import { MemberIn, memberOut } from "./model.ts";
 import { addMember, removeMember } from "./service.ts";

@@ -1,8 +1,8 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import type { WorkspaceDeps } from "../deps.ts";
-import { listOf } from "../list.ts";
-import { findOrganization } from "../resolve.ts";
+import type { WorkspaceDeps } from "../../deps.ts";
+import { listOf } from "../../list.ts";
+import { findOrganization } from "../../resolve.ts";
 import { type DomainStatus, domainStatuses, txtLookup, verifySsoDomain } from "./domains.ts";
 import { SsoConfigIn, ssoConfigOut } from "./model.ts";
 import { configureSso } from "./service.ts";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { promises as dns } from "node:dns";
 import type { Db } from "@newsroom/shared/db/index";
-import { audit } from "../audit.ts";
+import { audit } from "../../audit.ts";
 import {
   claimVerifiedDomain,
   findSsoConfig,
