@@ -4,8 +4,8 @@ import { organizations, type StoryStatus } from "@newsroom/shared/db/schema";
 import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { ApiError } from "@newsroom/shared/errors";
 import { eq } from "drizzle-orm";
-import { insertStories } from "../demo/seed.ts";
 import { findOrganization } from "../resolve.ts";
+import { insertStories } from "../stories/synthetic.ts";
 
 /**
  * Fills a sandbox organization with synthetic stories in every status and runs its newsroom.
