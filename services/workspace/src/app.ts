@@ -12,9 +12,10 @@ import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
+import { digestRoutes } from "./digest/routes.ts";
 import { keysRoutes } from "./keys/routes.ts";
-import { mailingsRoutes } from "./mailings/routes.ts";
 import { membersRoutes } from "./members/routes.ts";
+import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
@@ -55,7 +56,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(webhookDeliveriesRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
-    .use(mailingsRoutes(deps));
+    .use(digestRoutes(deps))
+    .use(organizationNewsletterRoutes(deps));
   kit.bindRoutes(app);
   return app;
 }
