@@ -78,9 +78,21 @@ export function newsletterList(
         });
       }
     },
-    unsubscribeOf: () => ({
-      link: SES_UNSUBSCRIBE_URL,
-      listManagement: { contactListName: list.name },
-    }),
+    unsubscribeOf: () => contactListUnsubscribe(organization),
+  };
+}
+
+/**
+ * How every email to an organization's subscribers lets them leave (its copies and its welcome
+ * email): SES's own link, which SES writes in for the contact with list management on.
+ */
+export function contactListUnsubscribe(organization: {
+  id: string;
+  slug: string;
+  name: string;
+}): CopyUnsubscribe {
+  return {
+    link: SES_UNSUBSCRIBE_URL,
+    listManagement: { contactListName: contactListOf(organization).name },
   };
 }

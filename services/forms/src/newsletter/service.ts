@@ -1,4 +1,4 @@
-import { type Mailer, type MailMessage, SES_UNSUBSCRIBE_URL } from "@newsroom/shared/mailer";
+import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
 import {
   type ConfirmationRow,
   countConfirmationsSince,
@@ -20,6 +20,7 @@ import {
   TOKEN_SHAPE,
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
+import { contactListUnsubscribe } from "../mailings/lists.ts";
 import { sendEmailOnce } from "../send-once.ts";
 import { contactListOf } from "./contact-lists.ts";
 import { allowedOrigins } from "./origins.ts";
@@ -138,18 +139,19 @@ function welcomeEmail(
   withList: boolean,
 ): MailMessage {
   const lines = ["Hello,", "", `You are subscribed to ${organization.name}'s weekly newsletter.`];
+  const unsubscribe = withList ? contactListUnsubscribe(organization) : null;
   return {
     to: [email],
     fromName: organization.name,
     subject: `You are subscribed to ${organization.name}`,
-    text: withList
+    text: unsubscribe
       ? [
           ...lines,
           "Every issue carries a link to unsubscribe, as this email does:",
-          SES_UNSUBSCRIBE_URL,
+          unsubscribe.link,
         ].join("\n")
       : lines.join("\n"),
-    ...(withList ? { listManagement: { contactListName: contactListOf(organization).name } } : {}),
+    ...(unsubscribe ? { listManagement: unsubscribe.listManagement } : {}),
   };
 }
 
