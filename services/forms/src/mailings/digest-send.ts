@@ -1,9 +1,9 @@
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
 import { log } from "@newsroom/shared/log";
+import type { DigestRunOut } from "@newsroom/shared/mailings";
 import type { FormsDeps } from "../deps.ts";
 import { composeIssue } from "./issue.ts";
 import { digestList } from "./lists.ts";
-import type { DigestRunOut } from "./model.ts";
 import { sendCopies } from "./send-copies.ts";
 import { findOrganization, publishedBetween } from "./store.ts";
 import { type IsoWeek, parseWeek, weekOf } from "./week.ts";

@@ -1,6 +1,7 @@
 import { unclearedAssetUrls, withoutUrls } from "@newsroom/shared/asset-urls";
 import { ApiError } from "@newsroom/shared/errors";
 import { log } from "@newsroom/shared/log";
+import type { NewsletterRunOut } from "@newsroom/shared/mailings";
 import {
   chooseWeek,
   emptyRun,
@@ -10,7 +11,6 @@ import {
 } from "./digest-send.ts";
 import { composeIssue } from "./issue.ts";
 import { newsletterList } from "./lists.ts";
-import type { NewsletterRunOut } from "./model.ts";
 import { sendCopies } from "./send-copies.ts";
 import { findOrganization, newsroomAddressOf, publishedBetween } from "./store.ts";
 

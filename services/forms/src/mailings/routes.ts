@@ -1,11 +1,11 @@
 import { adminToken } from "@newsroom/shared/config";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
+import { DigestRunOut, MailingSendIn, NewsletterRunOut } from "@newsroom/shared/mailings";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
 import { Type as t } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { FormsDeps } from "../deps.ts";
 import { sendWeeklyDigest } from "./digest-send.ts";
-import { DigestRunOut, MailingSendIn, NewsletterRunOut } from "./model.ts";
 import { sendOrganizationNewsletter } from "./newsletter-send.ts";
 
 const INTERNAL_ERRORS = {

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
 import type { Mailer } from "@newsroom/shared/mailer";
+import type { DigestRunOut } from "@newsroom/shared/mailings";
 import { isRefusal, sendOnce } from "../send-once.ts";
 import { claimRecordOnce, markSubmissionSent, releaseSubmission } from "../submission/store.ts";
 import { copyFor, type Issue } from "./issue.ts";
 import type { MailingList, Reader } from "./lists.ts";
-import type { CopyCounts } from "./model.ts";
 
 const PARALLEL_SENDS = 4;
 /** Refusals in a row after which a run stops (the provider is down; the next run goes on). */
@@ -20,6 +20,12 @@ export function copyId(readerKey: string, week: string): string {
   const hex = bytes.subarray(0, 16).toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** What a run counts of its copies (the digest's and a newsletter's alike). */
+export type CopyCounts = Pick<
+  DigestRunOut,
+  "subscribers" | "sent" | "already_sent" | "failed" | "unconfirmed" | "stopped"
+>;
 
 export interface CopiesRun {
   db: Db;
@@ -40,7 +46,7 @@ export interface CopiesRun {
  * record back (the next run tries again); no answer keeps it, so a copy that may have arrived is
  * never sent twice. Counts every reader in `run`; stops after STOP_AFTER_REFUSALS in a row.
  */
-export async function sendCopies(copies: CopiesRun, run: CopyCounts & { subscribers: number }) {
+export async function sendCopies(copies: CopiesRun, run: CopyCounts) {
   const { db, list, week } = copies;
   const route = list.routeOf(week);
   const counted = await list.count();
