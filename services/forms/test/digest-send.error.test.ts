@@ -271,5 +271,14 @@ describe("requests", () => {
       expect(response.status).toBe(401);
     }
     expect(ADMIN_TOKEN).not.toBe("wrong-token-wrong-token");
+    // Checked before the body: without the token, a malformed week is not even looked at.
+    const unread = await setup.forms.handle(
+      new Request("http://localhost/internal/v1/orgs/anyone/newsletter/send", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ week: "not-a-week" }),
+      }),
+    );
+    expect(unread.status).toBe(401);
   });
 });
