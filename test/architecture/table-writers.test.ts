@@ -28,8 +28,6 @@ const TWO_WRITERS: Record<string, string> = {
   outbox_events: "workspace, webhooks",
   // The workspace records owner actions; webhooks records an endpoint it disabled.
   audit_events: "workspace, webhooks",
-  // Forms records submissions; the workspace's digest send marks its run.
-  form_submissions: "forms, workspace",
 };
 
 function sourceFiles(folder: string): string[] {

@@ -11,6 +11,7 @@ import type { FormsDeps } from "./deps.ts";
 import { digestRoutes } from "./digest/routes.ts";
 import { embedRoutes } from "./embed/routes.ts";
 import { openHumanCheck } from "./human-check.ts";
+import { mailingsRoutes } from "./mailings/routes.ts";
 import { mappingCallRoutes } from "./mapping-call/routes.ts";
 import { openContactLists } from "./newsletter/contact-lists.ts";
 import { newsletterRoutes } from "./newsletter/routes.ts";
@@ -25,7 +26,7 @@ export interface FormsOptions {
   sweep?: boolean;
 }
 
-/** Website forms, the digest and organization newsletters, embed.js. */
+/** Website forms, the digest and organization newsletters (subscriptions and sends), embed.js. */
 export async function createFormsService(
   runtime: Runtime<FormsConfig>,
   options: FormsOptions = {},
@@ -53,7 +54,8 @@ export async function createFormsService(
     .use(digestRoutes(deps))
     .use(newsletterRoutes(deps))
     .use(unsubscribeRoutes(deps))
-    .use(embedRoutes());
+    .use(embedRoutes())
+    .use(mailingsRoutes(deps));
   kit.bindRoutes(app);
   const stopSweeper = options.sweep === false ? () => {} : startSweeper(deps);
   return {

@@ -6,6 +6,7 @@ import {
   PublicAddressConfig,
   RuntimeConfig,
   SecretsConfig,
+  WorkspaceServerConfig,
 } from "@newsroom/shared/config-variables";
 import { type Static, Type as T } from "@sinclair/typebox";
 
@@ -17,12 +18,15 @@ export const FormsConfig = T.Composite([
   ProcessConfig,
   RuntimeConfig,
   EdgeConfig,
-  // Confirmation links, and the origins a newsletter sign-up may come from.
+  // Confirmation links, the origins a newsletter sign-up may come from, the house newsroom
+  // (HOUSE_ORG) the digest sends and the newsroom addresses (NEWSROOM_HOST) issues link to.
   PublicAddressConfig,
   // Signs the digest's unsubscribe links.
   SecretsConfig,
-  // Sends the form emails and keeps the newsletter contact lists.
+  // Sends the form emails, the digest and newsletters; keeps and reads the newsletter contact lists.
   MailConfig,
   HumanCheckConfig,
+  // The bearer token of the mailings' internal API (the workspace's calls).
+  T.Pick(WorkspaceServerConfig, ["ADMIN_TOKEN"]),
 ]);
 export type FormsConfig = Static<typeof FormsConfig>;

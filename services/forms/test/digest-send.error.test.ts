@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { digestSubscriptions, formSubmissions } from "@newsroom/shared/db/schema";
-import { copyId } from "@newsroom/workspace/digest/service";
-import { weekOf } from "@newsroom/workspace/digest/week";
-import { updateOrganization } from "@newsroom/workspace/organizations/service";
+import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { eq, like } from "drizzle-orm";
+import { copyId } from "../src/mailings/send-copies.ts";
+import { weekOf } from "../src/mailings/week.ts";
 import { sweepExpired } from "../src/sweep.ts";
 import { ADMIN_TOKEN, digestWorld } from "./support/digest.ts";
 import { publishedStory } from "./support/fixtures.ts";
@@ -72,14 +72,14 @@ describe("weeks without news", () => {
       const emails = await readers(1, "stopped");
       await onlySubscribed(emails);
       await story();
-      await updateOrganization(setup.forms.database.db, setup.house.slug, {
-        newsroom_running: false,
+      await updateOrganizationRow(setup.forms.database.db, setup.house.id, {
+        newsroomRunning: false,
       });
       try {
         expect(await (await setup.send()).json()).toMatchObject({ items: 0, sent: 0 });
       } finally {
-        await updateOrganization(setup.forms.database.db, setup.house.slug, {
-          newsroom_running: true,
+        await updateOrganizationRow(setup.forms.database.db, setup.house.id, {
+          newsroomRunning: true,
         });
       }
       expect(await setup.issuesTo(emails[0]!)).toHaveLength(0);
@@ -93,7 +93,7 @@ describe("at most once per subscriber and week", () => {
       const emails = await readers(6, "race");
       await onlySubscribed(emails);
       await story();
-      const replica = setup.workspaceWith({});
+      const replica = await setup.formsWith({});
       const [a, b] = await Promise.all([setup.send(), setup.send({}, replica)]);
       const runs = [await a.json(), await b.json()];
       expect(runs[0].sent + runs[1].sent).toBe(6);
@@ -167,7 +167,7 @@ describe("the provider", () => {
       await story();
       const provider = startRefusingProvider(400);
       try {
-        const refusing = setup.workspaceWith({ SES_ENDPOINT: provider.url });
+        const refusing = await setup.formsWith({ SES_ENDPOINT: provider.url });
         const run = await (await setup.send({}, refusing)).json();
         expect(run).toMatchObject({ sent: 0, failed: 3, unconfirmed: 0, stopped: false });
         expect(provider.attempts()).toBeGreaterThanOrEqual(3);
@@ -187,7 +187,7 @@ describe("the provider", () => {
       await story();
       const provider = startRefusingProvider(500);
       try {
-        const down = setup.workspaceWith({ SES_ENDPOINT: provider.url });
+        const down = await setup.formsWith({ SES_ENDPOINT: provider.url });
         const run = await (await setup.send({}, down)).json();
         expect(run.stopped).toBe(true);
         expect(run.failed).toBeGreaterThanOrEqual(10);
@@ -215,7 +215,7 @@ describe("the provider", () => {
         },
       });
       try {
-        const lost = setup.workspaceWith({ SES_ENDPOINT: `http://127.0.0.1:${silent.port}` });
+        const lost = await setup.formsWith({ SES_ENDPOINT: `http://127.0.0.1:${silent.port}` });
         const run = await (await setup.send({}, lost)).json();
         expect(run).toMatchObject({ sent: 0, failed: 0, unconfirmed: 2 });
       } finally {
@@ -250,7 +250,7 @@ describe("requests", () => {
   });
 
   test("without email configured: 503 forms_unavailable, nothing recorded", async () => {
-    const noMail = setup.workspaceWith({}, null);
+    const noMail = await setup.formsWith({ FORMS_FROM_EMAIL: undefined });
     const response = await setup.send({}, noMail);
     expect(response.status).toBe(503);
     expect((await response.json()).error.code).toBe("forms_unavailable");
@@ -258,7 +258,7 @@ describe("requests", () => {
 
   test("needs the admin token", async () => {
     for (const authorization of [undefined, "Bearer wrong-token-wrong-token"]) {
-      const response = await setup.workspace(
+      const response = await setup.forms.handle(
         new Request("http://localhost/internal/v1/digest/send", {
           method: "POST",
           headers: {
@@ -271,5 +271,14 @@ describe("requests", () => {
       expect(response.status).toBe(401);
     }
     expect(ADMIN_TOKEN).not.toBe("wrong-token-wrong-token");
+    // Checked before the body: without the token, a malformed week is not even looked at.
+    const unread = await setup.forms.handle(
+      new Request("http://localhost/internal/v1/orgs/anyone/newsletter/send", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ week: "not-a-week" }),
+      }),
+    );
+    expect(unread.status).toBe(401);
   });
 });

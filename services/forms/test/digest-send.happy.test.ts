@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { digestSubscriptions } from "@newsroom/shared/db/schema";
-import { weekOf } from "@newsroom/workspace/digest/week";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
+import { insertOrganization } from "@newsroom/shared/testing/builders";
 import { eq } from "drizzle-orm";
-import { ADMIN_TOKEN, digestWorld } from "./support/digest.ts";
+import { weekOf } from "../src/mailings/week.ts";
+import { digestWorld } from "./support/digest.ts";
 import { publishedStory } from "./support/fixtures.ts";
 import { address, headerOf, random, unsubscribeLinkIn } from "./support/harness.ts";
 
@@ -54,10 +54,10 @@ describe("npm run admin -- digest send", () => {
       title: "Last week's story",
       publishedAt: new Date(week.start.getTime() - 1000),
     });
-    const other = await createOrganization(db, {
+    const other = await insertOrganization(db, {
       slug: `other-${tag}`,
       name: "Other",
-      newsroom_running: true,
+      newsroomRunning: true,
     });
     await publishedStory(db, other.slug, { slug: `theirs-${tag}`, title: "Not the house's" });
 
@@ -164,48 +164,4 @@ describe("npm run admin -- digest send", () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]!.body.text).toContain("From last week");
   });
-});
-
-describe("the command line", () => {
-  test("`npm run admin -- digest send` calls the workspace and prints the run; twice sends once", async () => {
-    const { forms, house } = setup;
-    const reader = address("cli");
-    await setup.subscriber(reader);
-    await publishedStory(forms.database.db, house.slug, {
-      slug: `cli-${random()}`,
-      title: "Through the command line",
-      publishedAt: new Date(forms.clock.now().getTime() - HOUR),
-    });
-    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: setup.workspace });
-    try {
-      const run = async () => {
-        const child = Bun.spawn(["npm", "run", "--silent", "admin", "--", "digest", "send"], {
-          cwd: new URL("../../..", import.meta.url).pathname,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            ADMIN_TOKEN,
-            WORKSPACE_URL: `http://127.0.0.1:${server.port}`,
-          },
-          stdout: "pipe",
-          stderr: "pipe",
-        });
-        const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-        return { code, run: JSON.parse(out.slice(out.indexOf("{"))) };
-      };
-      const first = await run();
-      expect(first.code).toBe(0);
-      expect(first.run.object).toBe("digest_run");
-      expect(first.run.sent).toBeGreaterThanOrEqual(1);
-      expect(await setup.issuesTo(reader)).toHaveLength(1);
-
-      const second = await run();
-      expect(second.code).toBe(0);
-      expect(second.run.sent).toBe(0);
-      expect(second.run.already_sent).toBeGreaterThanOrEqual(1);
-      expect(await setup.issuesTo(reader)).toHaveLength(1);
-    } finally {
-      server.stop(true);
-    }
-  }, 30_000);
 });

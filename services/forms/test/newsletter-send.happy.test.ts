@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { formSubmissions } from "@newsroom/shared/db/schema";
 import { updateOrganizationRow } from "@newsroom/shared/testing/builders";
 import { like } from "drizzle-orm";
 import { type ContactsServer, startContactsServer } from "./support/contacts-server.ts";
-import { ADMIN_TOKEN, toMidweek, workspaceOn } from "./support/digest.ts";
+import { ADMIN_TOKEN, internalPost, toMidweek } from "./support/digest.ts";
 import { type NewsletterOrg, newsletterOrg, publishedStory } from "./support/fixtures.ts";
 import { address, envelope, type FormsHarness, formsHarness } from "./support/harness.ts";
 
@@ -16,34 +15,29 @@ import { address, envelope, type FormsHarness, formsHarness } from "./support/ha
 const DAY = 24 * 3600_000;
 let contacts: ContactsServer;
 let forms: FormsHarness;
-let workspace: (request: Request) => Promise<Response>;
 let org: NewsletterOrg;
-const bus = new MemoryBus();
 
 beforeAll(async () => {
   // The stand-in answers sends too: the issues are read from what it was sent.
   contacts = startContactsServer();
-  forms = await formsHarness({ SES_ENDPOINT: contacts.url, SES_CONTACTS_ENDPOINT: contacts.url });
+  forms = await formsHarness({
+    SES_ENDPOINT: contacts.url,
+    SES_CONTACTS_ENDPOINT: contacts.url,
+    ADMIN_TOKEN,
+  });
   toMidweek(forms);
-  workspace = workspaceOn(forms, bus);
   org = await newsletterOrg(forms.database.db, { site: {} });
   await updateOrganizationRow(forms.database.db, org.id, { newsroomRunning: true });
 });
 
 afterAll(async () => {
-  await bus.close();
   await forms.close();
   contacts.close();
 });
 
+/** The forms service's internal API (the workspace forwards its operators' command here). */
 const send = (slug: string) =>
-  workspace(
-    new Request(`http://localhost/internal/v1/orgs/${slug}/newsletter/send`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: "{}",
-    }),
-  );
+  forms.handle(internalPost(`/internal/v1/orgs/${slug}/newsletter/send`));
 
 describe("newsletter send", () => {
   test("the week's stories go once to each opted-in contact, through SES list management", async () => {

@@ -109,7 +109,10 @@ describe("the weekly digest and a provider that never answers", () => {
         title: "A story",
         publishedAt: new Date(setup.forms.clock.now().getTime() - 3600_000),
       });
-      const slow = setup.workspaceWith({ SES_ENDPOINT: silent.url, SES_TIMEOUT_MS: TIMEOUT_MS });
+      const slow = await setup.formsWith({
+        SES_ENDPOINT: silent.url,
+        SES_TIMEOUT_MS: String(TIMEOUT_MS),
+      });
       const run = await within(TIMEOUT_MS + 5_000, setup.send({}, slow));
       expect(run === "too slow" ? run : run.status).toBe(200);
       const body = run === "too slow" ? null : await run.json();

@@ -12,7 +12,7 @@ import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
-import { type DigestOptions, digestRoutes } from "./digest/routes.ts";
+import { digestRoutes } from "./digest/routes.ts";
 import { membersRoutes } from "./identity/members/routes.ts";
 import { txtLookup } from "./identity/sso/domains.ts";
 import { ssoRoutes } from "./identity/sso/routes.ts";
@@ -27,11 +27,8 @@ import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
-/**
- * The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN.
- * `digest` configures the weekly digest sender (read from the environment when left out).
- */
-export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: DigestOptions } = {}) {
+/** The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN. */
+export function createWorkspaceApp(deps: WorkspaceDeps) {
   const kit = httpKit("workspace");
   const app = new Elysia({ name: "workspace" })
     .use(kit)
@@ -59,8 +56,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps, options: { digest?: Dige
     .use(webhookDeliveriesRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
-    .use(digestRoutes(deps.db, options.digest))
-    .use(organizationNewsletterRoutes(deps.db, options.digest));
+    .use(digestRoutes(deps))
+    .use(organizationNewsletterRoutes(deps));
   kit.bindRoutes(app);
   return app;
 }
@@ -122,20 +119,17 @@ export async function createWorkspaceService(
   const relay = startOutboxRelay(db, bus);
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const calls = workspaceCalls(config, options.inProcess);
-  const app = createWorkspaceApp(
-    {
-      db,
-      bus,
-      secretsKey: secretsKey(config),
-      adminToken: adminToken(config),
-      serviceEnv: config.SERVICE_ENV,
-      allowInsecureTargets: insecureWebhookTargets(config),
-      kickRelay: relay.kick,
-      lookupTxt,
-      calls,
-    },
-    { digest: { config } },
-  );
+  const app = createWorkspaceApp({
+    db,
+    bus,
+    secretsKey: secretsKey(config),
+    adminToken: adminToken(config),
+    serviceEnv: config.SERVICE_ENV,
+    allowInsecureTargets: insecureWebhookTargets(config),
+    kickRelay: relay.kick,
+    lookupTxt,
+    calls,
+  });
   const web = createWebApp({
     db,
     bus,

@@ -24,12 +24,12 @@ export const WorkspaceConfig = T.Composite([
   // Whose X-Forwarded-For its own port (WORKSPACE_PORT) believes, and whose X-Client-Ip (the
   // gateway's: the person's address for the sign-in throttles).
   T.Pick(EdgeConfig, ["TRUSTED_PROXIES", "GATEWAY_ADDRESSES"]),
-  // The house newsroom, the digest's and newsletters' links.
+  // The house newsroom, the links of its pages and emails.
   PublicAddressConfig,
-  // Seals signing secrets and single sign-on secrets, signs sign-in codes and unsubscribe links.
+  // Seals signing secrets and single sign-on secrets, signs sign-in codes.
   SecretsConfig,
-  // Sign-in codes, invitations, the digest and organization newsletters.
-  MailConfig,
+  // Sign-in codes and invitations (the forms service sends the digest and newsletters).
+  T.Omit(MailConfig, ["SES_CONTACTS_ENDPOINT"]),
   // Which webhook endpoint URLs are accepted.
   T.Pick(WebhookDeliveryConfig, [
     "WEBHOOK_ALLOW_INSECURE_TARGETS",
@@ -38,7 +38,8 @@ export const WorkspaceConfig = T.Composite([
   WorkspaceServerConfig,
   // Single sign-on: the DNS servers that look up domain verification records.
   DomainVerificationConfig,
-  // Distributed mode: the internal APIs of the services that own webhooks and mailings.
+  // Distributed mode: the internal APIs of the services that own webhooks and mailings (the
+  // digest and newsletter sends go to the forms service).
   ServiceCallsConfig,
   T.Pick(GatewayRoutingConfig, ["FORMS_URL"]),
 ]);

@@ -171,7 +171,7 @@ export const STORY_STATUSES = [
 ] as const;
 export type StoryStatus = (typeof STORY_STATUSES)[number];
 
-/** Written by: workspace. Read by: client-api, public-read, webhooks. */
+/** Written by: workspace. Read by: client-api, forms (issues), public-read, webhooks. */
 export const stories = pgTable(
   "stories",
   {
@@ -215,7 +215,7 @@ export const stories = pgTable(
   ],
 );
 
-/** Written by: workspace. Read by: client-api, public-read, webhooks. */
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks. */
 export const storyVersions = pgTable(
   "story_versions",
   {
@@ -292,7 +292,7 @@ export const storyPeople = pgTable(
 );
 
 /**
- * Written by: workspace (the demo data). Read by: client-api, public-read.
+ * Written by: workspace (the demo data). Read by: client-api, forms (uncleared URLs kept out of newsletters), public-read.
  * Images and files. Only assets cleared for publication may appear on public routes.
  */
 export const assets = pgTable("assets", {
@@ -650,7 +650,7 @@ export const webhookAttempts = pgTable(
 );
 
 /**
- * Written by: forms. Read by: workspace (the digest send).
+ * Written by: forms. Read by: no other service (the digest send is the forms service's).
  * The service's own weekly digest: addresses that confirmed, and pending ones.
  */
 export const digestSubscriptions = pgTable("digest_subscriptions", {
@@ -706,8 +706,9 @@ export const organizationSubscribers = pgTable(
 );
 
 /**
- * Written by: forms, workspace (the digest send marks its run). Read by: no other service.
- * The only trace a form leaves: its submission id, the answer given, and when to forget it.
+ * Written by: forms. Read by: no other service.
+ * The send-once records: the only trace a form leaves (its submission id, the answer given, and
+ * when to forget it), and one record per digest or newsletter copy sent (a derived id).
  */
 export const formSubmissions = pgTable("form_submissions", {
   submissionId: uuid("submission_id").primaryKey(),

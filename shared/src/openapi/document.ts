@@ -248,7 +248,7 @@ function webhooks(named: Map<unknown, string>) {
   );
 }
 
-/** The OpenAPI 3.1 document of every route that describes itself with `operation()`. */
+/** The OpenAPI 3.1 document of every public route that describes itself with `operation()`. */
 export function buildOpenApiDocument(routes: RouteInfo[]) {
   const named = new Map<unknown, string>(
     Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [schema, name]),
@@ -259,7 +259,8 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
   );
   for (const route of sorted) {
     const spec = contractOf(route.hooks?.detail);
-    if (!spec) continue;
+    // Internal APIs (behind ADMIN_TOKEN, never behind the gateway) are not in the public document.
+    if (!spec || route.path.startsWith("/internal/")) continue;
     const path = openApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operationObject(route, spec, named);

@@ -1,3 +1,5 @@
+import { html } from "@newsroom/shared/html";
+
 /**
  * The small HTML pages of the confirmation flow: one heading, one message, at most one button.
  * Styled with the organization's accent; no script, no external resources, no cookies.
@@ -14,15 +16,6 @@ export interface PageContent {
 }
 
 const DEFAULT_ACCENT = "#1a73e8";
-
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 /** A colour only when it is plain hex: nothing else reaches the style sheet. */
 export function safeAccent(accent: string | null | undefined): string {
@@ -66,18 +59,18 @@ export function textOn(accent: string): string {
 export function renderPage(content: PageContent): string {
   const accent = safeAccent(content.accent);
   const form = content.form
-    ? `<form method="post" action="${escapeHtml(content.form.action)}">
-        <input type="hidden" name="t" value="${escapeHtml(content.form.token)}">
-        <button type="submit">${escapeHtml(content.form.button)}</button>
+    ? html`<form method="post" action="${content.form.action}">
+        <input type="hidden" name="t" value="${content.form.token}">
+        <button type="submit">${content.form.button}</button>
       </form>`
     : "";
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(content.title)}</title>
+<title>${content.title}</title>
 <style>
   :root { --accent: ${accent}; --on-accent: ${textOn(accent)}; }
   body { margin: 0; font: 1.0625rem/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
@@ -101,14 +94,14 @@ export function renderPage(content: PageContent): string {
 </head>
 <body>
 <main>
-  <p class="brand">${escapeHtml(content.brand)}</p>
-  <h1>${escapeHtml(content.heading)}</h1>
-  <p>${escapeHtml(content.message)}</p>
+  <p class="brand">${content.brand}</p>
+  <h1>${content.heading}</h1>
+  <p>${content.message}</p>
   ${form}
 </main>
 </body>
 </html>
-`;
+`.toString();
 }
 
 /** Headers of every page: never cached, never framed, the token never sent on as Referer. */

@@ -1,5 +1,4 @@
 import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
-import { sendClaimed } from "../confirmations/send-claimed.ts";
 import {
   countConfirmationsSince,
   deleteConfirmation,
@@ -17,8 +16,9 @@ import {
   normalizeEmail,
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
+import { sendEmailOnce } from "../send-once.ts";
+import { digestUnsubscribe } from "../unsubscribe/link.ts";
 import { joinDigest, undoJoinDigest } from "./store.ts";
-import { digestUnsubscribe } from "./unsubscribe-link.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DIGEST_NAME = "the weekly digest";
@@ -65,7 +65,7 @@ export async function requestDigestConfirmation(
   if (!confirmationId) return;
   const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
   // A failed send withdraws the row, so it throttles no retry.
-  await sendClaimed(
+  await sendEmailOnce(
     mailer,
     {
       to: [email],
@@ -110,7 +110,7 @@ export async function confirmDigest(
   if (typeof claim === "string") return claim;
   const { confirmationId, email, joined } = claim;
   if (!joined) return "confirmed";
-  await sendClaimed(mailer, welcomeEmail(deps, email, joined.id), () =>
+  await sendEmailOnce(mailer, welcomeEmail(deps, email, joined.id), () =>
     deps.db.transaction(async (tx) => {
       await undoJoinDigest(tx, joined);
       await reopenConfirmation(tx, confirmationId, email);

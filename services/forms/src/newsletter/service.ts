@@ -1,5 +1,4 @@
-import { type Mailer, type MailMessage, SES_UNSUBSCRIBE_URL } from "@newsroom/shared/mailer";
-import { sendClaimed } from "../confirmations/send-claimed.ts";
+import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
 import {
   type ConfirmationRow,
   countConfirmationsSince,
@@ -21,6 +20,8 @@ import {
   TOKEN_SHAPE,
 } from "../confirmations/tokens.ts";
 import type { FormsDeps } from "../deps.ts";
+import { contactListUnsubscribe } from "../mailings/lists.ts";
+import { sendEmailOnce } from "../send-once.ts";
 import { contactListOf } from "./contact-lists.ts";
 import { allowedOrigins } from "./origins.ts";
 import {
@@ -62,7 +63,7 @@ async function describe(deps: FormsDeps, organization: NewsletterOrganization) {
  * Double opt-in: a confirmation email (at most two an hour to one address), answered `pending`
  * whatever the address's state. Single opt-in (a verified human check): the address joins at
  * once and gets the welcome email, answered `subscribed`. Emails go out after the commit that
- * claims them (see `sendClaimed`).
+ * claims them (see `sendEmailOnce`).
  */
 export async function subscribeToOrganization(
   deps: FormsDeps,
@@ -78,7 +79,7 @@ export async function subscribeToOrganization(
     const hash = emailHash(email);
     const added = await addSubscriber(deps.db, organization.id, hash, now);
     if (added) {
-      await sendClaimed(mailer, welcomeEmail(organization, email, !!deps.contactLists), () =>
+      await sendEmailOnce(mailer, welcomeEmail(organization, email, !!deps.contactLists), () =>
         removeSubscriber(deps.db, organization.id, hash),
       );
     }
@@ -107,7 +108,7 @@ export async function subscribeToOrganization(
   });
   if (!confirmationId) return;
   const link = confirmationLink(deps.config.PUBLIC_BASE_URL, token);
-  await sendClaimed(
+  await sendEmailOnce(
     mailer,
     {
       to: [email],
@@ -138,18 +139,19 @@ function welcomeEmail(
   withList: boolean,
 ): MailMessage {
   const lines = ["Hello,", "", `You are subscribed to ${organization.name}'s weekly newsletter.`];
+  const unsubscribe = withList ? contactListUnsubscribe(organization) : null;
   return {
     to: [email],
     fromName: organization.name,
     subject: `You are subscribed to ${organization.name}`,
-    text: withList
+    text: unsubscribe
       ? [
           ...lines,
           "Every issue carries a link to unsubscribe, as this email does:",
-          SES_UNSUBSCRIBE_URL,
+          unsubscribe.link,
         ].join("\n")
       : lines.join("\n"),
-    ...(withList ? { listManagement: { contactListName: contactListOf(organization).name } } : {}),
+    ...(unsubscribe ? { listManagement: unsubscribe.listManagement } : {}),
   };
 }
 
@@ -199,7 +201,7 @@ export async function confirmOrganization(
     }
     if (claim.added) {
       const welcome = welcomeEmail(organization, claim.email, !!deps.contactLists);
-      await sendClaimed(mailer, welcome, withdraw);
+      await sendEmailOnce(mailer, welcome, withdraw);
     }
   }
   return {

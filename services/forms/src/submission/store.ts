@@ -3,8 +3,9 @@ import { formSubmissions } from "@newsroom/shared/db/schema";
 import { and, eq, lt, or } from "drizzle-orm";
 
 /**
- * The only trace a form leaves: its submission id, the route, whether its emails went out, and
- * when to forget it. Submission ids are global (not tenant data), so no organization id here.
+ * The send-once records (`form_submissions`): the only trace a form leaves (its submission id,
+ * the route, whether its emails went out, and when to forget it), and one record per digest or
+ * newsletter copy. Ids are global (not tenant data), so no organization id here.
  */
 
 /** How long a submission id is remembered: a retry within a day sends nothing new. */
@@ -41,6 +42,26 @@ export async function claimSubmission(
     .from(formSubmissions)
     .where(eq(formSubmissions.submissionId, submissionId));
   return row?.status ?? "sending";
+}
+
+/**
+ * Claims a record that no later request may take over (a digest or newsletter copy): inserted
+ * before its email is sent and kept until `expiresAt`, whatever happens to the send. True when
+ * this call took it.
+ */
+export async function claimRecordOnce(
+  db: Queryable,
+  submissionId: string,
+  route: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<boolean> {
+  const claimed = await db
+    .insert(formSubmissions)
+    .values({ submissionId, route, status: "sending", expiresAt, createdAt: now })
+    .onConflictDoNothing({ target: formSubmissions.submissionId })
+    .returning({ submissionId: formSubmissions.submissionId });
+  return claimed.length > 0;
 }
 
 export async function markSubmissionSent(db: Queryable, submissionId: string): Promise<void> {

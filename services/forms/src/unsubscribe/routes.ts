@@ -1,4 +1,3 @@
-import { UNSUBSCRIBE_PATH } from "@newsroom/shared/digest-unsubscribe";
 import { notFound } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";
@@ -6,6 +5,7 @@ import { unsubscribePageOperation, unsubscribePostOperation } from "../contract.
 import type { FormsDeps } from "../deps.ts";
 import { bodyKindOf, readBody } from "../request/body.ts";
 import { acceptsJson, guarded, json, NO_STORE } from "../request/respond.ts";
+import { UNSUBSCRIBE_PATH } from "./link.ts";
 import { describeUnsubscribe, unsubscribeDigest } from "./service.ts";
 
 const BRAND = "Weekly digest";

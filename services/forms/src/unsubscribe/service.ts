@@ -1,7 +1,7 @@
 import { secretsKey } from "@newsroom/shared/config";
-import { readUnsubscribeToken } from "@newsroom/shared/digest-unsubscribe";
 import type { FormsDeps } from "../deps.ts";
 import { leaveDigest, subscriptionStatus } from "../digest/store.ts";
+import { readUnsubscribeToken } from "./link.ts";
 
 /**
  * What an unsubscribe link stands for: `invalid` for a malformed or forged token; `subscribed`

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll } from "bun:test";
-import { MemoryBus } from "@newsroom/shared/bus/memory";
-import { type Config, secretsKey } from "@newsroom/shared/config";
-import type { Mailer } from "@newsroom/shared/mailer";
-import { edgeInProcess } from "@newsroom/shared/testing/edge";
-import { createWorkspaceApp, workspaceCalls } from "@newsroom/workspace/app";
-import { weekOf } from "@newsroom/workspace/digest/week";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
+import { insertOrganization } from "@newsroom/shared/testing/builders";
+import { weekOf } from "../../src/mailings/week.ts";
 import { digestSubscriber } from "./fixtures.ts";
 import {
   type FormsHarness,
@@ -19,17 +14,15 @@ import {
 export const ADMIN_TOKEN = "digest-test-admin-token-0001";
 const DAY = 24 * 3600_000;
 
+type Handle = (request: Request) => Promise<Response>;
+
 export interface DigestSetup {
   forms: FormsHarness;
   house: { id: string; slug: string; name: string };
-  /** The workspace internal API on the same database, config and clock. */
-  workspace: (request: Request) => Promise<Response>;
-  /** Another workspace (another replica or other settings) on the same database and clock. */
-  workspaceWith(
-    config: Partial<Config>,
-    mailer?: Mailer | null,
-  ): (request: Request) => Promise<Response>;
-  send(body?: object, handle?: (request: Request) => Promise<Response>): Promise<Response>;
+  /** Another forms service (another replica or other settings) on the same database and clock. */
+  formsWith(env: Record<string, string | undefined>): Promise<Handle>;
+  /** `POST /internal/v1/digest/send` with the admin token, to `handle` (this service's default). */
+  send(body?: object, handle?: Handle): Promise<Response>;
   /** Subscribes and confirms an address through the forms routes. */
   subscriber(email: string): Promise<void>;
   /** The digest issues (not confirmation or welcome emails) an address received. */
@@ -37,43 +30,51 @@ export interface DigestSetup {
   close(): Promise<void>;
 }
 
+/** A request to the mailings' internal API, with the admin token. */
+export function internalPost(path: string, body: object = {}): Request {
+  return new Request(`http://localhost${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 /**
- * The forms service (subscribe, confirm, unsubscribe) and the workspace's digest sender on one
- * database, with the house newsroom's organization. The clock stands at Wednesday noon (UTC) of
- * the current week, so items placed relative to it never straddle a week's edge.
+ * The forms service (subscribe, confirm, unsubscribe, and the digest send of its internal API)
+ * with the house newsroom's organization. The clock stands at Wednesday noon (UTC) of the
+ * current week, so items placed relative to it never straddle a week's edge.
  */
 export async function digestSetup(ses: SesEmulator, env: Record<string, string> = {}) {
   const houseSlug = `house-${random()}`;
-  const forms = await formsHarness({ SES_ENDPOINT: ses.url, HOUSE_ORG: houseSlug, ...env });
+  const forms = await formsHarness({
+    SES_ENDPOINT: ses.url,
+    HOUSE_ORG: houseSlug,
+    ADMIN_TOKEN,
+    ...env,
+  });
   toMidweek(forms);
-  const org = await createOrganization(forms.database.db, {
+  const org = await insertOrganization(forms.database.db, {
     slug: houseSlug,
     name: `House ${houseSlug}`,
-    newsroom_running: true,
+    newsroomRunning: true,
   });
-  const bus = new MemoryBus();
-  const workspaceWith = (config: Partial<Config>, mailer?: Mailer | null) =>
-    workspaceOn(forms, bus, config, mailer);
-  const workspace = workspaceWith({});
+  const siblings: FormsHarness[] = [];
   const setup: DigestSetup = {
     forms,
     house: { id: org.id, slug: houseSlug, name: org.name },
-    workspace,
-    workspaceWith,
-    send: (body = {}, handle = workspace) =>
-      handle(
-        new Request("http://localhost/internal/v1/digest/send", {
-          method: "POST",
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        }),
-      ),
+    async formsWith(more) {
+      const sibling = await forms.sibling(more, { sameClock: true });
+      siblings.push(sibling);
+      return sibling.handle;
+    },
+    send: (body = {}, handle = forms.handle) =>
+      handle(internalPost("/internal/v1/digest/send", body)),
     async subscriber(email) {
       await digestSubscriber(forms, ses, email);
     },
     issuesTo: async (email) => (await ses.to(email)).filter((mail) => isIssue(mail.subject)),
     async close() {
-      await bus.close();
+      for (const sibling of siblings) await sibling.close();
       await forms.close();
     },
   };
@@ -105,33 +106,6 @@ export function digestWorld(env: Record<string, string> = {}) {
 export function toMidweek(forms: FormsHarness): void {
   const midweek = weekOf(new Date()).start.getTime() + 2.5 * DAY;
   forms.clock.advance(midweek - Date.now());
-}
-
-/**
- * The workspace internal API (the digest and newsletter senders) on the forms service's
- * database, config (with `config` over it) and clock.
- */
-export function workspaceOn(
-  forms: FormsHarness,
-  bus: MemoryBus,
-  config: Partial<Config> = {},
-  mailer?: Mailer | null,
-): (request: Request) => Promise<Response> {
-  const merged = { ...forms.config, ...config };
-  const app = createWorkspaceApp(
-    {
-      db: forms.database.db,
-      bus,
-      secretsKey: secretsKey(merged),
-      adminToken: ADMIN_TOKEN,
-      serviceEnv: merged.SERVICE_ENV,
-      allowInsecureTargets: false,
-      kickRelay: () => {},
-      calls: workspaceCalls({}),
-    },
-    { digest: { config: merged, mailer, now: forms.clock.now } },
-  );
-  return edgeInProcess((request) => app.handle(request));
 }
 
 /** Digest issues (not confirmation or welcome emails) among emails. */

@@ -99,8 +99,14 @@ export interface FormsHarness {
   /** Through `edge()`: every answer carries X-Request-Id and X-Service-Version. */
   handle(request: Request): Promise<Response>;
   post(path: string, body: BodyInit | object, init?: PostInit): Promise<Response>;
-  /** Another service instance on the same database (another replica, other settings). */
-  sibling(env: Record<string, string | undefined>): Promise<FormsHarness>;
+  /**
+   * Another service instance on the same database (another replica, other settings); with
+   * `sameClock`, on this one's clock too.
+   */
+  sibling(
+    env: Record<string, string | undefined>,
+    options?: { sameClock?: boolean },
+  ): Promise<FormsHarness>;
   close(): Promise<void>;
 }
 
@@ -116,7 +122,11 @@ type Env = Record<string, string | undefined>;
 /** A forms service on its own test database, emulator and rate-limit prefix. */
 export async function formsHarness(
   env: Env,
-  shared?: { database: TestDatabase; rateLimits: RateLimitStore },
+  shared?: {
+    database: TestDatabase;
+    rateLimits: RateLimitStore;
+    clock?: ReturnType<typeof testClock>;
+  },
 ): Promise<FormsHarness> {
   const database = shared?.database ?? (await testDatabase());
   const redisUrl = requireService("REDIS_URL");
@@ -134,7 +144,7 @@ export async function formsHarness(
   });
   // Its own in-process bus, closed with the runtime; the database and limits may be shared.
   const runtime = testRuntime({ database, config, rateLimits });
-  const clock = testClock();
+  const clock = shared?.clock ?? testClock();
   const service = await createFormsService(runtime, { now: clock.now, sweep: false });
   const handle = edgeInProcess((request) => service.app.handle(request));
   const harness: FormsHarness = {
@@ -166,8 +176,11 @@ export async function formsHarness(
         new Request(`http://localhost${path}`, { method: "POST", headers, body: payload }),
       );
     },
-    sibling: (more) =>
-      formsHarness({ ...env, FORMS_TEAM_EMAIL: teamAddress, ...more }, { database, rateLimits }),
+    sibling: (more, options = {}) =>
+      formsHarness(
+        { ...env, FORMS_TEAM_EMAIL: teamAddress, ...more },
+        { database, rateLimits, clock: options.sameClock ? clock : undefined },
+      ),
     async close() {
       await service.stop();
       await runtime.close();

@@ -1,6 +1,6 @@
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
+import { MailingSendIn } from "@newsroom/shared/mailings";
 import { type TObject, Type } from "@sinclair/typebox";
-import { DigestSendIn } from "../digest/model.ts";
 import { MemberIn } from "../identity/members/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
@@ -227,7 +227,7 @@ export const COMMANDS: Record<string, Command> = {
     method: "POST",
     path: ([org]) => `/orgs/${org}/newsletter/send`,
     ids: ["org"],
-    schema: DigestSendIn,
+    schema: MailingSendIn,
     summary:
       "send an organization's newsletter: its stories of the week, once per subscriber of its SES contact list",
   },
@@ -235,7 +235,7 @@ export const COMMANDS: Record<string, Command> = {
     method: "POST",
     path: () => "/digest/send",
     ids: [],
-    schema: DigestSendIn,
+    schema: MailingSendIn,
     summary: "send the weekly digest (the current ISO week when --week is left out)",
   },
 };

@@ -1,34 +1,27 @@
-import { loadConfig } from "@newsroom/shared/config";
-import { openContactListReader } from "@newsroom/shared/contact-lists";
-import type { Db } from "@newsroom/shared/db/index";
-import { openMailer } from "@newsroom/shared/mailer";
-import { Type } from "@sinclair/typebox";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
+import { MailingSendIn, NewsletterRunOut } from "@newsroom/shared/mailings";
+import { Type as t } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { WorkspaceConfig } from "../config.ts";
-import { DigestSendIn } from "../digest/model.ts";
-import type { DigestOptions } from "../digest/routes.ts";
-import { type OrganizationNewsletterDeps, sendOrganizationNewsletter } from "./service.ts";
+import type { WorkspaceDeps } from "../deps.ts";
+import { findOrganization } from "../resolve.ts";
 
 /**
  * `POST /internal/v1/orgs/{org}/newsletter/send` (`npm run admin -- newsletter send <org>
- * [--week 2026-W07]`): the organization's newsletter for a week. Configured like the digest.
+ * [--week 2026-W07]`): the organization's newsletter for a week. The workspace finds the
+ * organization (404 here); the forms service, which reads its SES contact list and keeps the
+ * send-once records, sends it.
  */
-export function organizationNewsletterRoutes(db: Db, options?: DigestOptions) {
-  let deps: OrganizationNewsletterDeps | undefined;
-  const resolve = () => {
-    const config = options?.config ?? loadConfig(WorkspaceConfig);
-    deps ??= {
-      db,
-      config,
-      mailer: options?.mailer === undefined ? openMailer(config) : options.mailer,
-      contactLists: openContactListReader(config),
-      now: options?.now ?? (() => new Date()),
-    };
-    return deps;
-  };
+export function organizationNewsletterRoutes(deps: WorkspaceDeps) {
   return new Elysia().post(
     "/internal/v1/orgs/:org/newsletter/send",
-    async ({ params, body }) => sendOrganizationNewsletter(resolve(), params.org, body?.week),
-    { body: Type.Optional(DigestSendIn) },
+    async ({ params, body, request }) => {
+      const organization = await findOrganization(deps.db, params.org);
+      return deps.calls.forms.call<NewsletterRunOut>(
+        "POST",
+        `/internal/v1/orgs/${organization.id}/newsletter/send`,
+        { body: body ?? {}, requestId: requestIdOf(request) },
+      );
+    },
+    { body: t.Optional(MailingSendIn), response: NewsletterRunOut },
   );
 }

@@ -1,24 +1,51 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import {
   digestSubscriptions,
-  formSubmissions,
+  hostnames,
   organizations,
+  sites,
   stories,
   storyVersions,
 } from "@newsroom/shared/db/schema";
+import { isUuid } from "@newsroom/shared/ids";
+import { canonicalUrl } from "@newsroom/shared/site-address";
 import { and, asc, count, eq, gt, gte, lt } from "drizzle-orm";
 
-/** The house newsroom's organization (HOUSE_ORG), when it exists. */
-export async function findHouseOrganization(db: Queryable, slug: string) {
+/** What a send reads of an organization (the workspace writes organizations). */
+const organizationColumns = {
+  id: organizations.id,
+  slug: organizations.slug,
+  name: organizations.name,
+  newsroomRunning: organizations.newsroomRunning,
+  newsletterEnabled: organizations.newsletterEnabled,
+};
+
+/** An organization by id or slug (the house newsroom's is HOUSE_ORG), when it exists. */
+export async function findOrganization(db: Queryable, idOrSlug: string) {
   const [row] = await db
-    .select({
-      id: organizations.id,
-      name: organizations.name,
-      running: organizations.newsroomRunning,
-    })
+    .select(organizationColumns)
     .from(organizations)
-    .where(eq(organizations.slug, slug));
+    .where(isUuid(idOrSlug) ? eq(organizations.id, idOrSlug) : eq(organizations.slug, idOrSlug));
   return row;
+}
+
+/**
+ * The organization's hosted newsroom address (its enabled site, on its active hostname once
+ * there is one), where an issue links its stories; null without an enabled site.
+ */
+export async function newsroomAddressOf(
+  db: Queryable,
+  organizationId: string,
+  newsroomHost: string,
+): Promise<string | null> {
+  const [site] = await db
+    .select({ slug: sites.slug, hostname: hostnames.hostname })
+    .from(sites)
+    .leftJoin(hostnames, and(eq(hostnames.siteId, sites.id), eq(hostnames.status, "active")))
+    .where(and(eq(sites.organizationId, organizationId), eq(sites.enabled, true)))
+    .orderBy(asc(sites.createdAt), asc(hostnames.hostname))
+    .limit(1);
+  return site ? canonicalUrl(newsroomHost, site.slug, site.hostname) : null;
 }
 
 export interface DigestItem {
@@ -83,46 +110,4 @@ export async function confirmedSubscribersAfter(
     .where(afterId ? and(confirmed, gt(digestSubscriptions.id, afterId)) : confirmed)
     .orderBy(asc(digestSubscriptions.id))
     .limit(limit);
-}
-
-/**
- * One copy of one week's digest to one subscriber is recorded as an idempotency row (the
- * `form_submissions` table the forms use for the same purpose) under a UUID derived from the
- * subscriber and the week. Claiming inserts it before sending and commits at once, so a crash
- * after the claim never leads to a second copy. True when this run took the claim.
- */
-export async function claimCopy(
-  db: Queryable,
-  copyId: string,
-  week: string,
-  now: Date,
-  expiresAt: Date,
-  route = `digest:${week}`,
-): Promise<boolean> {
-  const claimed = await db
-    .insert(formSubmissions)
-    .values({
-      submissionId: copyId,
-      route,
-      status: "sending",
-      expiresAt,
-      createdAt: now,
-    })
-    .onConflictDoNothing({ target: formSubmissions.submissionId })
-    .returning({ id: formSubmissions.submissionId });
-  return claimed.length > 0;
-}
-
-export async function markCopySent(db: Queryable, copyId: string): Promise<void> {
-  await db
-    .update(formSubmissions)
-    .set({ status: "sent" })
-    .where(eq(formSubmissions.submissionId, copyId));
-}
-
-/** Gives a claim back after the provider refused the copy: the next run tries again. */
-export async function releaseCopy(db: Queryable, copyId: string): Promise<void> {
-  await db
-    .delete(formSubmissions)
-    .where(and(eq(formSubmissions.submissionId, copyId), eq(formSubmissions.status, "sending")));
 }

@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { type Config, secretsKey } from "@newsroom/shared/config";
 
 /**
- * Unsubscribe links of the weekly digest. The forms service answers them; every digest email
- * (the welcome email from the forms service, the weekly issues from the workspace) carries one.
+ * Unsubscribe links of the weekly digest: every digest email (the welcome email, the weekly
+ * issues) carries one, and the unsubscribe routes answer them.
  *
  * A token is the subscription id (16 bytes) followed by an HMAC-SHA256 of it, both base64url:
  * 22 + 43 = 65 characters. The HMAC key is derived from SECRETS_KEY, so no token is stored and a
@@ -59,4 +60,16 @@ export function unsubscribeHeaders(link: string): Record<string, string> {
     "List-Unsubscribe": `<${link}>`,
     "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
   };
+}
+
+/** A digest subscription's unsubscribe link and its List-Unsubscribe headers. */
+export function digestUnsubscribe(
+  config: Pick<Config, "PUBLIC_BASE_URL" | "SECRETS_KEY">,
+  subscriptionId: string,
+) {
+  const link = unsubscribeLink(
+    config.PUBLIC_BASE_URL,
+    unsubscribeToken(secretsKey(config), subscriptionId),
+  );
+  return { link, headers: unsubscribeHeaders(link) };
 }
