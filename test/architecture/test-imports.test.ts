@@ -28,7 +28,14 @@ const STILL_IMPORTING = new Set<string>([
   "services/webhooks/test/secret-rotation.happy.test.ts",
   "services/webhooks/test/support/harness.ts",
   "services/workspace/test/endpoint-test.happy.test.ts",
-  "services/workspace/test/support/web-app.ts",
+  "services/workspace/test/web-keys-endpoints-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-attempts-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-attempts.security.test.ts",
+  "services/workspace/test/web-webhook-catalog-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-catalog.security.test.ts",
+  "services/workspace/test/web-webhook-endpoints.security.test.ts",
+  "services/workspace/test/web-webhook-resend.security.test.ts",
+  "services/workspace/test/web-webhook-secret-rotation.security.test.ts",
 ]);
 
 function testFiles(folder: string): string[] {
