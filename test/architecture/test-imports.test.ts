@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { SERVICE_FOLDERS } from "../support/services.ts";
 
 /**
  * A service's tests import only their own service and `shared/`: the data a service reads is
  * built with shared test builders (shared/src/testing/builders.ts) or the service's own, and a flow
- * across services is tested in the top-level test/ folder.
+ * across services is tested in the top-level test/ folder. A file under `scripts/` or
+ * `test/support/` imports for whoever imports it: the scan follows such files (and theirs in
+ * turn), so starting the embedded composition (scripts/embedded.ts) imports every service.
  */
 const root = resolve(new URL("../../", import.meta.url).pathname);
 const SERVICES = SERVICE_FOLDERS;
@@ -23,6 +25,14 @@ const STILL_IMPORTING = new Set<string>([
   "services/webhooks/test/secret-rotation.happy.test.ts",
   "services/webhooks/test/support/harness.ts",
   "services/workspace/test/endpoint-test.happy.test.ts",
+  "services/workspace/test/web-keys-endpoints-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-attempts-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-attempts.security.test.ts",
+  "services/workspace/test/web-webhook-catalog-browser.happy.test.ts",
+  "services/workspace/test/web-webhook-catalog.security.test.ts",
+  "services/workspace/test/web-webhook-endpoints.security.test.ts",
+  "services/workspace/test/web-webhook-resend.security.test.ts",
+  "services/workspace/test/web-webhook-secret-rotation.security.test.ts",
 ]);
 
 function testFiles(folder: string): string[] {
@@ -54,13 +64,33 @@ function serviceOf(specifier: string, file: string): string | undefined {
   return SERVICES.find((s) => target === s.folder || target.startsWith(`${s.folder}/`))?.name;
 }
 
-function otherServicesImported(file: string, own: string): string[] {
-  const source = readFileSync(join(root, file), "utf8");
-  const others = specifiers(source).filter((specifier) => {
+/** Folders whose files are read through: importing one imports what it imports. */
+const FOLLOWED = ["scripts/", "test/support/"];
+
+/** The file under a followed folder that a relative specifier names, if any. */
+function followedFile(specifier: string, file: string): string | undefined {
+  if (!specifier.startsWith(".")) return undefined;
+  const target = relative(root, resolve(root, dirname(file), specifier));
+  if (!FOLLOWED.some((folder) => target.startsWith(folder))) return undefined;
+  return [target, `${target}.ts`].find((candidate) => existsSync(join(root, candidate)));
+}
+
+/** Every service a file imports, directly or through the followed files it imports. */
+function servicesImported(file: string, seen = new Set<string>()): Set<string> {
+  const found = new Set<string>();
+  if (seen.has(file)) return found;
+  seen.add(file);
+  for (const specifier of specifiers(readFileSync(join(root, file), "utf8"))) {
     const service = serviceOf(specifier, file);
-    return service !== undefined && service !== own;
-  });
-  return [...new Set(others)].sort();
+    if (service !== undefined) found.add(service);
+    const followed = followedFile(specifier, file);
+    if (followed) for (const reached of servicesImported(followed, seen)) found.add(reached);
+  }
+  return found;
+}
+
+function otherServicesImported(file: string, own: string): string[] {
+  return [...servicesImported(file)].filter((service) => service !== own).sort();
 }
 
 describe("service tests import only their own service and shared/", () => {
@@ -85,6 +115,21 @@ describe("service tests import only their own service and shared/", () => {
         'import { a } from "x";\nimport type { B } from "y";\nexport * from "z";\nawait import("w");\nimport "v";',
       ).sort(),
     ).toEqual(["v", "w", "x", "y", "z"]);
+  });
+
+  test("the scan reads through scripts/ and test/support/ to the services they import", () => {
+    expect(servicesImported("scripts/embedded.ts")).toEqual(
+      new Set(SERVICES.map((service) => service.name)),
+    );
+    expect(
+      followedFile("../../../../scripts/embedded.ts", "services/forms/test/support/x.ts"),
+    ).toBe("scripts/embedded.ts");
+    expect(followedFile("../../../test/support/cluster", "services/forms/test/x.test.ts")).toBe(
+      "test/support/cluster.ts",
+    );
+    expect(followedFile("./support/x.ts", "services/forms/test/x.test.ts")).toBeUndefined();
+    // test/support/cluster.ts names scripts/cluster.ts, which seeds through the workspace.
+    expect(servicesImported("test/support/cluster.ts").has("workspace")).toBe(true);
   });
 
   test("no test file outside the list imports another service", () => {

@@ -11,11 +11,7 @@ import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createWorkspaceService } from "@newsroom/workspace/app";
 import { SIGN_IN_LIMITS } from "@newsroom/workspace/identity/sign-in/service";
 import { serveWorkspace } from "@newsroom/workspace/server";
-import {
-  WebClient,
-  type WebHarness,
-  webHarness,
-} from "../../services/workspace/test/support/web-app.ts";
+import { WebClient, type WebHarness, webHarness } from "../support/workspace-web-embedded.ts";
 
 /**
  * A flow across two services: the workspace's web app is reached through the gateway in both

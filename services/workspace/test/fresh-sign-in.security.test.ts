@@ -53,7 +53,7 @@ describe("the 12-hour rule in the web app", () => {
   const createKey = (client = owner) =>
     client.post(keysPath, { environment: "test", scopes: "stories:read", lifetime_days: "30" });
   const keyCount = async () =>
-    (await h.embedded.runtime.database.db.select({ n: count() }).from(apiKeys))[0]!.n;
+    (await h.runtime.database.db.select({ n: count() }).from(apiKeys))[0]!.n;
   /** Moves the clock on without letting the session lapse: it ends after 12 idle hours. */
   const passHours = async (hours: number, clients = [owner]) => {
     for (let left = hours; left > 0; left -= Math.min(left, 6)) {

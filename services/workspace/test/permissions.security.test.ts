@@ -60,8 +60,7 @@ describe("every role, every web action, through the pages", () => {
   afterAll(() => h?.close());
 
   const statusOf = async (id: string) =>
-    (await h.embedded.runtime.database.db.select().from(stories).where(eq(stories.id, id)))[0]!
-      .status;
+    (await h.runtime.database.db.select().from(stories).where(eq(stories.id, id)))[0]!.status;
 
   for (const action of WEB_ACTIONS) {
     for (const role of MEMBER_ROLES) {
@@ -113,7 +112,7 @@ describe("every role, every web action, through the pages", () => {
     const id = await storyInReview(h, "perm-org", "recorded");
     await clients.approver.get(`/app/stories/${id}`);
     await clients.approver.post(`/app/stories/${id}/approve`);
-    const [decision] = await h.embedded.runtime.database.db
+    const [decision] = await h.runtime.database.db
       .select()
       .from(approvalDecisions)
       .where(eq(approvalDecisions.storyId, id));

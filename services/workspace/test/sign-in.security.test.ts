@@ -32,7 +32,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h?.close());
 
-const db = () => h.embedded.runtime.database.db;
+const db = () => h.runtime.database.db;
 
 /** Asks for a code as a fresh visitor; gives the visitor (on the code page) and the code. */
 async function askForCode(email: string, client: WebClient = h.visitor()) {

@@ -23,7 +23,7 @@ const DOMAIN = "sso-bound.example";
 const HOUSE = "armage";
 const HOUSE_DOMAIN = "house-sso.example";
 
-const db = () => s.h.embedded.runtime.database.db;
+const db = () => s.h.runtime.database.db;
 const at = (domain: string) => `${unique("p").split("@")[0]}@${domain}`;
 
 beforeAll(async () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => s?.close());
 
-const db = () => s.h.embedded.runtime.database.db;
+const db = () => s.h.runtime.database.db;
 
 async function actionsOf(slug: string): Promise<string[]> {
   const org = await s.h.admin("GET", `/orgs/${slug}/sso`);

@@ -23,7 +23,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => s?.close());
 
-const db = () => s.h.embedded.runtime.database.db;
+const db = () => s.h.runtime.database.db;
 
 async function sessionsOf(email: string) {
   const person = await findPersonByEmail(db(), email);

@@ -41,7 +41,7 @@ describe("the settings pages, every role", () => {
   let org: Awaited<ReturnType<typeof orgWithMembers>>;
   const clients = {} as Record<MemberRole, WebClient>;
   const base = "/app/orgs/perm-settings";
-  const db = () => h.embedded.runtime.database.db;
+  const db = () => h.runtime.database.db;
 
   const originsOf = async (slug: string) =>
     (await h.admin("GET", `/orgs/${slug}`)).body.newsletter_origins as string[];

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEvents, stories } from "@newsroom/shared/db/schema";
-import { eventually } from "@newsroom/shared/testing/eventually";
 import { and, eq } from "drizzle-orm";
 import {
   orgWithMembers,
@@ -11,10 +10,11 @@ import {
 } from "./support/web-app.ts";
 
 /**
- * Publishing from the story page, without the command line: an owner approves and publishes, the
- * story is on the public newsroom (house, or the organization's hosted site) and its page links
- * there; unpublishing asks first; an editor is refused (403) and another organization gets 404,
- * with nothing changed.
+ * Publishing from the story page, without the command line: an owner approves and publishes, and
+ * the story's page links its public address (the house newsroom, or the organization's hosted
+ * site); unpublishing asks first; an editor is refused (403) and another organization gets 404,
+ * with nothing changed. That the public pages then serve the story is a flow across services:
+ * test/flows/workspace-web-publish.test.ts.
  */
 describe("publishing and unpublishing in the web app", () => {
   let h: WebHarness;
@@ -29,13 +29,9 @@ describe("publishing and unpublishing in the web app", () => {
   }, 120_000);
   afterAll(() => h?.close());
 
-  const db = () => h.embedded.runtime.database.db;
+  const db = () => h.runtime.database.db;
   const statusOf = async (id: string) =>
     (await db().select().from(stories).where(eq(stories.id, id)))[0]!.status;
-  const slugsAt = async (path: string) => {
-    const answer = await (await fetch(`${h.url}${path}`)).json();
-    return (answer.items ?? []).map((item: { slug: string }) => item.slug) as string[];
-  };
 
   test("an owner approves, publishes (the page links the public page), then unpublishes after confirming", async () => {
     const id = await storyInReview(h, "armage", "from-the-browser");
@@ -52,8 +48,6 @@ describe("publishing and unpublishing in the web app", () => {
     expect(page.text).toContain("The story is published.");
     const link = `${h.url}/newsroom/from-the-browser`;
     expect(page.text).toContain(`href="${link}"`);
-    expect((await fetch(link)).status).toBe(200);
-    expect(await slugsAt("/v1/public/newsroom")).toContain("from-the-browser");
     const [recorded] = await db()
       .select()
       .from(auditEvents)
@@ -72,10 +66,6 @@ describe("publishing and unpublishing in the web app", () => {
     const unpublished = await owner.post(`/app/stories/${id}/unpublish`, { confirm: "yes" });
     expect(unpublished.status).toBe(303);
     expect(await statusOf(id)).toBe("unpublished");
-    await eventually(
-      async () => !(await slugsAt("/v1/public/newsroom")).includes("from-the-browser"),
-      { message: "the story gone from the newsroom", timeoutMs: 10_000 },
-    );
     // Unpublished, its approved version may be published again.
     const again = await owner.get(`/app/stories/${id}?done=unpublished`);
     expect(again.text).toContain("no longer on the public newsroom");
@@ -98,8 +88,6 @@ describe("publishing and unpublishing in the web app", () => {
     const page = await clientOwner.get(`/app/stories/${id}`);
     const link = `${h.url}/newsrooms/client-pub-site/client-story`;
     expect(page.text).toContain(`href="${link}"`);
-    expect((await fetch(link)).status).toBe(200);
-    expect(await slugsAt("/v1/public/sites/client-pub-site/newsroom")).toContain("client-story");
 
     // With an active hostname, that is the canonical address; the hosted one still serves.
     await h.admin("POST", "/sites/client-pub-site/hostnames", {

@@ -10,10 +10,15 @@ import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
+import {
+  orgWithMembers,
+  type WebClient,
+  type WebHarness,
+  webHarness,
+} from "../../../test/support/workspace-web-embedded.ts";
 import type { PermissionAction } from "../src/identity/members/permissions.ts";
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
 import { readmeTable } from "./support/permission-table.ts";
-import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 
 /**
  * Webhook endpoints in the web app: who may add, test, disable, enable and delete one (cases

@@ -1,9 +1,14 @@
 import { adminToken, loadConfig } from "@newsroom/shared/config";
+import { openRateLimitStore } from "@newsroom/shared/rate-limit";
+import type { Runtime } from "@newsroom/shared/runtime";
+import { testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
+import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { type SesEmulator, startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import type { Page } from "playwright-core";
-import { type Embedded, startEmbedded } from "../../../../scripts/embedded.ts";
+import { createWorkspaceService } from "../../src/app.ts";
+import { serveWorkspace } from "../../src/server.ts";
 
 /** A clock the test moves: sign-in codes and sessions read it. */
 export function testClock() {
@@ -17,10 +22,11 @@ export function testClock() {
 }
 
 export interface WebHarness {
-  /** The gateway's base URL (the web app is at `${url}/app`). */
+  /** The web app's base URL (the app is at `${url}/app`); the app's own links point here. */
   url: string;
   origin: string;
-  embedded: Embedded;
+  /** The database, bus and rate-limit store the workspace runs on. */
+  runtime: Runtime;
   ses: SesEmulator;
   clock: ReturnType<typeof testClock>;
   /** Calls the workspace internal API with the admin token. */
@@ -41,18 +47,15 @@ export interface WebHarness {
   close(): Promise<void>;
 }
 
-/**
- * The whole service embedded (memory PGlite), with the SES emulator and a moveable clock; `env`
- * adds or replaces configuration (such as WEBHOOK_ALLOW_INSECURE_TARGETS).
- */
-export async function webHarness(env: Record<string, string> = {}): Promise<WebHarness> {
-  const ses = await startSesEmulator();
-  const clock = testClock();
-  const port = await freePort();
-  const config = loadConfig({
-    PGLITE_DIR: "memory",
-    PORT: String(port),
-    WORKSPACE_PORT: String(await freePort()),
+/** The configuration a web harness starts from; `env` adds or replaces variables. */
+export function webHarnessConfig(
+  ports: { public: number; workspace: number },
+  ses: SesEmulator,
+  env: Record<string, string>,
+) {
+  return loadConfig({
+    PORT: String(ports.public),
+    WORKSPACE_PORT: String(ports.workspace),
     SES_ENDPOINT: ses.url,
     FORMS_FROM_EMAIL: "newsroom@example.com",
     FORMS_TEAM_EMAIL: "team@example.com",
@@ -60,23 +63,73 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
     TRUSTED_PROXIES: "127.0.0.1/32,::1/128",
     ...env,
   });
-  const embedded = await startEmbedded(config, { seed: false, now: clock.now });
+}
+
+/**
+ * The workspace alone: its web app and internal API on one local port (WORKSPACE_PORT, which the
+ * app's links name too, as PORT), on the test's database (PGlite, or PostgreSQL when DATABASE_URL
+ * is set), with the SES emulator and a moveable clock. No other service runs: the workspace's
+ * calls to the webhooks and forms services answer 503. `env` adds or replaces configuration
+ * (such as DNS_RESOLVERS, or REDIS_URL for the rate limits).
+ */
+export async function webHarness(env: Record<string, string> = {}): Promise<WebHarness> {
+  const ses = await startSesEmulator();
+  const port = await freePort();
+  const config = webHarnessConfig({ public: port, workspace: port }, ses, env);
+  const database = await testDatabase();
+  const rateLimits = openRateLimitStore(config.REDIS_URL, config.RATE_LIMIT_PREFIX);
+  const runtime = testRuntime({ database, config, rateLimits });
+  const clock = testClock();
+  const workspace = await createWorkspaceService(runtime, { now: clock.now });
+  const server = serveWorkspace(config, workspace, { hostname: "127.0.0.1" });
+  return webHarnessOver({
+    url: `http://localhost:${port}`,
+    internalApi: `${server.url}/internal/v1`,
+    adminToken: adminToken(config),
+    runtime,
+    ses,
+    clock,
+    async stop() {
+      await server.stop();
+      await workspace.stop();
+      await runtime.close();
+      await rateLimits.close();
+      await database.close();
+    },
+  });
+}
+
+/**
+ * A web harness over a running web app (at `url`) and internal API: the sign-in by emailed code,
+ * the admin calls and the visitors, whatever runs the app. `stop` stops what runs it.
+ */
+export function webHarnessOver(parts: {
+  url: string;
+  internalApi: string;
+  adminToken: string;
+  runtime: Runtime;
+  ses: SesEmulator;
+  clock: ReturnType<typeof testClock>;
+  stop(): Promise<void>;
+}): WebHarness {
+  const { url, ses } = parts;
   const codeEmails = async (email: string) =>
     (await ses.to(email)).filter((e) => e.subject.includes("sign-in code"));
   const codeIn = (email: { body: { text?: string } } | undefined) =>
     email ? /\b(\d{6})\b/.exec(email.body.text ?? "")?.[1] : undefined;
-  const url = `http://localhost:${port}`;
-  const token = adminToken(config);
   const harness: WebHarness = {
     url,
     origin: url,
-    embedded,
+    runtime: parts.runtime,
     ses,
-    clock,
+    clock: parts.clock,
     async admin(method, path, body) {
-      const response = await fetch(`${embedded.workspaceUrl}/internal/v1${path}`, {
+      const response = await fetch(`${parts.internalApi}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${parts.adminToken}`,
+          "content-type": "application/json",
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
@@ -115,7 +168,7 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
       return client;
     },
     async close() {
-      await embedded.stop();
+      await parts.stop();
       await ses.close();
     },
   };
