@@ -25,7 +25,6 @@ const STILL_IMPORTING = new Set<string>([
   "services/forms/test/digest-send.happy.test.ts",
   "services/forms/test/support/digest.ts",
   "services/public-read/test/asset-urls.security.test.ts",
-  "services/public-read/test/cache.happy.test.ts",
   "services/public-read/test/cdn-purge.happy.test.ts",
   "services/public-read/test/documents.happy.test.ts",
   "services/public-read/test/pages-cache.happy.test.ts",
