@@ -69,7 +69,7 @@ export function subscribePurges(
         tags = await invalidationTags(deps.db, deps.houseOrg, event);
       } catch (error) {
         tags = typeof organizationId === "string" ? [organizationTag(organizationId)] : null;
-        log.warn("read cache: could not read what changed; dropping the organization's answers", {
+        log.warn("purge: could not read what changed; dropping the organization's answers", {
           event_id: event.id,
           error: error instanceof Error ? error.message : String(error),
         });
