@@ -3,8 +3,8 @@
  * process, the gateway and public reads, PGlite, demo data, answers warm at the gateway)
  * against a bare Bun.serve in its own process answering the same bytes and headers, wrk in
  * turns; and in the same run the JSON item route (`GET /v1/public/newsroom/{slug}`) the same
- * way, whose ratio the page's should reach. Run: `bun bench/pages.bench.ts` (BENCH_SECONDS, BENCH_ROUNDS for a quick
- * check).
+ * way, whose ratio the page's should reach. Run: `bun bench/pages.bench.ts` (BENCH_SECONDS,
+ * BENCH_ROUNDS for a quick check).
  */
 import {
   captureAnswer,
