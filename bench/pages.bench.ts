@@ -1,10 +1,10 @@
 /**
  * Newsroom pages: one item page (`GET /newsroom/{slug}`, HTML) from `npm start` (its own
- * process, the gateway and public reads, PGlite, demo data, read cache warm) against a bare
- * Bun.serve in its own process answering the same bytes and headers, wrk in turns; and in the
- * same run the JSON item route (`GET /v1/public/newsroom/{slug}`) the same way, whose ratio the
- * page's should reach. Run: `bun bench/pages.bench.ts` (BENCH_SECONDS, BENCH_ROUNDS for a quick
- * check).
+ * process, the gateway and public reads, PGlite, demo data, answers warm at the gateway)
+ * against a bare Bun.serve in its own process answering the same bytes and headers, wrk in
+ * turns; and in the same run the JSON item route (`GET /v1/public/newsroom/{slug}`) the same
+ * way, whose ratio the page's should reach. Run: `bun bench/pages.bench.ts` (BENCH_SECONDS,
+ * BENCH_ROUNDS for a quick check).
  */
 import {
   captureAnswer,

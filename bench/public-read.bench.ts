@@ -1,7 +1,7 @@
 /**
  * Embedded public reads: `GET /v1/public/newsroom` and one item from `npm start` (its own
- * process, PGlite, demo data, read cache warm) against a bare Bun.serve in its own process
- * answering the same bytes and headers, wrk in turns. Run:
+ * process, PGlite, demo data, answers warm at the gateway) against a bare Bun.serve in its own
+ * process answering the same bytes and headers, wrk in turns. Run:
  * `bun bench/public-read.bench.ts` (BENCH_SECONDS, BENCH_ROUNDS for a quick check).
  */
 import {

@@ -61,9 +61,8 @@ export async function startEmbedded(
   const workspaceServer = serveWorkspace(config, workspace, {
     hostname: options.workspaceHost ?? "127.0.0.1",
   });
-  // Public answers kept at the gateway, as in the distributed mode: a warm public read is
-  // answered before routing. Purged on the in-process bus, after public-read's own cache (it
-  // subscribed first, and the bus delivers in that order).
+  // Public answers kept at the gateway, as in the distributed mode (the one cache of public
+  // answers): a warm public read is answered before routing, and purged on the in-process bus.
   const answerCache = new PublicAnswerCache();
   const purges = await subscribeAnswerPurges(runtime.bus, answerCache);
   const gateway = createGateway({

@@ -1,17 +1,17 @@
 /**
- * The gateway's cache of public answers, in both modes: what a CDN in front of the
- * gateway would keep, kept one hop nearer, so that a warm public read costs no request to
- * public-read. It keeps only what a shared cache may (a 200 to a plain GET carrying `Cache-Tag`,
- * `ETag` and `Cache-Control: public`, without `Set-Cookie` or `Vary`), keyed by host and request
- * target, and drops exactly what each `cache.purged` event names: the tags public-read works out
- * once per story or site event, the message its own replicas drop their answers on too. The
- * answers are public-read's bytes and headers; only the request id and the service version are
- * the gateway's, as on every answer it hands on, and `Age` says how long the gateway has held it.
+ * The one cache of public answers, in both modes: what a CDN in front of the gateway would keep,
+ * kept one hop nearer, so that a warm public read costs no request to public-read (which keeps
+ * no answers of its own: a miss here is read from the database). It keeps only what a shared
+ * cache may (a 200 to a plain GET carrying `Cache-Tag`, `ETag` and `Cache-Control: public`,
+ * without `Set-Cookie` or `Vary`), keyed by host and request target, and drops exactly what each
+ * `cache.purged` event names, once: the tags public-read works out once per story or site event.
+ * The answers are public-read's bytes and headers; only the request id and the service version
+ * are the gateway's, as on every answer it hands on, and `Age` says how long the gateway has held
+ * it.
  *
- * A purge is applied twice, at once and `repurgeAfterMs` later: a public-read replica that hears
- * the same message a moment after the gateway could otherwise hand the old answer back to be kept
- * again. The cache is on only while purges can arrive (`enable`), forgets everything when the
- * subscription may have missed some, and a time limit bounds staleness if a purge is ever late.
+ * An answer read before a purge and handed back after it is not kept (`begin`, `keep`). The
+ * cache is on only while purges can arrive (`enable`), forgets everything when the subscription
+ * may have missed some, and a time limit bounds staleness if a purge is ever late.
  */
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import { type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
@@ -39,8 +39,6 @@ export interface AnswerCacheOptions {
   maxBytes?: number;
   /** How long an answer is served without a purge, in ms (default 30 s). */
   ttlMs?: number;
-  /** When a purge is applied the second time, in ms (default 2 s). */
-  repurgeAfterMs?: number;
   /** Whether it keeps answers from the start (default true); see `enable`. */
   enabled?: boolean;
 }
@@ -81,12 +79,9 @@ const PER_ANSWER_HEADERS = [
   ANSWER_ORGANIZATION_HEADER,
 ];
 const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
-const DEFAULT_REPURGE_AFTER_MS = 2_000;
 
 export class PublicAnswerCache {
   private readonly answers: ReadCache<Kept>;
-  private readonly repurgeAfterMs: number;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private enabled: boolean;
 
   constructor(options: AnswerCacheOptions = {}) {
@@ -95,7 +90,6 @@ export class PublicAnswerCache {
       maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
       ttlMs: options.ttlMs ?? 30_000,
     });
-    this.repurgeAfterMs = options.repurgeAfterMs ?? DEFAULT_REPURGE_AFTER_MS;
     this.enabled = options.enabled ?? true;
   }
 
@@ -199,21 +193,12 @@ export class PublicAnswerCache {
     return answerFrom(kept, request);
   }
 
-  /** Drops the answers carrying any of `tags`, now and once more a moment later. */
+  /** Drops the answers carrying any of `tags`. Returns how many. */
   purge(tags: readonly string[]): number {
-    const dropped = this.answers.invalidate(tags);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.answers.invalidate(tags);
-    }, this.repurgeAfterMs);
-    timer.unref?.();
-    this.timers.add(timer);
-    return dropped;
+    return this.answers.invalidate(tags);
   }
 
   clear(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
     this.answers.clear();
   }
 

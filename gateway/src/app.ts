@@ -49,16 +49,21 @@ export function createGateway(given: GatewayOptions) {
     publicReadLimits: given.publicReadLimits ?? new MemoryRateLimitStore(),
   };
   // A path a service answers goes straight to it, before the router (which keeps the gateway's
-  // own routes, 404 and 405): routing it again would cost a tenth of the hop.
+  // own routes, 404 and 405): routing it again would cost a tenth of the hop. A public read the
+  // answer cache holds is answered there and then.
   const kit = httpKit("gateway", {
-    beforeRouting: [
-      (request) => {
-        const service = serviceOf(options, request);
-        const upstream = service ? options.upstreams[service] : undefined;
-        if (!service || !upstream) return null;
-        return { route: "/*", respond: () => forward(options, service, upstream, request) };
-      },
-    ],
+    earlyAnswer: (request) => {
+      const target = targetOf(request.url);
+      const service = serviceOf(options, request, target);
+      const upstream = service ? options.upstreams[service] : undefined;
+      if (!service || !upstream) return null;
+      return {
+        route: "/*",
+        respond: () =>
+          keptAnswer(options, service, request, target) ??
+          forward(options, service, upstream, request),
+      };
+    },
   });
   const ready = readinessResponse(readiness(options.readinessChecks));
   const app = new Elysia({ name: "gateway" })
@@ -102,11 +107,11 @@ export function createGateway(given: GatewayOptions) {
     app,
     routes: app.routes,
     /**
-     * The one way in: a public read the answer cache holds, answered before routing; a
-     * service's path handed on (`forward`); the gateway's own routes.
+     * The one way in: Elysia's own handler (its `fetch`, which `handle` wraps in one more
+     * promise), so a kept answer, a service's path and the gateway's own routes all go through
+     * the kit's hooks.
      */
-    handle: (request: Request): Response | Promise<Response> =>
-      keptAnswer(options, request) ?? app.handle(request),
+    handle: app.fetch,
   };
 }
 
@@ -115,10 +120,13 @@ export function createGateway(given: GatewayOptions) {
  * read limit guards the reads that reach public-read (see `enforcePublicLimits`), and finding
  * the client's address would cost a kept answer an eighth of its throughput.
  */
-function keptAnswer(options: GatewayOptions, request: Request): Response | undefined {
-  if (!options.answerCache || request.method !== "GET") return undefined;
-  const target = targetOf(request.url);
-  if (serviceOf(options, request, target) !== "public-read") return undefined;
+function keptAnswer(
+  options: GatewayOptions,
+  service: ServiceName,
+  request: Request,
+  target: string,
+): Response | undefined {
+  if (!options.answerCache || service !== "public-read" || request.method !== "GET") return;
   return options.answerCache.lookup(request, target);
 }
 

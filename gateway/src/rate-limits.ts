@@ -57,13 +57,13 @@ const CHECKOUT_PATH = "/v1/public/checkout/";
 
 /**
  * The public reads' limits (GET and HEAD under /v1/public): `perMinute` per client address
- * (PUBLIC_RATE_LIMIT_PER_MINUTE), so random slugs and forged cursors cannot churn the read
- * cache; and the checkout summary, on top, 30 a minute per address. An IPv6 client counts per
+ * (PUBLIC_RATE_LIMIT_PER_MINUTE), so random slugs and forged cursors cannot flood public-read's
+ * database reads; and the checkout summary, on top, 30 a minute per address. An IPv6 client counts per
  * /64. Throws 429 too_many_requests with `Retry-After: 60` when over either.
  *
  * Only reads that go on to public-read are counted: a read the gateway's answer cache answers
- * touches neither the database nor a read cache. The read limit is counted per gateway replica,
- * in memory: it only guards the read cache, and a shared counter would cost every public read a
+ * never touches the database. The read limit is counted per gateway replica, in memory: it only
+ * guards public-read's database reads, and a shared counter would cost every public read a
  * Redis round trip. The checkout limit, which guards the Stripe quota, is counted in the shared
  * store.
  */

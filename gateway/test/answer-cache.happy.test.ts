@@ -614,28 +614,4 @@ describe("purges", () => {
     expect(service.count("/v1/public/newsroom/x")).toBe(2);
     expect(service.count("/v1/public/newsroom/y")).toBe(1);
   });
-
-  test("the second purge drops an old answer a replica handed back after the first", async () => {
-    const repurgeAfterMs = 250;
-    const { send, service, cache } = gatewayWith({
-      cache: new PublicAnswerCache({ ttlMs: 60_000, repurgeAfterMs }),
-    });
-    const target = "/v1/public/newsroom/x";
-    expect((await send(target)).text).toContain('"answer":1');
-    const purgedAt = Date.now();
-    service.repeatOnce.add(target);
-    cache.purge(["content:x"]);
-
-    // The replica's old copy, fetched after the purge, is kept for now.
-    expect((await send(target)).text).toContain('"answer":1');
-    expect((await send(target)).text).toContain('"answer":1');
-    expect(service.count(target)).toBe(2);
-    expect(Date.now() - purgedAt).toBeLessThan(repurgeAfterMs);
-
-    await Bun.sleep(repurgeAfterMs + 50);
-    expect((await send(target)).text).toContain('"answer":2');
-    expect(service.count(target)).toBe(3);
-    expect((await send(target)).text).toContain('"answer":2');
-    expect(service.count(target)).toBe(3);
-  });
 });

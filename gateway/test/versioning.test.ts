@@ -9,14 +9,12 @@ import { Elysia, t } from "elysia";
 function appWithRetiringRoute() {
   // An answer found before routing (as a cached read is) for the targets marked `?early`.
   const kit = httpKit("versioning-test", {
-    beforeRouting: [
-      (request) => {
-        const url = new URL(request.url);
-        if (!url.searchParams.has("early")) return null;
-        const route = url.pathname === "/v1/current" ? "/v1/current" : "/v1/old/:id";
-        return { route, respond: () => Response.json({ early: true }) };
-      },
-    ],
+    earlyAnswer: (request) => {
+      const url = new URL(request.url);
+      if (!url.searchParams.has("early")) return null;
+      const route = url.pathname === "/v1/current" ? "/v1/current" : "/v1/old/:id";
+      return { route, respond: () => Response.json({ early: true }) };
+    },
   });
   const app = new Elysia()
     .use(kit)

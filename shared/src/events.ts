@@ -79,8 +79,8 @@ export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
 
 /**
  * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
- * organization tags: public-read works it out once per event and tells every replica of
- * public-read and of the gateway, whose caches drop exactly these. Kept in the stream like every
+ * organization tags: public-read works it out once per event and tells every gateway replica,
+ * whose answer cache (the one cache of public answers) drops exactly these. Kept in the stream like every
  * event; never written to the database nor sent to webhooks.
  */
 export const CachePurgedEvent = T.Object({

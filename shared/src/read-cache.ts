@@ -1,5 +1,5 @@
 /**
- * The in-process read cache of the services that answer reads (client API, public reads):
+ * The in-process cache of answers (the client API's, and the gateway's public answers):
  * values by key, least recently used dropped first (to within half the entries) past a count or
  * a size in bytes, each for at most a time limit, and each carrying tags so that a change drops
  * exactly the entries it touches (`invalidate`), never the whole cache.

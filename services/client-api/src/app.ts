@@ -50,7 +50,7 @@ export function createClientApiApp(options: ClientApiOptions) {
   };
   const kit = httpKit("client-api", {
     // A GET target answered before skips the router (the same key check, the same answer).
-    beforeRouting: [repeatedTarget(deps)],
+    earlyAnswer: repeatedTarget(deps),
     headers: { "cache-control": "private, no-store" },
   });
   const app = new Elysia({ name: "client-api" })

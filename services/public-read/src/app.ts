@@ -3,9 +3,8 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
-import { AnswerCache, type AnswerCacheOptions } from "./caching/answer-cache.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
-import { subscribeInvalidation, subscribePurges } from "./caching/invalidation.ts";
+import { subscribePurges } from "./caching/invalidation.ts";
 import { createReader } from "./caching/reader.ts";
 import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
@@ -21,23 +20,25 @@ import { HOST_PAGE_ROUTE, pagesRoutes } from "./pages/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 
 export interface PublicReadOptions {
-  cache?: AnswerCacheOptions;
   /** Longest a content read may take before the route answers 503 (default 5 s). */
   readTimeoutMs?: number;
   /** Retries and timeout of CDN purges (CDN_PURGE_PROVIDER). */
   cdnPurge?: PurgeOptions;
 }
 
-/** Public news reads, hosted newsrooms, hostnames, sitemaps, search documents, checkout summary. */
+/**
+ * Public news reads, hosted newsrooms, hostnames, sitemaps, search documents, checkout summary.
+ * Every read is answered from the database: the gateway keeps the public answers and hears the
+ * purges this service works out (`subscribePurges`).
+ */
 export async function createPublicReadService(
   runtime: Runtime<PublicReadConfig>,
   options: PublicReadOptions = {},
-): Promise<ServiceHandle & { cache: AnswerCache }> {
+): Promise<ServiceHandle> {
   const { db } = runtime.database;
   // Before anything starts: a provider without its token or zone stops start-up.
   const purger = cdnPurger(runtime.config, options.cdnPurge);
-  const cache = new AnswerCache(options.cache);
-  const reader = createReader(cache, { timeoutMs: options.readTimeoutMs });
+  const reader = createReader({ timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
   const pages = pagesRoutes(deps);
@@ -46,7 +47,7 @@ export async function createPublicReadService(
   const readiness: ReadinessCheck[] = [
     { name: "database", check: () => runtime.database.ping() },
     {
-      // The public read path: the house index, read past the cache.
+      // The public read path: the house index.
       name: "read_path",
       check: async () => {
         await newsroomIndex(db, await houseNewsroom(db, runtime.config), {});
@@ -55,18 +56,14 @@ export async function createPublicReadService(
   ];
 
   const kit = httpKit("public-read", {
-    // What the path router cannot say, asked first. A request answered before is answered from
-    // the read cache without routing it again (the one fast path, in caching/reader.ts).
-    beforeRouting: [
-      // robots.txt, sitemaps and feeds, on the service's host and on a client's hostname.
-      (request) => documents.match(request),
-      // A client's hostname: its pages, whatever the path (`/newsroom` there is its own story).
-      (request) =>
-        pages.servesHost(request)
-          ? { route: HOST_PAGE_ROUTE, respond: () => pages.hostPage(request) }
-          : null,
-      (request) => reader.cached(request),
-    ],
+    // What the path router cannot say, asked first: robots.txt, sitemaps and feeds, on the
+    // service's host and on a client's hostname; then a client's hostname: its pages, whatever
+    // the path (`/newsroom` there is its own story).
+    earlyAnswer: (request) =>
+      documents.match(request) ??
+      (pages.servesHost(request)
+        ? { route: HOST_PAGE_ROUTE, respond: () => pages.hostPage(request) }
+        : null),
   });
   const app = new Elysia({ name: "public-read" })
     .use(kit)
@@ -77,7 +74,6 @@ export async function createPublicReadService(
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 
-  const subscription: Subscription = await subscribeInvalidation(runtime.bus, cache);
   const purges: Subscription = await subscribePurges(runtime.bus, {
     db,
     houseOrg: runtime.config.HOUSE_ORG,
@@ -89,12 +85,9 @@ export async function createPublicReadService(
     name: "public-read",
     app,
     readiness,
-    cache,
     stop: async () => {
-      await subscription.stop();
       await purges.stop();
       await cdnPurges?.stop();
-      cache.clear();
     },
   };
 }

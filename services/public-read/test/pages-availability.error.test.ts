@@ -4,7 +4,7 @@ import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { createPublicReadService } from "../src/app.ts";
 import { client, createOrg, HOUSE_ORG, seedStories, testConfig } from "./support/world.ts";
 
-test("without a database a page answers a 503 page (not JSON), never cached, and a cached page stays", async () => {
+test("without a database a page answers a 503 page (not JSON), never cached", async () => {
   const database = await testDatabase({ backend: "pglite" });
   const orgId = await createOrg(database.db, HOUSE_ORG, true);
   await seedStories(database.db, orgId, [
@@ -32,6 +32,5 @@ test("without a database a page answers a 503 page (not JSON), never cached, and
     expect(answer.text).toContain('<html lang="en">');
     expect(answer.text).toContain("try again");
   }
-  expect((await get("/newsroom")).text).toBe(warm.text);
   await service.stop();
 }, 60_000);

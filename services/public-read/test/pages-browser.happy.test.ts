@@ -35,7 +35,6 @@ describeInBrowser("public pages in Chromium", () => {
       .update(organizations)
       .set({ newsletterEnabled: true })
       .where(eq(organizations.id, world.client.id));
-    world.service.cache.clear();
     const paths = [
       "/newsroom",
       "/newsroom/h-insight-published",

@@ -194,7 +194,6 @@ describe("newsletter on the page", () => {
       .update(organizations)
       .set({ newsletterEnabled: true })
       .where(eq(organizations.id, world.client.id));
-    world.service.cache.clear();
     try {
       const base = world.runtime.config.PUBLIC_BASE_URL;
       for (const [path, headers, returnTo] of [
@@ -232,7 +231,6 @@ describe("newsletter on the page", () => {
         .update(organizations)
         .set({ newsletterEnabled: false })
         .where(eq(organizations.id, world.client.id));
-      world.service.cache.clear();
     }
   });
 
@@ -241,7 +239,6 @@ describe("newsletter on the page", () => {
       .update(organizations)
       .set({ newsletterEnabled: true })
       .where(eq(organizations.id, world.client.id));
-    world.service.cache.clear();
     try {
       const index = await world.get("/", onHost(world.client.activeHost));
       expect(index.text).toContain(
@@ -268,7 +265,6 @@ describe("newsletter on the page", () => {
         .update(organizations)
         .set({ newsletterEnabled: false })
         .where(eq(organizations.id, world.client.id));
-      world.service.cache.clear();
     }
   });
 });

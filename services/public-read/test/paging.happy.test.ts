@@ -141,7 +141,6 @@ describe("index paging", () => {
       await seedStories(database.db, houseId, [
         { type: "event", status: "published", slug: "brand-new", topics: [], ageDays: 0 },
       ]);
-      service.cache.clear();
       const second = await get(`/v1/public/newsroom?cursor=${first.body.next_cursor}`);
       expect(second.body.items.map((i: { id: string }) => i.id)).toEqual(expected.slice(24, 48));
       const fresh = await get("/v1/public/newsroom");
@@ -163,7 +162,6 @@ describe("search documents", () => {
         ageDays: 200 + i * 0.01,
       }));
       await seedStories(database.db, houseId, more);
-      service.cache.clear();
       const answer = await get("/v1/public/search/newsroom");
       expect(answer.status).toBe(200);
       expect(answer.body.documents).toHaveLength(500);

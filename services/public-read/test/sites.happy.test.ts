@@ -110,13 +110,11 @@ describe("a site's canonical address follows its hostnames", () => {
       status: "active",
       activatedAt: new Date(),
     });
-    world.service.cache.clear();
     const answer = await world.get("/v1/public/sites/dormant-news");
     expect(answer.body.canonical_url).toBe("https://news.dormant.example");
     expect((await world.get("/v1/public/hosts/news.dormant.example")).status).toBe(200);
 
     await world.database.db.update(sites).set({ enabled: false }).where(eq(sites.id, site!.id));
-    world.service.cache.clear();
     expect((await world.get("/v1/public/sites/dormant-news")).status).toBe(404);
     expect((await world.get("/v1/public/hosts/news.dormant.example")).status).toBe(404);
     expect((await world.get("/v1/public/sites/dormant-news/sitemap")).status).toBe(404);

@@ -8,7 +8,10 @@ import { noteRepeated, queryNamesOf, refuseRepeated } from "./repeated-query.ts"
 import { contextOf, knownContextOf, requestIdOf } from "./request-context.ts";
 import { pathOf } from "./urls.ts";
 
-/** An answer an app finds before its router: the route template it counts under, and the answer. */
+/**
+ * An answer an app finds before its router: the route template it counts under (its metrics,
+ * logs and retiring headers), and the answer.
+ */
 export interface EarlyAnswer {
   route: string;
   respond: () => Response | Promise<Response>;
@@ -25,12 +28,13 @@ export type ErrorRenderer = (
 
 export interface HttpKitOptions {
   /**
-   * Asked in order before the router, in front of the app's `handle` (still the one way in; see
-   * `bindRoutes`): what a path router cannot say, like a client's hostname, and answers found
-   * without routing. Their answers get what routed ones get: the route for metrics and logs,
-   * retiring headers, the answer observer, the error record, `headers`.
+   * The app's one early-answer path, asked before the router from the kit's `onRequest` hook
+   * (Elysia answers with what that hook returns and skips routing): what a path router cannot
+   * say, like a client's hostname, or an answer found without routing. Its answers get what
+   * routed ones get: the route for metrics and logs, retiring headers, `headers`, the error
+   * record (a throw goes to the kit's `onError`), the answer observer.
    */
-  beforeRouting?: EarlyRouter[];
+  earlyAnswer?: EarlyRouter;
   /** Headers every answer of the app carries, errors included, unless the answer sets its own. */
   headers?: Record<string, string>;
   /**
@@ -50,7 +54,6 @@ export interface HttpKitOptions {
  */
 export function httpKit(name: string, options: HttpKitOptions = {}) {
   const observe = answerObserver();
-  const beforeRouting = options.beforeRouting ?? [];
   let routesOf: (path: string) => string[] = () => [];
   let retiring = new Map<string, Record<string, string>>();
   let queryNames = new Map<string, string[]>();
@@ -103,32 +106,21 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
       for (const [header, value] of appHeaders) set.headers[header] = value;
     });
   }
-  /**
-   * An answer found before routing, given what the router's hooks give a routed one; a throw
-   * becomes its error answer here, as the kit's onError makes it for a routed request.
-   */
-  const answerEarly = async (early: EarlyAnswer, request: Request): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await early.respond();
-    } catch (error) {
-      response = failureAnswer(error, request, []);
-    }
-    // Noted once answered: while it answers, the request is not routed (the read cache
-    // remembers only targets the router answered; a client's hostname is not a path). An app
-    // in this process that answered it (the embedded gateway's services) noted its own route.
-    const retiringOfRoute = knownContextOf(request)?.route
-      ? undefined
-      : routed(request, early.route);
-    for (const [header, value] of Object.entries(retiringOfRoute ?? {})) {
-      response.headers.set(header, value);
-    }
-    for (const [header, value] of appHeaders) {
-      if (!response.headers.has(header)) response.headers.set(header, value);
-    }
-    observe?.(name, request.method, early.route, response.status, response);
-    return response;
-  };
+  const findEarly = options.earlyAnswer;
+  if (findEarly) {
+    // After the app's headers: Elysia adds `set.headers` to the answer returned here, as to a
+    // routed one, and hands a throw to the kit's onError. The hooks of routing (transform,
+    // mapResponse) do not run for it: the route is noted and the observer told here.
+    kit.onRequest(async ({ request, set }) => {
+      const early = findEarly(request);
+      if (!early) return;
+      const retiringHeaders = routed(request, early.route);
+      if (retiringHeaders) Object.assign(set.headers, retiringHeaders);
+      const response = await early.respond();
+      observe?.(name, request.method, early.route, response.status, response);
+      return response;
+    });
+  }
   if (observe) {
     kit.mapResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const status = typeof set.status === "number" ? set.status : 200;
@@ -136,28 +128,8 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
     });
   }
   return Object.assign(kit, {
-    /**
-     * Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. With
-     * `beforeRouting`, also puts those routers in front of the app's `handle`, so that an answer
-     * found there costs no routing at all (Elysia's own request handling is about a tenth of
-     * a client API request's time).
-     */
-    bindRoutes(app: RoutedApp & { handle: (request: Request) => Promise<Response> }) {
-      if (beforeRouting.length > 0) {
-        const routedHandle = app.handle;
-        app.handle = (request) => {
-          let early: EarlyAnswer | null | undefined;
-          try {
-            for (const find of beforeRouting) {
-              early = find(request);
-              if (early) break;
-            }
-          } catch (error) {
-            return Promise.resolve(failureAnswer(error, request, []));
-          }
-          return early ? answerEarly(early, request) : routedHandle(request);
-        };
-      }
+    /** Tells the kit the app's routes: they decide 405 versus 404, and which are retiring. */
+    bindRoutes(app: RoutedApp) {
       routesOf = (path) => allowedMethods(app, path);
       retiring = new Map();
       queryNames = queryNamesOf(app.routes);

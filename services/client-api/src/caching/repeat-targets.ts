@@ -27,7 +27,7 @@ export async function answerRepeatably(
 }
 
 /**
- * The client API's one fast path, asked before its router (`beforeRouting`): a GET whose exact
+ * The client API's one fast path, asked before its router (the kit's `earlyAnswer`): a GET whose exact
  * target a route answered before gets the same key check and the same answer as that route
  * would give, without the router. Every request still reads its key's row (revocation, expiry,
  * scope and the organization's data version), here as on the route.

@@ -1,10 +1,9 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Queryable } from "@newsroom/shared/db/index";
-import { type BusEvent, type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
+import { type BusEvent, EVENT } from "@newsroom/shared/events";
 import { organizationTag } from "@newsroom/shared/http/public-answers";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
-import type { AnswerCache } from "./answer-cache.ts";
 import { storyPurgeTags } from "./cache-tags.ts";
 import { storyPlaces } from "./story-places-store.ts";
 
@@ -52,9 +51,9 @@ export async function invalidationTags(
 export const PURGE_CONSUMER = "public-read-purge";
 
 /**
- * For each story or site event, the tags it changes, told once to every replica of public-read
- * and of the gateway as a `cache.purged` event, so that both caches drop the same answers on the
- * same message. When the database cannot say where a story shows, the organization's answers
+ * For each story or site event, the tags it changes, told once to every gateway replica as a
+ * `cache.purged` event: the gateway's answer cache (the one cache of public answers) drops
+ * exactly those answers. When the database cannot say where a story shows, the organization's answers
  * go (never every answer). A failed publish leaves the event unacked: the bus delivers it again.
  */
 export function subscribePurges(
@@ -70,7 +69,7 @@ export function subscribePurges(
         tags = await invalidationTags(deps.db, deps.houseOrg, event);
       } catch (error) {
         tags = typeof organizationId === "string" ? [organizationTag(organizationId)] : null;
-        log.warn("read cache: could not read what changed; dropping the organization's answers", {
+        log.warn("purge: could not read what changed; dropping the organization's answers", {
           event_id: event.id,
           error: error instanceof Error ? error.message : String(error),
         });
@@ -86,27 +85,5 @@ export function subscribePurges(
       });
     },
     { durable, types: INVALIDATING_EVENTS },
-  );
-}
-
-/**
- * Drops the cached answers each `cache.purged` event names, and only those. A broadcast
- * subscription: every replica sees every event. When the subscription had to be made again,
- * purges may have been missed meanwhile: the cache forgets everything.
- */
-export function subscribeInvalidation(bus: EventBus, cache: AnswerCache): Promise<Subscription> {
-  return bus.subscribe(
-    async (event) => {
-      if (event.type !== EVENT.cachePurged) return;
-      const { tags } = (event as CachePurgedEvent).data;
-      const dropped = cache.invalidate(tags);
-      log.debug("read cache invalidated", { event: event.id, tags: tags.length, dropped });
-    },
-    {
-      durable: "public-read-cache",
-      broadcast: true,
-      types: [EVENT.cachePurged],
-      onResubscribe: () => cache.clear(),
-    },
   );
 }

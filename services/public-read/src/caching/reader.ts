@@ -1,9 +1,6 @@
 import type { Html } from "@newsroom/shared/html";
-import type { EarlyAnswer } from "@newsroom/shared/http/http-kit";
-import { matchedRouteOf, requestIdOf } from "@newsroom/shared/http/request-context";
-import { targetOf } from "@newsroom/shared/http/urls";
+import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { log } from "@newsroom/shared/log";
-import type { AnswerCache } from "./answer-cache.ts";
 import { type AnswerExtras, notFoundAnswer, okAnswer, respond, unavailable } from "./responses.ts";
 
 /** What a content read gives: a body to show, or "not found"; either with its purge keys. */
@@ -32,46 +29,28 @@ export function notFoundOutcome(
 
 export interface Reader {
   /**
-   * Answers a public read from the cache, or runs `load` (bounded by the read timeout) and
-   * caches what it gives. A failed or slow read answers 503 and is not cached: the JSON error, or
-   * what `unavailableAnswer` gives (a page's own 503).
+   * Answers a public read: runs `load` (bounded by the read timeout) and answers what it gives,
+   * 200 (304 to a matching conditional GET) or 404, with its purge keys. A failed or slow read
+   * answers 503: the JSON error, or what `unavailableAnswer` gives (a page's own 503). Nothing
+   * is kept here: the gateway keeps the public answers (gateway/src/answer-cache.ts).
    */
   serve(
     request: Request,
-    key: string,
     load: () => Promise<ReadOutcome>,
     unavailableAnswer?: () => Response,
   ): Promise<Response>;
-  /**
-   * The cached answer for a GET whose exact target was served before, with the route template
-   * that served it; undefined when the request must be routed. The app's one fast path: asked
-   * before its router (`beforeRouting`), it answers exactly as the route would from the cache,
-   * without matching the route and checking its parameters again.
-   */
-  cached(request: Request): EarlyAnswer | undefined;
 }
 
-export function createReader(cache: AnswerCache, options: { timeoutMs?: number } = {}): Reader {
+export function createReader(options: { timeoutMs?: number } = {}): Reader {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
-    cached(request) {
-      if (request.method !== "GET") return undefined;
-      const known = cache.getByTarget(targetOf(request.url));
-      return known && { route: known.route, respond: () => respond(known.answer, request) };
-    },
-    async serve(request, key, load, unavailableAnswer) {
-      const route = matchedRouteOf(request);
-      if (request.method === "GET" && route) cache.remember(targetOf(request.url), key, route);
-      const hit = cache.get(key);
-      if (hit) return respond(hit, request);
-      const since = cache.begin();
+    async serve(request, load, unavailableAnswer) {
       let outcome: ReadOutcome;
       try {
         outcome = await withTimeout(load(), timeoutMs);
       } catch (error) {
         log.warn("public read failed", {
           request_id: requestIdOf(request),
-          key,
           error: error instanceof Error ? error.message : String(error),
         });
         return unavailableAnswer ? unavailableAnswer() : unavailable(request);
@@ -79,7 +58,6 @@ export function createReader(cache: AnswerCache, options: { timeoutMs?: number }
       const answer = outcome.found
         ? okAnswer(outcome.body, outcome.tags, outcome.scope, outcome)
         : notFoundAnswer(outcome.message, outcome.tags, outcome.scope, outcome.page);
-      cache.set(key, answer, since);
       return respond(answer, request);
     },
   };

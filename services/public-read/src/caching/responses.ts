@@ -5,7 +5,6 @@ import { notModified, notModifiedResponse } from "@newsroom/shared/http/conditio
 import { errorResponse } from "@newsroom/shared/http/error-response";
 import { ANSWER_ORGANIZATION_HEADER } from "@newsroom/shared/http/public-answers";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
-import type { Answer } from "./answer-cache.ts";
 import { httpDate } from "./conditional.ts";
 import { TextDocument } from "./text-document.ts";
 
@@ -24,6 +23,29 @@ export function etagOf(body: Uint8Array<ArrayBuffer>): string {
 
 const HTML_TYPE = "text/html; charset=utf-8";
 
+/** A read's answer, before it meets the request: 200 (or 304) or 404. */
+export type Answer = (
+  | {
+      status: 200;
+      /** The whole answer, headers and body. */
+      response: Response;
+      etag: string;
+      /** The Last-Modified value (an HTTP date), or null when the answer does not know it. */
+      lastModified: string | null;
+    }
+  | {
+      status: 404;
+      message: string;
+      /** A page's 404: its HTML, sent instead of the JSON error. */
+      page?: string;
+    }
+) & {
+  /** The Cache-Tag value: the purge keys, comma-separated. */
+  tags: string;
+  /** The organization whose content this is, or null. */
+  scope: string | null;
+};
+
 /** What an answer may add to its headers. */
 export interface AnswerExtras {
   /** The newest change it shows: `Last-Modified`, and `If-Modified-Since` answered. */
@@ -33,7 +55,7 @@ export interface AnswerExtras {
 }
 
 /**
- * A 200 answer: the body encoded once, its ETag, and the response every request clones. A body
+ * A 200 answer: the body encoded, its ETag, and the response. A body
  * that is `Html` (a page) is sent as HTML, a `TextDocument` as its own type, anything else as
  * JSON.
  */
@@ -60,15 +82,7 @@ export function okAnswer(
   if (extras.noindex) headers["x-robots-tag"] = "noindex";
   if (scope) headers[ANSWER_ORGANIZATION_HEADER] = scope;
   const response = new Response(bytes, { status: 200, headers });
-  return {
-    status: 200,
-    response,
-    etag,
-    lastModified,
-    bytes: bytes.byteLength,
-    tags: tagList,
-    scope,
-  };
+  return { status: 200, response, etag, lastModified, tags: tagList, scope };
 }
 
 /**
@@ -108,7 +122,7 @@ function cacheHeaders(
   return headers;
 }
 
-/** The HTTP answer for a cached (or just read) answer: 200, 304 or 404. */
+/** The HTTP answer for a read's answer: 200, 304 or 404. */
 export function respond(answer: Answer, request: Request): Response {
   if (answer.status === 404) {
     if (answer.page !== undefined) return notFoundPageResponse(answer.page, answer.tags);
@@ -120,7 +134,7 @@ export function respond(answer: Answer, request: Request): Response {
   if (notModified(request, answer.etag, answer.lastModified)) {
     return notModifiedResponse(answer.response.headers);
   }
-  return answer.response.clone();
+  return answer.response;
 }
 
 /** A page's 503: its HTML, with the JSON 503's Retry-After and never cached. */

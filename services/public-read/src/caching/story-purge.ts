@@ -9,7 +9,7 @@ import { storyPlaces } from "./story-places-store.ts";
 
 /**
  * The durable consumer name: replicas share it, so each story event is purged once, not once
- * per replica (unlike the read cache's broadcast subscription, which every replica needs).
+ * per replica (unlike the gateway's broadcast purge subscription, which every replica needs).
  */
 export const CDN_PURGE_CONSUMER = "public-read-cdn-purge";
 const PURGING_EVENTS = [EVENT.storyPublished, EVENT.storyUnpublished] as const;

@@ -34,8 +34,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       "/v1/public/newsroom",
       ({ request, query }) => {
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-        const key = `house:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
-        return reader.serve(request, key, async () => {
+        return reader.serve(request, async () => {
           const newsroom = await house();
           const body = await newsroomIndex(db, newsroom, {
             type: query.type,
@@ -60,7 +59,7 @@ export function newsroomRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/newsroom/:slug",
       ({ request, params }) =>
-        reader.serve(request, `house:item:${params.slug}`, async () => {
+        reader.serve(request, async () => {
           const newsroom = await house();
           const item = await contentItem(db, newsroom, params.slug);
           if (!item) {
@@ -93,8 +92,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       "/v1/public/topics/:slug",
       ({ request, params, query }) => {
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-        const key = `house:topic:${params.slug}:${query.cursor ?? ""}`;
-        return reader.serve(request, key, async () => {
+        return reader.serve(request, async () => {
           const newsroom = await house();
           const page = await topicPage(db, newsroom, params.slug, after);
           const tags = houseTags.topic(params.slug);
@@ -117,7 +115,7 @@ export function newsroomRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/search/newsroom",
       ({ request }) =>
-        reader.serve(request, "house:search", async () => {
+        reader.serve(request, async () => {
           const newsroom = await house();
           return found(await searchDocuments(db, newsroom), houseTags.search(), newsroom.ownerId);
         }),
@@ -132,7 +130,7 @@ export function newsroomRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sitemap/newsroom",
       ({ request }) =>
-        reader.serve(request, "house:sitemap", async () => {
+        reader.serve(request, async () => {
           const newsroom = await house();
           return found(await sitemap(db, newsroom), houseTags.sitemap(), newsroom.ownerId);
         }),

@@ -70,7 +70,7 @@ export function documentsRoutes(deps: ReadDeps) {
   const origin = new URL(config.NEWSROOM_HOST).origin;
   const newsroomHost = config.NEWSROOM_HOST.replace(/\/+$/, "");
 
-  /** The document of one newsroom, read through the answer cache. */
+  /** The document of one newsroom. */
   const newsroomDocument = async (
     newsroom: Newsroom,
     place: { title: string; home: string; sitemapUrl: string; live: boolean },
@@ -94,7 +94,7 @@ export function documentsRoutes(deps: ReadDeps) {
   };
 
   const house = (request: Request, document: Exclude<Document, { kind: "robots" }>) =>
-    reader.serve(request, `doc:house:${label(document)}:${partOf(document)}`, async () => {
+    reader.serve(request, async () => {
       const newsroom = await houseNewsroom(db, config);
       const org = newsroom.ownerId ? await organizationOfPages(db, newsroom.ownerId) : null;
       const home = `${origin}/newsroom`;
@@ -109,7 +109,7 @@ export function documentsRoutes(deps: ReadDeps) {
     });
 
   const serviceRobotsTxt = (request: Request) =>
-    reader.serve(request, "doc:service:robots.txt", async () => {
+    reader.serve(request, async () => {
       const sites = await enabledSiteSlugs(db);
       const text = serviceRobots(
         { sitemapUrl: `${origin}/sitemap.xml` },
@@ -128,7 +128,7 @@ export function documentsRoutes(deps: ReadDeps) {
     slug: string,
     document: Exclude<Document, { kind: "robots" }>,
   ) =>
-    reader.serve(request, `doc:site:${slug}:${label(document)}:${partOf(document)}`, async () => {
+    reader.serve(request, async () => {
       const site = await siteBySlug(db, config.NEWSROOM_HOST, slug);
       if (!site)
         return notFoundOutcome("No enabled newsroom with this site.", siteTags.site(slug), null);
@@ -146,35 +146,31 @@ export function documentsRoutes(deps: ReadDeps) {
     });
 
   const clientHost = (request: Request, hostname: string, document: Document) =>
-    reader.serve(
-      request,
-      `doc:host:${hostname}:${label(document)}:${partOf(document)}`,
-      async () => {
-        const site = await siteByHostname(db, config.NEWSROOM_HOST, hostname);
-        if (!site) {
-          return notFoundOutcome(
-            "No enabled newsroom on this hostname.",
-            siteTags.host(null, hostname),
-            null,
-          );
-        }
-        const slug = site.record.site;
-        const hostTags = siteTags.host(slug, hostname);
-        const home = `https://${hostname}`;
-        const sitemapUrl = `${home}/sitemap.xml`;
-        if (document.kind === "robots") {
-          const text = siteRobots({ live: site.record.live, sitemapUrl });
-          return found(new TextDocument(text, TEXT_TYPE), hostTags, site.organizationId);
-        }
-        const place = { title: site.record.name, home, sitemapUrl, live: site.record.live };
-        const newsroom = { ...site.newsroom, itemBase: home, topicBase: `${home}/topics` };
-        const tags = {
-          sitemap: [...siteTags.sitemap(slug), ...hostTags],
-          feed: [...siteTags.index(slug), ...hostTags],
-        };
-        return newsroomDocument(newsroom, place, document, tags, site.organizationId);
-      },
-    );
+    reader.serve(request, async () => {
+      const site = await siteByHostname(db, config.NEWSROOM_HOST, hostname);
+      if (!site) {
+        return notFoundOutcome(
+          "No enabled newsroom on this hostname.",
+          siteTags.host(null, hostname),
+          null,
+        );
+      }
+      const slug = site.record.site;
+      const hostTags = siteTags.host(slug, hostname);
+      const home = `https://${hostname}`;
+      const sitemapUrl = `${home}/sitemap.xml`;
+      if (document.kind === "robots") {
+        const text = siteRobots({ live: site.record.live, sitemapUrl });
+        return found(new TextDocument(text, TEXT_TYPE), hostTags, site.organizationId);
+      }
+      const place = { title: site.record.name, home, sitemapUrl, live: site.record.live };
+      const newsroom = { ...site.newsroom, itemBase: home, topicBase: `${home}/topics` };
+      const tags = {
+        sitemap: [...siteTags.sitemap(slug), ...hostTags],
+        feed: [...siteTags.index(slug), ...hostTags],
+      };
+      return newsroomDocument(newsroom, place, document, tags, site.organizationId);
+    });
 
   return {
     /** The document a GET asks for, or null when it is not one of these (routing goes on). */
@@ -220,8 +216,4 @@ export function documentsRoutes(deps: ReadDeps) {
       return null;
     },
   };
-}
-
-function partOf(document: Document): string {
-  return document.kind === "sitemap" ? String(document.part ?? 0) : "";
 }

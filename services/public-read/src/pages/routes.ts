@@ -86,10 +86,8 @@ function filtersOf(request: Request): Filters | null {
   return filters;
 }
 
-/** Where a newsroom's pages are and what their cache entries are keyed and tagged with. */
+/** What a newsroom's pages are tagged with (their `Cache-Tag`). */
 interface PagePlace {
-  /** Prefix of the cache keys of its pages. */
-  key: string;
   tags: {
     index: (topic?: string) => string[];
     item: (id: string, related: string[]) => string[];
@@ -98,12 +96,11 @@ interface PagePlace {
   };
 }
 
-const housePlace: PagePlace = { key: "page:house", tags: houseTags };
+const housePlace: PagePlace = { tags: houseTags };
 
 function sitePlace(site: string, hostname?: string): PagePlace {
   const extra = hostname ? [`host:${hostname}`] : [];
   return {
-    key: hostname ? `page:host:${hostname}` : `page:site:${site}`,
     tags: {
       index: (topic) => [...siteTags.index(site, topic), ...extra],
       item: (id, related) => [...siteTags.item(site, id, related), ...extra],
@@ -180,7 +177,7 @@ export function pagesRoutes(deps: ReadDeps) {
     });
   };
 
-  /** Reads and renders one page of a newsroom (through the answer cache). */
+  /** Reads and renders one page of a newsroom. */
   const page = (
     request: Request,
     place: PagePlace,
@@ -197,7 +194,6 @@ export function pagesRoutes(deps: ReadDeps) {
     if (!filters || target.kind === "none") {
       return reader.serve(
         request,
-        `${place.key}:none`,
         async () => {
           const opened = await open();
           if (!opened) return plainMissing(missing.tags);
@@ -214,10 +210,8 @@ export function pagesRoutes(deps: ReadDeps) {
         pageUnavailable,
       );
     }
-    const key = `${place.key}:${target.kind}:${"slug" in target ? target.slug : ""}:${filters.type ?? ""}:${filters.topic ?? ""}:${filters.cursor ?? ""}`;
     return reader.serve(
       request,
-      key,
       async (): Promise<ReadOutcome> => {
         const opened = await open();
         if (!opened) return plainMissing(missing.tags);
@@ -306,11 +300,10 @@ export function pagesRoutes(deps: ReadDeps) {
     hostPage(request: Request): Promise<Response> {
       const hostname = hostnameOf(publicHostOf(request) ?? "");
       const target = targetOf(segmentsAfter(pathOf(request.url), ""));
-      // The site is resolved inside the read: the answer is cached per hostname and dropped
+      // The site is resolved inside the read: the answer is tagged per hostname and dropped
       // with `host:<hostname>` and `site:<site>` when the site or its hostnames change.
       let site = "";
       const place = {
-        key: `page:host:${hostname}`,
         tags: {
           index: (topic?: string) => sitePlace(site, hostname).tags.index(topic),
           item: (id: string, related: string[]) => sitePlace(site, hostname).tags.item(id, related),

@@ -46,7 +46,7 @@ export function sitesRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sites/:site",
       ({ request, params }) =>
-        reader.serve(request, `site:${params.site}:record`, () =>
+        reader.serve(request, () =>
           withSite(params.site, async (site) =>
             found(site.record, siteTags.site(params.site), site.organizationId),
           ),
@@ -68,8 +68,7 @@ export function sitesRoutes(deps: ReadDeps) {
       "/v1/public/sites/:site/newsroom",
       ({ request, params, query }) => {
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-        const key = `site:${params.site}:index:${query.type ?? ""}:${query.topic ?? ""}:${query.cursor ?? ""}`;
-        return reader.serve(request, key, () =>
+        return reader.serve(request, () =>
           withSite(params.site, async (site) => {
             const body = await newsroomIndex(db, site.newsroom, {
               type: query.type,
@@ -96,7 +95,7 @@ export function sitesRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sites/:site/newsroom/:slug",
       ({ request, params }) =>
-        reader.serve(request, `site:${params.site}:item:${params.slug}`, () =>
+        reader.serve(request, () =>
           withSite(params.site, async (site) => {
             const item = await contentItem(db, site.newsroom, params.slug);
             if (!item) {
@@ -129,8 +128,7 @@ export function sitesRoutes(deps: ReadDeps) {
       "/v1/public/sites/:site/topics/:slug",
       ({ request, params, query }) => {
         const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-        const key = `site:${params.site}:topic:${params.slug}:${query.cursor ?? ""}`;
-        return reader.serve(request, key, () =>
+        return reader.serve(request, () =>
           withSite(params.site, async (site) => {
             const page = await topicPage(db, site.newsroom, params.slug, after);
             const tags = siteTags.topic(params.site, params.slug);
@@ -154,7 +152,7 @@ export function sitesRoutes(deps: ReadDeps) {
     .get(
       "/v1/public/sites/:site/sitemap",
       ({ request, params }) =>
-        reader.serve(request, `site:${params.site}:sitemap`, () =>
+        reader.serve(request, () =>
           withSite(params.site, async (site) =>
             found(
               await sitemap(db, site.newsroom),
@@ -178,7 +176,7 @@ export function sitesRoutes(deps: ReadDeps) {
       "/v1/public/hosts/:hostname",
       ({ request, params }) => {
         const hostname = params.hostname.toLowerCase();
-        return reader.serve(request, `host:${hostname}`, async () => {
+        return reader.serve(request, async () => {
           const site = await siteByHostname(db, host, hostname);
           if (!site) {
             return notFoundOutcome(
