@@ -10,8 +10,6 @@ export const EVENT = {
   storyRejected: "story.rejected",
   storyPublished: "story.published",
   storyUnpublished: "story.unpublished",
-  webhookTest: "webhook.test",
-  webhookTestResult: "webhook.test_result",
   siteChanged: "site.changed",
   cachePurged: "cache.purged",
 } as const;
@@ -39,35 +37,6 @@ export const StoryEvent = T.Object({
 });
 export type StoryEvent = Static<typeof StoryEvent>;
 
-export const WebhookTestEvent = T.Object({
-  id: T.String(),
-  type: T.Literal(EVENT.webhookTest),
-  created_at: DateTime,
-  data: T.Object({ organization_id: T.String(), endpoint_id: T.String() }),
-});
-export type WebhookTestEvent = Static<typeof WebhookTestEvent>;
-
-/**
- * How one `webhook.test` went (the webhooks service tells whoever asked, the workspace): whether
- * the receiver accepted it (2xx), its status, how long it took and, if not, why (never an
- * address). Not recorded anywhere.
- */
-export const WebhookTestResultEvent = T.Object({
-  id: T.String(),
-  type: T.Literal(EVENT.webhookTestResult),
-  created_at: DateTime,
-  data: T.Object({
-    organization_id: T.String(),
-    endpoint_id: T.String(),
-    test_event_id: T.String(),
-    accepted: T.Boolean(),
-    status_code: T.Union([T.Integer(), T.Null()]),
-    duration_ms: T.Integer(),
-    error: T.Union([T.String(), T.Null()]),
-  }),
-});
-export type WebhookTestResultEvent = Static<typeof WebhookTestResultEvent>;
-
 /** A site, its hostnames or its organization changed: public read caches drop the site. */
 export const SiteChangedEvent = T.Object({
   id: T.String(),
@@ -91,11 +60,5 @@ export const CachePurgedEvent = T.Object({
 });
 export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
 
-export const BusEvent = T.Union([
-  StoryEvent,
-  WebhookTestEvent,
-  WebhookTestResultEvent,
-  SiteChangedEvent,
-  CachePurgedEvent,
-]);
+export const BusEvent = T.Union([StoryEvent, SiteChangedEvent, CachePurgedEvent]);
 export type BusEvent = Static<typeof BusEvent>;

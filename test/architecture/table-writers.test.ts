@@ -20,10 +20,6 @@ const SERVICES = SERVICE_FOLDERS.map(({ name, folder }) => ({ name, folder: `${f
  * gets a second writer.
  */
 const TWO_WRITERS: Record<string, string> = {
-  // The workspace creates and edits endpoints; webhooks counts failures and disables them.
-  webhook_endpoints: "workspace, webhooks",
-  // Webhooks fans out and delivers; the workspace resends and recovers deliveries.
-  webhook_deliveries: "webhooks, workspace",
   // The workspace writes story events and relays them; webhooks marks them fanned out.
   outbox_events: "workspace, webhooks",
   // The workspace records owner actions; webhooks records an endpoint it disabled.

@@ -1,5 +1,13 @@
-import { appUrl, retrySchedule, secretsKey } from "@newsroom/shared/config";
+import {
+  adminToken,
+  appUrl,
+  insecureWebhookTargets,
+  retrySchedule,
+  secretsKey,
+} from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { openMailer } from "@newsroom/shared/mailer";
 import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
@@ -12,9 +20,9 @@ import {
   stopDeliveriesOfDisabledEndpoints,
 } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
-import { testResultEvent } from "./delivery/test-event.ts";
 import { DeliveryWorker, DISABLE_AFTER_FAILED_DELIVERIES } from "./delivery/worker.ts";
 import { notifyEndpointDisabled } from "./endpoint-disabled/notice.ts";
+import { endpointRoutes } from "./endpoints/routes.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
 import { every } from "./periodic-job.ts";
@@ -63,14 +71,7 @@ export async function createWebhooksService(
   const consumer = await startFanOutConsumer(
     db,
     runtime.bus,
-    {
-      onDeliveries: () => worker.kick(),
-      // The workspace waits for how it went (`npm run admin -- endpoint-test`).
-      onTestEvent: (event) =>
-        worker.sendTestEvent(event, async (result) => {
-          await runtime.bus.publish(testResultEvent(event, result));
-        }),
-    },
+    { onDeliveries: () => worker.kick() },
     options.consumerName ?? FAN_OUT_CONSUMER,
   );
   // The first pass takes every event committed before this process started and not yet fanned
@@ -93,9 +94,25 @@ export async function createWebhooksService(
   );
 
   const kit = httpKit("webhooks");
+  const token = adminToken(runtime.config);
   const app = new Elysia({ name: "webhooks" })
     .use(kit)
-    .get("/health", () => ({ status: "ok", service: "webhooks" }));
+    .get("/health", () => ({ status: "ok", service: "webhooks" }))
+    .onRequest(({ request }) => {
+      if (pathOf(request.url).startsWith("/internal/")) {
+        checkAdminToken(request.headers.get("authorization"), token);
+      }
+    })
+    .use(
+      endpointRoutes({
+        db,
+        secretsKey: secretsKey(runtime.config),
+        allowInsecureTargets: insecureWebhookTargets(runtime.config),
+        sendToInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+        attemptTimeoutMs: options.attemptTimeoutMs,
+        resolveHost: options.resolveHost,
+      }),
+    );
   kit.bindRoutes(app);
   return {
     name: "webhooks",

@@ -21,8 +21,9 @@ export const WebhooksConfig = T.Composite([
   SecretsConfig,
   // The email to the organization when an endpoint is disabled (no contact lists).
   T.Omit(MailConfig, ["SES_CONTACTS_ENDPOINT"]),
-  // The link in that email points at the workspace web app.
-  T.Pick(WorkspaceServerConfig, ["APP_URL"]),
+  // The link in that email points at the workspace web app. ADMIN_TOKEN: the internal API's
+  // bearer token (the workspace calls it).
+  T.Pick(WorkspaceServerConfig, ["APP_URL", "ADMIN_TOKEN"]),
   WebhookDeliveryConfig,
 ]);
 export type WebhooksConfig = Static<typeof WebhooksConfig>;

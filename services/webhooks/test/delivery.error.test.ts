@@ -4,13 +4,10 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { closedPort } from "@newsroom/shared/testing/ports";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import {
-  disableWebhookEndpoint,
-  enableWebhookEndpoint,
-} from "@newsroom/workspace/webhook-endpoints/service";
 import { and, eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createWebhooksService, type WebhooksOptions } from "../src/app.ts";
+import { disableWebhookEndpoint, enableWebhookEndpoint } from "../src/endpoints/service.ts";
 import {
   attemptsRecorded,
   type Fixture,
@@ -241,9 +238,9 @@ describe("disabling endpoints", () => {
       expect(await fx.delivery(flaky.id, eventId)).toBeUndefined();
       expect(await fx.deliveriesOf(flaky.id)).toHaveLength(6);
 
-      // Turned on again in the workspace: a clean count, and deliveries resume.
+      // Turned on again by its owner: a clean count, and deliveries resume.
       fail = false;
-      expect(await enableWebhookEndpoint(fx.db, flaky.id)).toMatchObject({
+      expect(await enableWebhookEndpoint(fx.db, org, flaky.id)).toMatchObject({
         status: "enabled",
         disabledReason: null,
         consecutiveFailures: 0,
@@ -266,7 +263,7 @@ describe("disabling endpoints", () => {
           },
           { message: "the first attempt" },
         );
-        await disableWebhookEndpoint(fx.db, endpoint.id);
+        await disableWebhookEndpoint(fx.db, org, endpoint.id);
         const stopped = await eventually(
           async () => {
             const row = await fx.delivery(endpoint.id, eventId);

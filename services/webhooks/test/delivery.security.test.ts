@@ -29,19 +29,6 @@ afterAll(async () => {
 });
 
 describe("tenancy", () => {
-  test("webhook.test naming another organization's endpoint sends nothing", async () => {
-    const [mine, theirs] = [await fx.organization(), await fx.organization()];
-    const target = await fx.endpoint(receiver.url("/theirs"), ["story.published"], theirs);
-    await fx.bus.publish({
-      id: newId(),
-      type: "webhook.test",
-      created_at: new Date().toISOString(),
-      data: { organization_id: mine, endpoint_id: target.id },
-    });
-    await Bun.sleep(300);
-    expect(receiver.at("/theirs")).toHaveLength(0);
-  });
-
   test("the outbox row, not the message, says whose endpoints get an event", async () => {
     const owner = await fx.organization();
     const other = await fx.organization();
@@ -118,6 +105,7 @@ describe("bus input", () => {
         created_at: new Date().toISOString(),
         data: { organization_id: "'; drop table webhook_deliveries; --", story_id: null },
       },
+      // The test event is no bus message any more: one on the bus is dropped like junk.
       { id: newId(), type: "webhook.test", created_at: "now", data: { endpoint_id: 7 } },
     ];
     for (const event of junk) await fx.bus.publish(event as unknown as BusEvent);

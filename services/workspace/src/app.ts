@@ -1,4 +1,4 @@
-import { adminToken, appUrl, insecureWebhookTargets, secretsKey } from "@newsroom/shared/config";
+import { adminToken, appUrl, secretsKey } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
@@ -129,7 +129,6 @@ export async function createWorkspaceService(
       secretsKey: secretsKey(config),
       adminToken: adminToken(config),
       serviceEnv: config.SERVICE_ENV,
-      allowInsecureTargets: insecureWebhookTargets(config),
       kickRelay: relay.kick,
       lookupTxt,
       calls,
@@ -149,7 +148,6 @@ export async function createWorkspaceService(
     kickRelay: relay.kick,
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: insecureWebhookTargets(config),
     lookupTxt,
     calls,
   });

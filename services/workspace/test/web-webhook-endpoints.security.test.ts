@@ -9,9 +9,9 @@ import {
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from "@newsroom/shared/webhook-endpoint-commands";
 import { eq } from "drizzle-orm";
 import type { PermissionAction } from "../src/members/permissions.ts";
-import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
 import { readmeTable } from "./support/permission-table.ts";
 import { orgWithMembers, type WebClient, type WebHarness, webHarness } from "./support/web-app.ts";
 

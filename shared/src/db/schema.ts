@@ -501,7 +501,11 @@ export const approvalDecisions = pgTable(
   (table) => [index("approval_decisions_story_idx").on(table.storyId, table.decidedAt)],
 );
 
-/** Written by: workspace, webhooks (failure counts, disabling). Read by: client-api. */
+/**
+ * Written by: webhooks (its internal API takes the workspace's endpoint commands; the worker
+ * counts failures and disables). Read by: client-api, workspace (whose organization an
+ * endpoint named by id is, before it calls webhooks).
+ */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
@@ -567,7 +571,10 @@ export const outboxEvents = pgTable(
   ],
 );
 
-/** Written by: webhooks, workspace (resend, recover). Read by: client-api. */
+/**
+ * Written by: webhooks (fan-out, delivery, and the resends and recoveries its internal API takes).
+ * Read by: client-api, workspace (whose organization a delivery named by id is).
+ */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
@@ -612,9 +619,10 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
- * Written by: webhooks. Read by: workspace.
+ * Written by: webhooks. Read by: no other service.
  * Each attempt of a delivery, for the organization's people in the workspace (never in the
- * client API): written by the webhooks service with the delivery's update, read by the workspace.
+ * client API): written by the webhooks service with the delivery's update, shown to the
+ * workspace through its internal API.
  * Holds the first 1 KiB of the receiver's answer, never the request's headers or secret. Rows
  * older than 30 days are deleted by the webhooks service's periodic job.
  */

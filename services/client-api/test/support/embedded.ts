@@ -47,7 +47,6 @@ export async function embedded(
     secretsKey: secretsKey(config),
     adminToken: ADMIN_TOKEN,
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: false,
     kickRelay: () => {},
     calls: workspaceCalls({}),
   });

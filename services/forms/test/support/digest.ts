@@ -125,7 +125,6 @@ export function workspaceOn(
       secretsKey: secretsKey(merged),
       adminToken: ADMIN_TOKEN,
       serviceEnv: merged.SERVICE_ENV,
-      allowInsecureTargets: false,
       kickRelay: () => {},
       calls: workspaceCalls({}),
     },

@@ -1,4 +1,5 @@
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
+import { EndpointCreateIn, EndpointRecoverIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { type TObject, Type } from "@sinclair/typebox";
 import { DigestSendIn } from "../digest/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
@@ -6,7 +7,6 @@ import { MemberIn } from "../members/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
-import { EndpointCreateIn, EndpointRecoverIn } from "../webhook-endpoints/model.ts";
 
 /**
  * One CLI command: an internal API route. `ids` are the path identifiers, given first;
