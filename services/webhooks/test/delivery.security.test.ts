@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents, webhookAttempts } from "@newsroom/shared/db/schema";
+import { webhookAttempts, webhookFannedOutEvents } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -38,8 +38,8 @@ describe("tenancy", () => {
     const eventId = await fx.transition(story.id, { action: "submit" });
     await eventually(() => receiver.at("/owner")[0], { message: "the owner's delivery" });
     // A forged copy claiming the other organization changes nothing, even if the event were
-    // not yet marked as fanned out.
-    await fx.db.update(outboxEvents).set({ fannedOutAt: null }).where(eq(outboxEvents.id, eventId));
+    // not yet recorded as fanned out.
+    await fx.db.delete(webhookFannedOutEvents).where(eq(webhookFannedOutEvents.eventId, eventId));
     const forged = await fanOutEvent(fx.db, {
       id: eventId,
       type: "story.submitted",

@@ -542,7 +542,8 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * Written by: workspace (the change, the relay), webhooks (fanned out). Read by: no other service.
+ * Written by: workspace (the change, the relay). Read by: webhooks (the reconciler, and the
+ * event's fields when it fans one out).
  * Events written in the same transaction as the story change; the relay publishes them.
  */
 export const outboxEvents = pgTable(
@@ -562,14 +563,31 @@ export const outboxEvents = pgTable(
     createdAt: createdAt(),
     /** Set by the relay once the bus accepted the event. */
     publishedAt: tstz("published_at"),
-    /** Set by the webhooks service once it created the deliveries. */
+    /**
+     * No longer written: the webhooks service keeps its own record (`webhook_fanned_out_events`),
+     * which the upgrade filled from this column. To be dropped by the workspace.
+     */
     fannedOutAt: tstz("fanned_out_at"),
   },
   (table) => [
     index("outbox_unpublished_idx").on(table.createdAt).where(sql`published_at is null`),
     index("outbox_not_fanned_out_idx").on(table.createdAt).where(sql`fanned_out_at is null`),
+    // The webhooks reconciler reads the recent events in order of creation.
+    index("outbox_created_idx").on(table.createdAt),
   ],
 );
+
+/**
+ * Written by: webhooks. Read by: no other service.
+ * Each event the webhooks service has fanned out (its deliveries written), recorded in the same
+ * transaction as the deliveries: a redelivered message finds it and creates nothing, and the
+ * reconciler fans out the outbox events that have none.
+ */
+export const webhookFannedOutEvents = pgTable("webhook_fanned_out_events", {
+  /** The outbox event's id (the bus message's id). */
+  eventId: uuid("event_id").primaryKey(),
+  fannedOutAt: tstz("fanned_out_at").notNull(),
+});
 
 /**
  * Written by: webhooks (fan-out, delivery, and the resends and recoveries its internal API takes).

@@ -5,7 +5,12 @@ import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { adminToken, type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookFannedOutEvents,
+} from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import {
@@ -184,6 +189,14 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
           and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.eventId, eventId)),
         );
       return row;
+    },
+    /** When this service recorded the event as fanned out (its own record), or null. */
+    async fannedOutAt(eventId: string): Promise<Date | null> {
+      const [row] = await db
+        .select()
+        .from(webhookFannedOutEvents)
+        .where(eq(webhookFannedOutEvents.eventId, eventId));
+      return row?.fannedOutAt ?? null;
     },
     async endpointRow(endpointId: string) {
       const [row] = await db
