@@ -10,6 +10,7 @@ export const EVENT = {
   storyRejected: "story.rejected",
   storyPublished: "story.published",
   storyUnpublished: "story.unpublished",
+  webhookEndpointDisabled: "webhook_endpoint.disabled",
   siteChanged: "site.changed",
   cachePurged: "cache.purged",
 } as const;
@@ -37,6 +38,27 @@ export const StoryEvent = T.Object({
 });
 export type StoryEvent = Static<typeof StoryEvent>;
 
+/**
+ * The webhooks service disabled an endpoint after deliveries kept failing (a fact, published
+ * once the disabling committed, again until the bus took it: the same id each time). The
+ * workspace records it in its audit trail and emails the organization's owners and admins;
+ * `last_error` is a short reason, never an address.
+ */
+export const WebhookEndpointDisabledEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.webhookEndpointDisabled),
+  created_at: DateTime,
+  data: T.Object({
+    organization_id: T.String(),
+    endpoint_id: T.String(),
+    url: T.String(),
+    reason: T.Literal("failing"),
+    failed_in_a_row: T.Integer(),
+    last_error: T.Union([T.String(), T.Null()]),
+  }),
+});
+export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;
+
 /** A site, its hostnames or its organization changed: public read caches drop the site. */
 export const SiteChangedEvent = T.Object({
   id: T.String(),
@@ -60,5 +82,10 @@ export const CachePurgedEvent = T.Object({
 });
 export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
 
-export const BusEvent = T.Union([StoryEvent, SiteChangedEvent, CachePurgedEvent]);
+export const BusEvent = T.Union([
+  StoryEvent,
+  WebhookEndpointDisabledEvent,
+  SiteChangedEvent,
+  CachePurgedEvent,
+]);
 export type BusEvent = Static<typeof BusEvent>;

@@ -20,8 +20,6 @@ const SERVICES = SERVICE_FOLDERS.map(({ name, folder }) => ({ name, folder: `${f
  * gets a second writer.
  */
 const TWO_WRITERS: Record<string, string> = {
-  // The workspace records owner actions; webhooks records an endpoint it disabled.
-  audit_events: "workspace, webhooks",
   // Forms records submissions; the workspace's digest send marks its run.
   form_submissions: "forms, workspace",
 };

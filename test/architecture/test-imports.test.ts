@@ -33,7 +33,6 @@ const STILL_IMPORTING = new Set<string>([
   "services/public-read/test/support/world.ts",
   "services/webhooks/test/batches.happy.test.ts",
   "services/webhooks/test/bus-restart.error.test.ts",
-  "services/webhooks/test/endpoint-disabled.error.test.ts",
   "services/webhooks/test/ordering.error.test.ts",
   "services/workspace/test/story-body.error.test.ts",
   "services/workspace/test/support/web-app.ts",

@@ -1,6 +1,5 @@
 import {
   adminToken,
-  appUrl,
   insecureWebhookTargets,
   retrySchedule,
   secretsKey,
@@ -8,7 +7,7 @@ import {
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
 import { pathOf } from "@newsroom/shared/http/urls";
-import { openMailer } from "@newsroom/shared/mailer";
+import { log } from "@newsroom/shared/log";
 import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -21,7 +20,7 @@ import {
 } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
 import { DeliveryWorker, DISABLE_AFTER_FAILED_DELIVERIES } from "./delivery/worker.ts";
-import { notifyEndpointDisabled } from "./endpoint-disabled/notice.ts";
+import { announceDisabledEndpoints } from "./endpoint-disabled/announce.ts";
 import { endpointRoutes } from "./endpoints/routes.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
@@ -50,7 +49,6 @@ export async function createWebhooksService(
   options: WebhooksOptions = {},
 ): Promise<ServiceHandle> {
   const { db } = runtime.database;
-  const notice = { db, mailer: openMailer(runtime.config), appUrl: appUrl(runtime.config) };
   const worker = new DeliveryWorker({
     db,
     secretsKey: secretsKey(runtime.config),
@@ -61,10 +59,16 @@ export async function createWebhooksService(
     endpointConcurrency: runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
     allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
     resolve: options.resolveHost,
-    onEndpointDisabled: async (endpoint, lastError) => {
-      const { organizationId, id, url } = endpoint;
-      const disabled = { organizationId, id, url, lastError };
-      await notifyEndpointDisabled(notice, disabled, DISABLE_AFTER_FAILED_DELIVERIES);
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onEndpointDisabled: async (endpoint) => {
+      const only = { organizationId: endpoint.organizationId, endpointId: endpoint.id };
+      await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES, only).catch(
+        (error: unknown) =>
+          log.warn("announcing a disabled webhook endpoint failed; the periodic pass will", {
+            endpoint_id: endpoint.id,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
     },
   });
   worker.start();
@@ -87,6 +91,7 @@ export async function createWebhooksService(
         : await reconcileOnce(db, new Date(), options.reconcileAfterMs);
       firstPass = null;
       await stopDeliveriesOfDisabledEndpoints(db);
+      await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES);
       await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();
       consumerPending.set(await countPendingDeliveries(db));

@@ -25,6 +25,7 @@ import { ssoRoutes } from "./sso/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
 /**
@@ -120,6 +121,12 @@ export async function createWorkspaceService(
   const { config, bus } = runtime;
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
+  const mailer = openMailer(config);
+  // The webhooks service's word that it disabled an endpoint: the audit row and the email.
+  const endpointDisabled = await startEndpointDisabledConsumer(
+    { db, mailer, appUrl: appUrl(config) },
+    bus,
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp(
@@ -139,7 +146,7 @@ export async function createWorkspaceService(
     db,
     bus,
     rateLimits: runtime.rateLimits,
-    mailer: openMailer(config),
+    mailer,
     secretsKey: secretsKey(config),
     appUrl: appUrl(config),
     houseOrg: config.HOUSE_ORG,
@@ -157,6 +164,7 @@ export async function createWorkspaceService(
     web,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
+      await endpointDisabled.stop();
       await relay.stop();
       await web.signIn.idle();
     },

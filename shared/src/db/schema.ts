@@ -125,7 +125,8 @@ export const apiKeyUsage = pgTable("api_key_usage", {
 });
 
 /**
- * Written by: workspace, webhooks (an endpoint disabled). Read by: no other service.
+ * Written by: workspace (owner actions, and an endpoint the webhooks service disabled, from
+ * its event). Read by: no other service.
  * Creation and revocation of keys and endpoints, and other owner actions.
  */
 export const auditEvents = pgTable(
@@ -340,7 +341,7 @@ export const relatedStories = pgTable(
 );
 
 /**
- * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
+ * Written by: workspace. Read by: no other service.
  * People who sign in to the workspace web app: one email address each, stored lower-cased.
  * (Not `people`: those are the people named in stories.)
  */
@@ -354,7 +355,7 @@ export const MEMBER_ROLES = ["owner", "admin", "approver", "editor", "viewer"] a
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 /**
- * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
+ * Written by: workspace. Read by: no other service.
  * A person's one role in one organization.
  */
 export const workspaceMemberships = pgTable(
@@ -529,10 +530,11 @@ export const webhookEndpoints = pgTable(
     previousSecretCiphertext: text("previous_secret_ciphertext"),
     previousSecretExpiresAt: tstz("previous_secret_expires_at"),
     /**
-     * Set in the transaction that disables the endpoint for failing; its owners and admins are
-     * emailed after commit, once per disabling.
+     * Set in the transaction that disables the endpoint for failing: the id of the
+     * `webhook_endpoint.disabled` event owed. Published after commit (and again by the periodic
+     * pass until it is), then cleared.
      */
-    disabledNotifiedAt: tstz("disabled_notified_at"),
+    disabledAnnouncementId: uuid("disabled_announcement_id"),
     /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     createdAt: createdAt(),
