@@ -185,7 +185,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "endpoint-test": {
     method: "POST",
-    path: ([id]) => `/webhook_endpoints/${id}/test?wait=true`,
+    path: ([id]) => `/webhook_endpoints/${id}/test`,
     ids: ["endpoint id"],
     summary:
       "send webhook.test to an endpoint and say whether it was accepted (status, duration); exit code 1 when not",
