@@ -28,10 +28,10 @@ import { testDatabase } from "@newsroom/shared/testing/database";
 import { createWebhooksService } from "@newsroom/webhooks/app";
 import { eventBody } from "@newsroom/webhooks/delivery/payload";
 import { USER_AGENT } from "@newsroom/webhooks/delivery/send";
+import { createWebhookEndpoint } from "@newsroom/webhooks/endpoints/service";
 import { signedHeaders } from "@newsroom/webhooks/signing/signature";
 import { createOrganization } from "@newsroom/workspace/organizations/service";
 import { createStory } from "@newsroom/workspace/stories/service";
-import { createWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { count, eq } from "drizzle-orm";
 
 const EVENTS = 1_000;
@@ -117,7 +117,7 @@ const bus = new MemoryBus();
 const org = await createOrganization(db, { slug: `bench-${Date.now()}`, name: "Bench" });
 for (let i = 0; i < ENDPOINTS; i++) {
   await createWebhookEndpoint(
-    { db, bus, secretsKey: secretsKey(config), allowInsecureTargets: true },
+    { db, secretsKey: secretsKey(config), allowInsecureTargets: true },
     org.id,
     { url: `${receiver}/hooks/${i}`, events: ["story.published"] },
   );

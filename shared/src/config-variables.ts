@@ -232,7 +232,7 @@ export const WorkspaceServerConfig = T.Object({
    * internal API alone. Unset: both on WORKSPACE_PORT.
    */
   WORKSPACE_WEB_PORT: T.Optional(T.Integer({ minimum: 1, maximum: 65_535 })),
-  /** Bearer token of the internal APIs: the workspace's, and the forms service's it calls. */
+  /** Bearer token of the internal APIs: the workspace's (the operator's) and those it calls. */
   ADMIN_TOKEN: T.Optional(T.String({ minLength: 16 })),
   /**
    * The public base of the workspace web app, as people's browsers see it: form posts must come

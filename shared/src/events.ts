@@ -10,8 +10,7 @@ export const EVENT = {
   storyRejected: "story.rejected",
   storyPublished: "story.published",
   storyUnpublished: "story.unpublished",
-  webhookTest: "webhook.test",
-  webhookTestResult: "webhook.test_result",
+  webhookEndpointDisabled: "webhook_endpoint.disabled",
   siteChanged: "site.changed",
   cachePurged: "cache.purged",
 } as const;
@@ -39,34 +38,26 @@ export const StoryEvent = T.Object({
 });
 export type StoryEvent = Static<typeof StoryEvent>;
 
-export const WebhookTestEvent = T.Object({
-  id: T.String(),
-  type: T.Literal(EVENT.webhookTest),
-  created_at: DateTime,
-  data: T.Object({ organization_id: T.String(), endpoint_id: T.String() }),
-});
-export type WebhookTestEvent = Static<typeof WebhookTestEvent>;
-
 /**
- * How one `webhook.test` went (the webhooks service tells whoever asked, the workspace): whether
- * the receiver accepted it (2xx), its status, how long it took and, if not, why (never an
- * address). Not recorded anywhere.
+ * The webhooks service disabled an endpoint after deliveries kept failing (a fact, published
+ * once the disabling committed, again until the bus took it: the same id each time). The
+ * workspace records it in its audit trail and emails the organization's owners and admins;
+ * `last_error` is a short reason, never an address.
  */
-export const WebhookTestResultEvent = T.Object({
+export const WebhookEndpointDisabledEvent = T.Object({
   id: T.String(),
-  type: T.Literal(EVENT.webhookTestResult),
+  type: T.Literal(EVENT.webhookEndpointDisabled),
   created_at: DateTime,
   data: T.Object({
     organization_id: T.String(),
     endpoint_id: T.String(),
-    test_event_id: T.String(),
-    accepted: T.Boolean(),
-    status_code: T.Union([T.Integer(), T.Null()]),
-    duration_ms: T.Integer(),
-    error: T.Union([T.String(), T.Null()]),
+    url: T.String(),
+    reason: T.Literal("failing"),
+    failed_in_a_row: T.Integer(),
+    last_error: T.Union([T.String(), T.Null()]),
   }),
 });
-export type WebhookTestResultEvent = Static<typeof WebhookTestResultEvent>;
+export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;
 
 /** A site, its hostnames or its organization changed: public read caches drop the site. */
 export const SiteChangedEvent = T.Object({
@@ -93,8 +84,7 @@ export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
 
 export const BusEvent = T.Union([
   StoryEvent,
-  WebhookTestEvent,
-  WebhookTestResultEvent,
+  WebhookEndpointDisabledEvent,
   SiteChangedEvent,
   CachePurgedEvent,
 ]);

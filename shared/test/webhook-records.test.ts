@@ -28,7 +28,7 @@ function endpointRow(
     secretHint: webhookSecretHint(SECRET),
     previousSecretCiphertext: null,
     previousSecretExpiresAt: null,
-    disabledNotifiedAt: null,
+    disabledAnnouncementId: null,
     consecutiveFailures: 0,
     createdAt: new Date("2025-03-01T09:30:00.123Z"),
     updatedAt: new Date("2025-03-02T10:00:00Z"),

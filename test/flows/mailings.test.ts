@@ -33,7 +33,6 @@ function workspaceFor(
     secretsKey: secretsKey(config),
     adminToken: ADMIN_TOKEN,
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: false,
     kickRelay: () => {},
     calls: workspaceCalls({ ADMIN_TOKEN }, forms ? { forms } : {}),
   });

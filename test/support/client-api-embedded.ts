@@ -48,7 +48,6 @@ export async function embedded(
     secretsKey: secretsKey(config),
     adminToken: ADMIN_TOKEN,
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: false,
     kickRelay: () => {},
     calls: workspaceCalls({}),
   });

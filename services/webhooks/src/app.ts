@@ -1,6 +1,13 @@
-import { appUrl, retrySchedule, secretsKey } from "@newsroom/shared/config";
+import {
+  adminToken,
+  insecureWebhookTargets,
+  retrySchedule,
+  secretsKey,
+} from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http/http-kit";
-import { openMailer } from "@newsroom/shared/mailer";
+import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
+import { pathOf } from "@newsroom/shared/http/urls";
+import { log } from "@newsroom/shared/log";
 import { consumerPending } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -12,9 +19,9 @@ import {
   stopDeliveriesOfDisabledEndpoints,
 } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
-import { testResultEvent } from "./delivery/test-event.ts";
 import { DeliveryWorker, DISABLE_AFTER_FAILED_DELIVERIES } from "./delivery/worker.ts";
-import { notifyEndpointDisabled } from "./endpoint-disabled/notice.ts";
+import { announceDisabledEndpoints } from "./endpoint-disabled/announce.ts";
+import { endpointRoutes } from "./endpoints/routes.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
 import { every } from "./periodic-job.ts";
@@ -42,7 +49,6 @@ export async function createWebhooksService(
   options: WebhooksOptions = {},
 ): Promise<ServiceHandle> {
   const { db } = runtime.database;
-  const notice = { db, mailer: openMailer(runtime.config), appUrl: appUrl(runtime.config) };
   const worker = new DeliveryWorker({
     db,
     secretsKey: secretsKey(runtime.config),
@@ -53,24 +59,23 @@ export async function createWebhooksService(
     endpointConcurrency: runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
     allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
     resolve: options.resolveHost,
-    onEndpointDisabled: async (endpoint, lastError) => {
-      const { organizationId, id, url } = endpoint;
-      const disabled = { organizationId, id, url, lastError };
-      await notifyEndpointDisabled(notice, disabled, DISABLE_AFTER_FAILED_DELIVERIES);
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onEndpointDisabled: async (endpoint) => {
+      const only = { organizationId: endpoint.organizationId, endpointId: endpoint.id };
+      await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES, only).catch(
+        (error: unknown) =>
+          log.warn("announcing a disabled webhook endpoint failed; the periodic pass will", {
+            endpoint_id: endpoint.id,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
     },
   });
   worker.start();
   const consumer = await startFanOutConsumer(
     db,
     runtime.bus,
-    {
-      onDeliveries: () => worker.kick(),
-      // The workspace waits for how it went (`npm run admin -- endpoint-test`).
-      onTestEvent: (event) =>
-        worker.sendTestEvent(event, async (result) => {
-          await runtime.bus.publish(testResultEvent(event, result));
-        }),
-    },
+    { onDeliveries: () => worker.kick() },
     options.consumerName ?? FAN_OUT_CONSUMER,
   );
   // The first pass takes every event committed before this process started and not yet fanned
@@ -86,6 +91,7 @@ export async function createWebhooksService(
         : await reconcileOnce(db, new Date(), options.reconcileAfterMs);
       firstPass = null;
       await stopDeliveriesOfDisabledEndpoints(db);
+      await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES);
       await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();
       consumerPending.set(await countPendingDeliveries(db));
@@ -93,9 +99,25 @@ export async function createWebhooksService(
   );
 
   const kit = httpKit("webhooks");
+  const token = adminToken(runtime.config);
   const app = new Elysia({ name: "webhooks" })
     .use(kit)
-    .get("/health", () => ({ status: "ok", service: "webhooks" }));
+    .get("/health", () => ({ status: "ok", service: "webhooks" }))
+    .onRequest(({ request }) => {
+      if (pathOf(request.url).startsWith("/internal/")) {
+        checkAdminToken(request.headers.get("authorization"), token);
+      }
+    })
+    .use(
+      endpointRoutes({
+        db,
+        secretsKey: secretsKey(runtime.config),
+        allowInsecureTargets: insecureWebhookTargets(runtime.config),
+        sendToInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+        attemptTimeoutMs: options.attemptTimeoutMs,
+        resolveHost: options.resolveHost,
+      }),
+    );
   kit.bindRoutes(app);
   return {
     name: "webhooks",

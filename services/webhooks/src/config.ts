@@ -1,6 +1,5 @@
 import {
   EdgeConfig,
-  MailConfig,
   ProcessConfig,
   RuntimeConfig,
   SecretsConfig,
@@ -19,10 +18,8 @@ export const WebhooksConfig = T.Composite([
   EdgeConfig,
   // Opens the endpoints' signing secrets, sealed at rest.
   SecretsConfig,
-  // The email to the organization when an endpoint is disabled (no contact lists).
-  T.Omit(MailConfig, ["SES_CONTACTS_ENDPOINT"]),
-  // The link in that email points at the workspace web app.
-  T.Pick(WorkspaceServerConfig, ["APP_URL"]),
+  // The internal API's bearer token (the workspace calls it).
+  T.Pick(WorkspaceServerConfig, ["ADMIN_TOKEN"]),
   WebhookDeliveryConfig,
 ]);
 export type WebhooksConfig = Static<typeof WebhooksConfig>;

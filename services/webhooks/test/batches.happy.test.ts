@@ -4,6 +4,7 @@ import {
   webhookAttempts,
   webhookDeliveries,
   webhookEndpoints,
+  webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { insertStory, insertStoryVersion } from "@newsroom/shared/testing/builders";
@@ -92,8 +93,11 @@ describe("fan-out of several events in one transaction", () => {
     const published = outbox(orgA, "story.published");
     const submitted = outbox(orgA, "story.submitted");
     const ofB = outbox(orgB, "story.published");
-    const done = { ...outbox(orgA, "story.published"), fannedOutAt: new Date() };
+    const done = outbox(orgA, "story.published");
     await fx.db.insert(outboxEvents).values([published, submitted, ofB, done]);
+    await fx.db
+      .insert(webhookFannedOutEvents)
+      .values({ eventId: done.id, fannedOutAt: new Date() });
     const asEvent = (row: typeof published) => ({
       id: row.id,
       type: row.type,
@@ -131,11 +135,17 @@ describe("fan-out of several events in one transaction", () => {
         `${b1.id} ${noOutbox.id}`,
       ].sort(),
     );
+    // Fan-out's own record, never the outbox's rows.
     const marked = await fx.db
+      .select()
+      .from(webhookFannedOutEvents)
+      .where(inArray(webhookFannedOutEvents.eventId, [published.id, submitted.id, ofB.id]));
+    expect(marked).toHaveLength(3);
+    const outboxRows = await fx.db
       .select()
       .from(outboxEvents)
       .where(inArray(outboxEvents.id, [published.id, submitted.id, ofB.id]));
-    expect(marked.every((row) => row.fannedOutAt !== null)).toBe(true);
+    expect(outboxRows.every((row) => row.fannedOutAt === null)).toBe(true);
     // Again: nothing new.
     const again = await fanOutEvents(fx.db, [asEvent(published), asEvent(ofB), noOutbox]);
     expect(again.map((result) => result.created)).toEqual([0, 0, 0]);

@@ -8,12 +8,11 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { testWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createWebhooksService } from "../src/app.ts";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
-import { ALL_EVENTS, busKinds, type Fixture, webhooksFixture } from "./support/harness.ts";
+import { ALL_EVENTS, type Fixture, internalCall, webhooksFixture } from "./support/harness.ts";
 
 function headersOf(hit: Hit): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -183,61 +182,69 @@ describe("the request a receiver gets", () => {
   });
 });
 
-for (const kind of busKinds()) {
-  describe(`webhook.test from the ${kind} bus`, () => {
-    let receiver: Receiver;
-    let service: ServiceHandle;
-    let org = "";
+describe("webhook.test, sent by the internal API", () => {
+  let receiver: Receiver;
+  let service: ServiceHandle;
+  let org = "";
 
-    beforeAll(async () => {
-      await fx.useBus(kind);
-      org = await fx.organization();
-      receiver = startReceiver();
-      service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: "0.05" }), {
-        pollIntervalMs: 50,
-      });
-    });
-
-    afterAll(async () => {
-      await service.stop();
-      receiver.stop();
-    });
-
-    test("goes once to the tested endpoint only and is never recorded", async () => {
-      const tested = await fx.endpoint(receiver.url("/tested"), ["story.published"], org);
-      await fx.endpoint(receiver.url("/bystander"), ALL_EVENTS, org);
-      await testWebhookEndpoint({ db: fx.db, bus: fx.bus }, tested.id);
-
-      const hit = await eventually(() => receiver.at("/tested")[0], { message: "the test event" });
-      const body = new Webhook(tested.secret).verify(
-        hit.body,
-        headersOf(hit),
-      ) as WebhookTestEventOut;
-      expect(body).toMatchObject({ object: "event", type: "webhook.test" });
-      expect(body.data).toEqual({ endpoint_id: tested.id });
-      expect(hit.headers.get("webhook-id")).toBe(body.id);
-      expect(hit.headers.get("user-agent")).toMatch(/webhooks\/1$/i);
-      await Bun.sleep(300);
-      expect(receiver.at("/tested")).toHaveLength(1);
-      expect(receiver.at("/bystander")).toHaveLength(0);
-      expect(await fx.deliveriesOf(tested.id)).toHaveLength(0);
-    });
-
-    test("a failed test event is not retried and does not count against the endpoint", async () => {
-      receiver.on("/broken", () => new Response("no", { status: 500 }));
-      const broken = await fx.endpoint(receiver.url("/broken"), ["story.published"], org);
-      await testWebhookEndpoint({ db: fx.db, bus: fx.bus }, broken.id);
-      await eventually(() => receiver.at("/broken")[0], { message: "the test event" });
-      await Bun.sleep(500);
-      expect(receiver.at("/broken")).toHaveLength(1);
-      expect(await fx.deliveriesOf(broken.id)).toHaveLength(0);
-      expect(await fx.endpointRow(broken.id)).toMatchObject({
-        status: "enabled",
-        consecutiveFailures: 0,
-      });
+  beforeAll(async () => {
+    org = await fx.organization();
+    receiver = startReceiver();
+    service = await createWebhooksService(fx.runtime({ WEBHOOK_RETRY_SCHEDULE: "0.05" }), {
+      pollIntervalMs: 50,
     });
   });
-}
+
+  afterAll(async () => {
+    await service.stop();
+    receiver.stop();
+  });
+
+  test("goes once to the tested endpoint only, is never recorded, and answers the outcome", async () => {
+    const tested = await fx.endpoint(receiver.url("/tested"), ["story.published"], org);
+    await fx.endpoint(receiver.url("/bystander"), ALL_EVENTS, org);
+    const answer = await internalCall(
+      service,
+      fx,
+      "POST",
+      `/orgs/${org}/webhook-endpoints/${tested.id}/test`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.test).toMatchObject({ status: "accepted", status_code: 200, error: null });
+
+    const hit = receiver.at("/tested")[0]!;
+    const body = new Webhook(tested.secret).verify(hit.body, headersOf(hit)) as WebhookTestEventOut;
+    expect(body).toMatchObject({ object: "event", type: "webhook.test" });
+    expect(body.data).toEqual({ endpoint_id: tested.id });
+    expect(hit.headers.get("webhook-id")).toBe(body.id);
+    expect(answer.body.test.event_id).toBe(body.id);
+    expect(hit.headers.get("user-agent")).toMatch(/webhooks\/1$/i);
+    await Bun.sleep(300);
+    expect(receiver.at("/tested")).toHaveLength(1);
+    expect(receiver.at("/bystander")).toHaveLength(0);
+    expect(await fx.deliveriesOf(tested.id)).toHaveLength(0);
+  });
+
+  test("a failed test event says why, is not retried and does not count against the endpoint", async () => {
+    receiver.on("/broken", () => new Response("no", { status: 500 }));
+    const broken = await fx.endpoint(receiver.url("/broken"), ["story.published"], org);
+    const answer = await internalCall(
+      service,
+      fx,
+      "POST",
+      `/orgs/${org}/webhook-endpoints/${broken.id}/test`,
+    );
+    expect(answer.body.test).toMatchObject({ status: "failed", status_code: 500 });
+    expect(answer.body.test.error).toContain("500");
+    await Bun.sleep(500);
+    expect(receiver.at("/broken")).toHaveLength(1);
+    expect(await fx.deliveriesOf(broken.id)).toHaveLength(0);
+    expect(await fx.endpointRow(broken.id)).toMatchObject({
+      status: "enabled",
+      consecutiveFailures: 0,
+    });
+  });
+});
 
 describe("delivery workers", () => {
   let receiver: Receiver;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents, webhookAttempts } from "@newsroom/shared/db/schema";
+import { webhookAttempts, webhookFannedOutEvents } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -29,19 +29,6 @@ afterAll(async () => {
 });
 
 describe("tenancy", () => {
-  test("webhook.test naming another organization's endpoint sends nothing", async () => {
-    const [mine, theirs] = [await fx.organization(), await fx.organization()];
-    const target = await fx.endpoint(receiver.url("/theirs"), ["story.published"], theirs);
-    await fx.bus.publish({
-      id: newId(),
-      type: "webhook.test",
-      created_at: new Date().toISOString(),
-      data: { organization_id: mine, endpoint_id: target.id },
-    });
-    await Bun.sleep(300);
-    expect(receiver.at("/theirs")).toHaveLength(0);
-  });
-
   test("the outbox row, not the message, says whose endpoints get an event", async () => {
     const owner = await fx.organization();
     const other = await fx.organization();
@@ -51,8 +38,8 @@ describe("tenancy", () => {
     const eventId = await fx.transition(story.id, { action: "submit" });
     await eventually(() => receiver.at("/owner")[0], { message: "the owner's delivery" });
     // A forged copy claiming the other organization changes nothing, even if the event were
-    // not yet marked as fanned out.
-    await fx.db.update(outboxEvents).set({ fannedOutAt: null }).where(eq(outboxEvents.id, eventId));
+    // not yet recorded as fanned out.
+    await fx.db.delete(webhookFannedOutEvents).where(eq(webhookFannedOutEvents.eventId, eventId));
     const forged = await fanOutEvent(fx.db, {
       id: eventId,
       type: "story.submitted",
@@ -118,6 +105,7 @@ describe("bus input", () => {
         created_at: new Date().toISOString(),
         data: { organization_id: "'; drop table webhook_deliveries; --", story_id: null },
       },
+      // The test event is no bus message any more: one on the bus is dropped like junk.
       { id: newId(), type: "webhook.test", created_at: "now", data: { endpoint_id: 7 } },
     ];
     for (const event of junk) await fx.bus.publish(event as unknown as BusEvent);

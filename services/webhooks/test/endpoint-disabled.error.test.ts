@@ -1,89 +1,114 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { ServiceHandle } from "@newsroom/shared/service";
+import type { BusEvent, WebhookEndpointDisabledEvent } from "@newsroom/shared/events";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { addMember } from "@newsroom/workspace/identity/members/service";
-import { type SesEmulator, startSesEmulator } from "../../forms/test/support/harness.ts";
 import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
+import { announceDisabledEndpoints } from "../src/endpoint-disabled/announce.ts";
+import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /**
- * An endpoint disabled for failing: its organization's owners and admins get one email through
- * SES (the emulator's inbox), saying which endpoint, why and how to recover; nobody else, and
- * never twice for one disabling.
+ * An endpoint disabled for failing is announced on the bus (`webhook_endpoint.disabled`), once
+ * the disabling committed; a publish that fails leaves the announcement owed, and the next pass
+ * publishes it under the same id.
  */
-describe("the disabled-endpoint email", () => {
-  let fx: Fixture;
-  let ses: SesEmulator;
-  let receiver: Receiver;
-  let service: ServiceHandle;
+let fx: Fixture;
+let receiver: Receiver;
+const heard: WebhookEndpointDisabledEvent[] = [];
 
-  beforeAll(async () => {
-    ses = await startSesEmulator();
-    fx = await webhooksFixture({
-      env: {
-        SES_ENDPOINT: ses.url,
-        FORMS_FROM_EMAIL: "newsroom@example.com",
-        APP_URL: "https://app.example.com/app",
-        // Two attempts per delivery, 50 ms apart.
-        WEBHOOK_RETRY_SCHEDULE: "0.05",
-      },
-    });
-    receiver = startReceiver();
-    service = await createWebhooksService(fx.runtime(), { pollIntervalMs: 20 });
+beforeAll(async () => {
+  // Two attempts per delivery, 50 ms apart.
+  fx = await webhooksFixture({ env: { WEBHOOK_RETRY_SCHEDULE: "0.05" } });
+  receiver = startReceiver();
+  receiver.on("/down", () => new Response("no", { status: 500 }));
+  await fx.bus.subscribe(
+    async (event: BusEvent) => {
+      if (event.type === "webhook_endpoint.disabled") heard.push(event);
+    },
+    { durable: "test-disabled", types: ["webhook_endpoint.disabled"] },
+  );
+});
+
+afterAll(async () => {
+  receiver.stop();
+  await fx.close();
+});
+
+/** An endpoint of `org` that fails until the running service disables it. */
+async function disabledEndpoint(org: string) {
+  const endpoint = await fx.endpoint(receiver.url("/down"), ["story.submitted"], org);
+  for (let i = 0; i < 4; i++) await fx.submitted(org);
+  await eventually(async () => (await fx.endpointRow(endpoint.id)).status === "disabled", {
+    message: "the endpoint disabled",
   });
+  return endpoint;
+}
 
-  afterAll(async () => {
-    await service.stop();
-    receiver.stop();
-    await fx.close();
-    await ses.close();
-  });
-
-  test("owners and admins get exactly one email when failures disable the endpoint", async () => {
-    const org = await fx.organization();
-    const people = {} as Record<"owner" | "admin" | "editor", string>;
-    for (const role of ["owner", "admin", "editor"] as const) {
-      const email = `${role}-${random()}@example.com`;
-      await addMember(fx.db, org, { email, role }, "admin");
-      people[role] = email;
+describe("the webhook_endpoint.disabled event", () => {
+  test("published once the disabling committed, with the endpoint and the last failure", async () => {
+    const service = await createWebhooksService(fx.runtime(), { pollIntervalMs: 20 });
+    try {
+      const org = await fx.organization();
+      const endpoint = await disabledEndpoint(org);
+      const event = await eventually(() => heard.find((e) => e.data.endpoint_id === endpoint.id), {
+        message: "the event",
+      });
+      expect(event.data).toEqual({
+        organization_id: org,
+        endpoint_id: endpoint.id,
+        url: receiver.url("/down"),
+        reason: "failing",
+        failed_in_a_row: 3,
+        last_error: "receiver answered 500",
+      });
+      // Announced: nothing is owed any more, and a later pass publishes nothing again.
+      await eventually(
+        async () => (await fx.endpointRow(endpoint.id)).disabledAnnouncementId === null,
+        {
+          message: "the announcement cleared",
+        },
+      );
+      expect(await announceDisabledEndpoints(fx.db, fx.bus, 3)).toBe(0);
+      await Bun.sleep(200);
+      expect(heard.filter((e) => e.data.endpoint_id === endpoint.id)).toHaveLength(1);
+    } finally {
+      await service.stop();
     }
-    receiver.on("/down", () => new Response("no", { status: 500 }));
-    const endpoint = await fx.endpoint(receiver.url("/down"), ["story.submitted"], org);
+  });
 
-    // Three failed deliveries in a row disable it; more events meanwhile change nothing.
-    for (let i = 0; i < 5; i++) await fx.submitted(org);
-    await eventually(
-      async () => {
-        const row = await fx.endpointRow(endpoint.id);
-        return row.status === "disabled";
-      },
-      { message: "the endpoint disabled" },
-    );
-    const row = await fx.endpointRow(endpoint.id);
-    expect(row.disabledReason).toBe("failing");
-    expect(row.disabledNotifiedAt).not.toBeNull();
-
-    const mail = await eventually(async () => (await ses.to(people.owner))[0], {
-      message: "the email",
+  test("a publish that fails after the commit is owed, and the periodic pass publishes it", async () => {
+    const realPublish = fx.bus.publish.bind(fx.bus);
+    let refuse = true;
+    fx.bus.publish = async (event) => {
+      if (refuse && event.type === "webhook_endpoint.disabled") throw new Error("bus down");
+      return realPublish(event);
+    };
+    // A long reconcile interval: only the pass at start and the one this test runs by hand.
+    const service = await createWebhooksService(fx.runtime(), {
+      pollIntervalMs: 20,
+      reconcileIntervalMs: 60_000,
     });
-    // Everything still in flight has ended: no second email.
-    await eventually(
-      async () => (await fx.deliveriesOf(endpoint.id)).every((d) => d.status !== "pending"),
-      { message: "no pending delivery" },
-    );
-    await Bun.sleep(500);
-    expect(await ses.to(people.owner)).toHaveLength(1);
-    expect(await ses.to(people.admin)).toHaveLength(1);
-    expect(await ses.to(people.editor)).toHaveLength(0);
-    expect(mail.destination.to.sort()).toEqual([people.admin, people.owner].sort());
-    expect(mail.from).toContain("newsroom@example.com");
-    expect(mail.subject).toBe(`Webhook endpoint disabled: ${receiver.url("/down")}`);
-    const text = mail.body.text ?? "";
-    expect(text).toContain(receiver.url("/down"));
-    expect(text).toContain("3 deliveries in a row failed");
-    expect(text).toContain("receiver answered 500");
-    expect(text).toContain(`https://app.example.com/app/webhook-endpoints/${endpoint.id}`);
-    expect(text).toContain("Enable the endpoint");
+    try {
+      const org = await fx.organization();
+      const endpoint = await disabledEndpoint(org);
+      const owed = await eventually(
+        async () => (await fx.endpointRow(endpoint.id)).disabledAnnouncementId,
+        { message: "the announcement owed" },
+      );
+      await Bun.sleep(200);
+      expect(heard.filter((e) => e.data.endpoint_id === endpoint.id)).toHaveLength(0);
+      expect((await fx.endpointRow(endpoint.id)).disabledAnnouncementId).toBe(owed);
+
+      refuse = false;
+      expect(await announceDisabledEndpoints(fx.db, fx.bus, 3)).toBe(1);
+      const event = await eventually(() => heard.find((e) => e.data.endpoint_id === endpoint.id), {
+        message: "the event",
+      });
+      // The id is the one owed since the disabling: a repeat is the same event.
+      expect(event.id).toBe(owed);
+      expect((await fx.endpointRow(endpoint.id)).disabledAnnouncementId).toBeNull();
+    } finally {
+      fx.bus.publish = realPublish;
+      await service.stop();
+    }
   });
 });

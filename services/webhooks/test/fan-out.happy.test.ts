@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookFannedOutEvents,
+} from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
@@ -44,6 +49,14 @@ for (const kind of busKinds()) {
       const [row] = await fx.db.select().from(outboxEvents).where(eq(outboxEvents.id, eventId));
       return row!;
     };
+    /** When this service recorded the event as fanned out, or null. */
+    const fannedOutAt = async (eventId: string) => {
+      const [row] = await fx.db
+        .select()
+        .from(webhookFannedOutEvents)
+        .where(eq(webhookFannedOutEvents.eventId, eventId));
+      return row?.fannedOutAt ?? null;
+    };
     const deliveriesOfEvent = (eventId: string) =>
       fx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
 
@@ -69,13 +82,10 @@ for (const kind of busKinds()) {
 
       const submitted = await fx.submitted(org);
       eventId = submitted.eventId;
-      const outbox = await eventually(
-        async () => {
-          const row = await outboxRow(eventId);
-          return row.fannedOutAt ? row : null;
-        },
-        { message: "the event to be fanned out" },
-      );
+      await eventually(() => fannedOutAt(eventId), { message: "the event to be fanned out" });
+      const outbox = await outboxRow(eventId);
+      // The outbox is the workspace's: fanning out leaves it as it was.
+      expect(outbox.fannedOutAt).toBeNull();
 
       const rows = await deliveriesOfEvent(eventId);
       expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
@@ -94,13 +104,10 @@ for (const kind of busKinds()) {
       const event = storyEventOf(await outboxRow(eventId));
       expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
 
-      // Even if the fanned-out mark were missing, the unique (endpoint, event) pair holds.
-      await fx.db
-        .update(outboxEvents)
-        .set({ fannedOutAt: null })
-        .where(eq(outboxEvents.id, eventId));
+      // Even if the record were missing, the unique (endpoint, event) pair holds.
+      await fx.db.delete(webhookFannedOutEvents).where(eq(webhookFannedOutEvents.eventId, eventId));
       expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: false });
-      expect((await outboxRow(eventId)).fannedOutAt).not.toBeNull();
+      expect(await fannedOutAt(eventId)).not.toBeNull();
 
       // An endpoint added after the fan-out does not get the old event on redelivery.
       await fx.endpoint(receiver.url("/late"), ["story.submitted"], org);
@@ -132,7 +139,8 @@ for (const kind of busKinds()) {
       });
       expect(hit.headers.get("webhook-id")).toBe(lostId);
       expect(JSON.parse(hit.body).created_at).toBe(createdAt.toISOString());
-      expect((await outboxRow(lostId)).fannedOutAt).not.toBeNull();
+      expect(await fannedOutAt(lostId)).not.toBeNull();
+      expect((await outboxRow(lostId)).fannedOutAt).toBeNull();
       const delivery = await eventually(
         async () => {
           const row = await fx.delivery(endpoint.id, lostId);
@@ -141,6 +149,25 @@ for (const kind of busKinds()) {
         { message: "the delivery to be recorded" },
       );
       expect(delivery.attempts).toBe(1);
+    });
+
+    test("the reconciler leaves an event it has a record of alone, even if the bus lost it", async () => {
+      const endpoint = await fx.endpoint(receiver.url("/recorded"), ["story.published"], org);
+      const story = await fx.story(org);
+      const recordedId = newId();
+      await fx.db.insert(outboxEvents).values({
+        id: recordedId,
+        organizationId: org,
+        type: "story.published",
+        storyId: story.id,
+        createdAt: new Date(Date.now() - 120_000),
+      });
+      // As the upgrade copies an old fanned-out mark: recorded, so never fanned out twice.
+      await fx.db
+        .insert(webhookFannedOutEvents)
+        .values({ eventId: recordedId, fannedOutAt: new Date(Date.now() - 100_000) });
+      await Bun.sleep(600);
+      expect(await fx.deliveriesOf(endpoint.id)).toHaveLength(0);
     });
 
     test("the reconciler leaves events younger than a minute to the bus", async () => {
@@ -155,7 +182,7 @@ for (const kind of busKinds()) {
         createdAt: new Date(Date.now() - 10_000),
       });
       await Bun.sleep(600);
-      expect((await outboxRow(youngId)).fannedOutAt).toBeNull();
+      expect(await fannedOutAt(youngId)).toBeNull();
       expect(await fx.deliveriesOf(endpoint.id)).toHaveLength(0);
     });
   });

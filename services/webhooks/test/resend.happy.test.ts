@@ -1,13 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import {
-  recoverWebhookEndpoint,
-  resendWebhookDelivery,
-} from "@newsroom/workspace/webhook-endpoints/resend";
-import { enableWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
 import { eq } from "drizzle-orm";
-import { deliveringWorld } from "./support/harness.ts";
+import { deliveringWorld, internalCall } from "./support/harness.ts";
 
 const world = deliveringWorld();
 /** While true the receiver answers 500. */
@@ -20,12 +15,17 @@ beforeAll(() => {
   );
 });
 
+/** The internal API, as the workspace calls it. */
+function call(method: string, path: string, body?: unknown) {
+  return internalCall(world.service, world.fx, method, path, body);
+}
+
 /** How many requests with this `webhook-id` the receiver got, and how many it accepted. */
 function hitsOf(eventId: string) {
   return world.receiver.at("/flaky").filter((hit) => hit.headers.get("webhook-id") === eventId);
 }
 
-describe("resend and recover over real HTTP", () => {
+describe("resend and recover through the internal API, over real HTTP", () => {
   test("recover resends exactly the failed deliveries since the chosen time, once, with their ids; twice does nothing new; resend sends one again", async () => {
     const org = await world.fx.organization();
     const endpoint = await world.fx.endpoint(
@@ -57,13 +57,16 @@ describe("resend and recover over real HTTP", () => {
     expect(hitsBefore).toBe(24);
 
     down = false;
-    await enableWebhookEndpoint(world.fx.db, endpoint.id);
-    const since = new Date(Date.now() - 86_400_000);
-    const first = await recoverWebhookEndpoint(world.fx.db, org, endpoint.id, since);
-    expect(first.resent).toBe(2);
+    const base = `/orgs/${org}/webhook-endpoints/${endpoint.id}`;
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    // Disabled: nothing is resent until it is enabled again.
+    expect((await call("POST", `${base}/recover`, { since })).status).toBe(409);
+    expect((await call("POST", `${base}/enable`)).body).toMatchObject({ status: "enabled" });
+    const first = await call("POST", `${base}/recover`, { since });
+    expect(first.body).toEqual({ endpoint_id: endpoint.id, since, resent: 2 });
     // Pressed again at once: the two are pending (or delivered) now, nothing new is resent.
-    const second = await recoverWebhookEndpoint(world.fx.db, org, endpoint.id, since);
-    expect(second.resent).toBe(0);
+    const second = await call("POST", `${base}/recover`, { since });
+    expect(second.body.resent).toBe(0);
 
     for (const eventId of recent) {
       const row = await eventually(
@@ -83,9 +86,9 @@ describe("resend and recover over real HTTP", () => {
     expect(hitsOf(old)).toHaveLength(8);
 
     // Resend the old one: a new series, the same webhook-id, delivered once.
-    const resent = await resendWebhookDelivery(world.fx.db, oldRow.id);
-    expect(resent.status).toBe("pending");
-    expect(resent.attempts).toBe(0);
+    const resend = `/orgs/${org}/webhook-deliveries/${oldRow.id}/resend`;
+    const resent = await call("POST", resend);
+    expect(resent.body).toMatchObject({ id: oldRow.id, status: "pending", attempts: 0 });
     const delivered = await eventually(
       async () => {
         const current = await world.fx.delivery(endpoint.id, old);
@@ -99,7 +102,8 @@ describe("resend and recover over real HTTP", () => {
     expect(JSON.parse(hitsOf(old).at(-1)!.body).id).toBe(old);
 
     // A delivered delivery may be resent too; a pending one may not.
-    await resendWebhookDelivery(world.fx.db, oldRow.id);
+    expect((await call("POST", resend)).status).toBe(200);
+    expect((await call("POST", resend)).status).toBe(409);
     await eventually(() => hitsOf(old).length === 10, { message: "the second resend" });
   });
 });

@@ -5,12 +5,9 @@ import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Hit, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import {
-  rotateWebhookEndpointSecret,
-  SECRET_OVERLAP_MS,
-} from "@newsroom/workspace/webhook-endpoints/rotate-secret";
 import { Webhook } from "standardwebhooks";
 import { DeliveryWorker } from "../src/delivery/worker.ts";
+import { rotateWebhookEndpointSecret, SECRET_OVERLAP_MS } from "../src/endpoints/rotate-secret.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /**
@@ -63,8 +60,8 @@ describe("rotating an endpoint's secret", () => {
     let clock = new Date(rotatedAt.getTime() + 60 * 60 * 1000);
     const rotated = await rotateWebhookEndpointSecret(
       { db: fx.db, secretsKey: secretsKey(fx.config) },
+      fx.orgId,
       endpoint.id,
-      "admin",
       rotatedAt,
     );
     const oldSecret = endpoint.secret;

@@ -275,10 +275,11 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
   test("webhook.test goes through the same guard", async () => {
     const org = await fx.organization();
     const endpoint = await fx.endpoint(receiver.url("/test-event"), ["story.published"], org);
-    await fx.db
+    const [moved] = await fx.db
       .update(webhookEndpoints)
       .set({ url: "https://metadata.example.test/latest" })
-      .where(eq(webhookEndpoints.id, endpoint.id));
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .returning();
     const result = await sendTestEvent(
       {
         db: fx.db,
@@ -287,19 +288,14 @@ describe("refused at send time, each a failed attempt that sends nothing", () =>
         allowInsecureTargets: false,
         resolve: resolver,
       },
-      {
-        id: newId(),
-        type: "webhook.test",
-        created_at: new Date().toISOString(),
-        data: { organization_id: org, endpoint_id: endpoint.id },
-      },
+      moved!,
     );
     expect(result).toEqual({
-      ok: false,
-      statusCode: null,
+      event_id: expect.any(String),
+      status: "failed",
+      status_code: null,
       error: "refused: the target resolves to a link-local address",
-      durationMs: expect.any(Number),
-      responseBody: null,
+      duration_ms: expect.any(Number),
     });
     expect(receiver.at("/test-event")).toHaveLength(0);
   });

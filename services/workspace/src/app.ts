@@ -1,4 +1,4 @@
-import { adminToken, appUrl, insecureWebhookTargets, secretsKey } from "@newsroom/shared/config";
+import { adminToken, appUrl, secretsKey } from "@newsroom/shared/config";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
@@ -25,6 +25,7 @@ import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
 /** The workspace internal API: never behind the public gateway; every route needs ADMIN_TOKEN. */
@@ -117,6 +118,12 @@ export async function createWorkspaceService(
   const { config, bus } = runtime;
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
+  const mailer = openMailer(config);
+  // The webhooks service's word that it disabled an endpoint: the audit row and the email.
+  const endpointDisabled = await startEndpointDisabledConsumer(
+    { db, mailer, appUrl: appUrl(config) },
+    bus,
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp({
@@ -125,7 +132,6 @@ export async function createWorkspaceService(
     secretsKey: secretsKey(config),
     adminToken: adminToken(config),
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: insecureWebhookTargets(config),
     kickRelay: relay.kick,
     lookupTxt,
     calls,
@@ -134,7 +140,7 @@ export async function createWorkspaceService(
     db,
     bus,
     rateLimits: runtime.rateLimits,
-    mailer: openMailer(config),
+    mailer,
     secretsKey: secretsKey(config),
     appUrl: appUrl(config),
     houseOrg: config.HOUSE_ORG,
@@ -143,7 +149,6 @@ export async function createWorkspaceService(
     kickRelay: relay.kick,
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
-    allowInsecureTargets: insecureWebhookTargets(config),
     lookupTxt,
     calls,
   });
@@ -153,6 +158,7 @@ export async function createWorkspaceService(
     web,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
+      await endpointDisabled.stop();
       await relay.stop();
       await web.signIn.idle();
     },

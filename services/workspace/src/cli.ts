@@ -210,12 +210,9 @@ if (before?.ok) {
 }
 if (name === "endpoint-test") {
   const test = answer.body.test;
-  if (test.status === "pending") note(test.message);
-  else {
-    const how = test.status_code === null ? test.error : `HTTP ${test.status_code}`;
-    note(`test event ${test.status}: ${how} in ${test.duration_ms} ms.`);
-    if (test.status !== "accepted") process.exit(1);
-  }
+  const how = test.status_code === null ? test.error : `HTTP ${test.status_code}`;
+  note(`test event ${test.status}: ${how} in ${test.duration_ms} ms.`);
+  if (test.status !== "accepted") process.exit(1);
 }
 if (storyOrganizationId && name !== "story-get") {
   const org = await call("GET", `/orgs/${storyOrganizationId}`);

@@ -8,7 +8,6 @@ import {
   RuntimeConfig,
   SecretsConfig,
   ServiceCallsConfig,
-  WebhookDeliveryConfig,
   WorkspaceServerConfig,
 } from "@newsroom/shared/config-variables";
 import { type Static, Type as T } from "@sinclair/typebox";
@@ -30,11 +29,6 @@ export const WorkspaceConfig = T.Composite([
   SecretsConfig,
   // Sign-in codes and invitations (the forms service sends the digest and newsletters).
   T.Omit(MailConfig, ["SES_CONTACTS_ENDPOINT"]),
-  // Which webhook endpoint URLs are accepted.
-  T.Pick(WebhookDeliveryConfig, [
-    "WEBHOOK_ALLOW_INSECURE_TARGETS",
-    "WEBHOOK_INSECURE_TARGET_PORTS",
-  ]),
   WorkspaceServerConfig,
   // Single sign-on: the DNS servers that look up domain verification records.
   DomainVerificationConfig,

@@ -1,5 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import type { Config, InsecureTargets } from "@newsroom/shared/config";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { InternalClient } from "@newsroom/shared/http/internal-client";
 import type { TxtLookup } from "./identity/sso/domains.ts";
@@ -12,7 +12,6 @@ export interface WorkspaceDeps {
   adminToken: string;
   /** SERVICE_ENV: which keys this deployment may create, and whether sandbox data may be made. */
   serviceEnv: Config["SERVICE_ENV"];
-  allowInsecureTargets: InsecureTargets;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
   /** Looks up single sign-on domain proofs (DNS_RESOLVERS); unset: the system's resolvers. */

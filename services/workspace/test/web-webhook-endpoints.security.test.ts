@@ -9,6 +9,7 @@ import {
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from "@newsroom/shared/webhook-endpoint-commands";
 import { eq } from "drizzle-orm";
 import {
   orgWithMembers,
@@ -17,7 +18,6 @@ import {
   webHarness,
 } from "../../../test/support/workspace-web-embedded.ts";
 import type { PermissionAction } from "../src/identity/members/permissions.ts";
-import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../src/webhook-endpoints/service.ts";
 import { readmeTable } from "./support/permission-table.ts";
 
 /**

@@ -125,7 +125,8 @@ export const apiKeyUsage = pgTable("api_key_usage", {
 });
 
 /**
- * Written by: workspace, webhooks (an endpoint disabled). Read by: no other service.
+ * Written by: workspace (owner actions, and an endpoint the webhooks service disabled, from
+ * its event). Read by: no other service.
  * Creation and revocation of keys and endpoints, and other owner actions.
  */
 export const auditEvents = pgTable(
@@ -340,7 +341,7 @@ export const relatedStories = pgTable(
 );
 
 /**
- * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
+ * Written by: workspace. Read by: no other service.
  * People who sign in to the workspace web app: one email address each, stored lower-cased.
  * (Not `people`: those are the people named in stories.)
  */
@@ -354,7 +355,7 @@ export const MEMBER_ROLES = ["owner", "admin", "approver", "editor", "viewer"] a
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 /**
- * Written by: workspace. Read by: webhooks (whom to tell of a disabled endpoint).
+ * Written by: workspace. Read by: no other service.
  * A person's one role in one organization.
  */
 export const workspaceMemberships = pgTable(
@@ -501,7 +502,11 @@ export const approvalDecisions = pgTable(
   (table) => [index("approval_decisions_story_idx").on(table.storyId, table.decidedAt)],
 );
 
-/** Written by: workspace, webhooks (failure counts, disabling). Read by: client-api. */
+/**
+ * Written by: webhooks (its internal API takes the workspace's endpoint commands; the worker
+ * counts failures and disables). Read by: client-api, workspace (whose organization an
+ * endpoint named by id is, before it calls webhooks).
+ */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
@@ -525,10 +530,11 @@ export const webhookEndpoints = pgTable(
     previousSecretCiphertext: text("previous_secret_ciphertext"),
     previousSecretExpiresAt: tstz("previous_secret_expires_at"),
     /**
-     * Set in the transaction that disables the endpoint for failing; its owners and admins are
-     * emailed after commit, once per disabling.
+     * Set in the transaction that disables the endpoint for failing: the id of the
+     * `webhook_endpoint.disabled` event owed. Published after commit (and again by the periodic
+     * pass until it is), then cleared.
      */
-    disabledNotifiedAt: tstz("disabled_notified_at"),
+    disabledAnnouncementId: uuid("disabled_announcement_id"),
     /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     createdAt: createdAt(),
@@ -538,7 +544,8 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * Written by: workspace (the change, the relay), webhooks (fanned out). Read by: no other service.
+ * Written by: workspace (the change, the relay). Read by: webhooks (the reconciler, and the
+ * event's fields when it fans one out).
  * Events written in the same transaction as the story change; the relay publishes them.
  */
 export const outboxEvents = pgTable(
@@ -558,16 +565,36 @@ export const outboxEvents = pgTable(
     createdAt: createdAt(),
     /** Set by the relay once the bus accepted the event. */
     publishedAt: tstz("published_at"),
-    /** Set by the webhooks service once it created the deliveries. */
+    /**
+     * No longer written: the webhooks service keeps its own record (`webhook_fanned_out_events`),
+     * which the upgrade filled from this column. To be dropped by the workspace.
+     */
     fannedOutAt: tstz("fanned_out_at"),
   },
   (table) => [
     index("outbox_unpublished_idx").on(table.createdAt).where(sql`published_at is null`),
     index("outbox_not_fanned_out_idx").on(table.createdAt).where(sql`fanned_out_at is null`),
+    // The webhooks reconciler reads the recent events in order of creation.
+    index("outbox_created_idx").on(table.createdAt),
   ],
 );
 
-/** Written by: webhooks, workspace (resend, recover). Read by: client-api. */
+/**
+ * Written by: webhooks. Read by: no other service.
+ * Each event the webhooks service has fanned out (its deliveries written), recorded in the same
+ * transaction as the deliveries: a redelivered message finds it and creates nothing, and the
+ * reconciler fans out the outbox events that have none.
+ */
+export const webhookFannedOutEvents = pgTable("webhook_fanned_out_events", {
+  /** The outbox event's id (the bus message's id). */
+  eventId: uuid("event_id").primaryKey(),
+  fannedOutAt: tstz("fanned_out_at").notNull(),
+});
+
+/**
+ * Written by: webhooks (fan-out, delivery, and the resends and recoveries its internal API takes).
+ * Read by: client-api, workspace (whose organization a delivery named by id is).
+ */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
@@ -612,9 +639,10 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
- * Written by: webhooks. Read by: workspace.
+ * Written by: webhooks. Read by: no other service.
  * Each attempt of a delivery, for the organization's people in the workspace (never in the
- * client API): written by the webhooks service with the delivery's update, read by the workspace.
+ * client API): written by the webhooks service with the delivery's update, shown to the
+ * workspace through its internal API.
  * Holds the first 1 KiB of the receiver's answer, never the request's headers or secret. Rows
  * older than 30 days are deleted by the webhooks service's periodic job.
  */

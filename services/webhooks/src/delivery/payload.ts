@@ -1,7 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
-import { EVENT, type WebhookTestEvent } from "@newsroom/shared/events";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import {
   currentVersionOf,
@@ -132,13 +131,13 @@ function bodyOf(
 }
 
 /** The body of `webhook.test`: the event id, its time, and the endpoint it tests. */
-export function testEventBody(event: WebhookTestEvent): string {
+export function testEventBody(test: { id: string; createdAt: Date; endpointId: string }): string {
   const body: WebhookTestEventOut = {
-    id: event.id,
+    id: test.id,
     object: "event",
-    type: EVENT.webhookTest,
-    created_at: event.created_at,
-    data: { endpoint_id: event.data.endpoint_id },
+    type: "webhook.test",
+    created_at: test.createdAt.toISOString(),
+    data: { endpoint_id: test.endpointId },
   };
   return JSON.stringify(body);
 }

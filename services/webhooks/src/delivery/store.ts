@@ -1,10 +1,5 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import {
-  auditEvents,
-  webhookAttempts,
-  webhookDeliveries,
-  webhookEndpoints,
-} from "@newsroom/shared/db/schema";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
@@ -350,16 +345,15 @@ async function disableFailingEndpoint(
 ): Promise<void> {
   await tx
     .update(e)
-    // Marked in this transaction: the owners' email is owed once for this disabling, sent after commit.
-    .set({ status: "disabled", disabledReason: "failing", disabledNotifiedAt: now, updatedAt: now })
+    // Owed in this transaction: the `webhook_endpoint.disabled` event of this disabling, published
+    // after commit (and by the periodic pass until it is), under this id.
+    .set({
+      status: "disabled",
+      disabledReason: "failing",
+      disabledAnnouncementId: newId(),
+      updatedAt: now,
+    })
     .where(and(eq(e.organizationId, organizationId), eq(e.id, endpointId)));
-  await tx.insert(auditEvents).values({
-    id: newId(),
-    organizationId,
-    action: "webhook_endpoint.disabled",
-    subjectId: endpointId,
-    actor: "webhooks",
-  });
   await stopPendingDeliveries(tx, organizationId, [endpointId], now);
 }
 

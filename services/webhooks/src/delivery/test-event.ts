@@ -1,87 +1,58 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { EVENT, type WebhookTestEvent, type WebhookTestResultEvent } from "@newsroom/shared/events";
-import { isUuid } from "@newsroom/shared/ids";
+import { newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
+import type { EndpointTestOutcome } from "@newsroom/shared/webhook-endpoint-commands";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { testEventBody } from "./payload.ts";
-import { type AttemptResult, sendWebhook } from "./send.ts";
-import { findEndpoint } from "./store.ts";
+import { sendWebhook } from "./send.ts";
+import type { EndpointRow } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
 
-/** How a test went: the attempt's result and how long it took. */
-export type TestEventResult = AttemptResult & { durationMs: number };
-
-/** Whether a bus message is a `webhook.test` event naming an endpoint. */
-export function isWellFormedTestEvent(event: unknown): event is WebhookTestEvent {
-  const e = event as Partial<WebhookTestEvent> | null;
-  return (
-    e?.type === "webhook.test" &&
-    typeof e.id === "string" &&
-    e.id.length > 0 &&
-    typeof e.created_at === "string" &&
-    typeof e.data?.organization_id === "string" &&
-    isUuid(e.data.organization_id) &&
-    typeof e.data.endpoint_id === "string" &&
-    isUuid(e.data.endpoint_id)
-  );
+export interface TestEventDeps {
+  db: Db;
+  secretsKey: Buffer;
+  /** How long the receiver has to answer (the attempts' 10 s unless a test says otherwise). */
+  timeoutMs?: number;
+  allowInsecureTargets: boolean;
+  resolve?: HostResolver;
 }
 
 /**
- * Sends `webhook.test` once, to the tested endpoint only (enabled or not: testing is how an
- * owner checks a receiver before turning it back on). Never recorded as a delivery, never
- * retried, and it does not count towards disabling the endpoint. Null when there is no such
- * endpoint in the event's organization.
+ * Sends `webhook.test` once, now, to this endpoint only (enabled or not: testing is how an
+ * owner checks a receiver before turning it back on), and answers how the receiver took it.
+ * Never recorded as a delivery, never retried, and it does not count towards disabling the
+ * endpoint. Signed like every delivery, through the same target guard.
  */
 export async function sendTestEvent(
-  deps: {
-    db: Db;
-    secretsKey: Buffer;
-    timeoutMs: number;
-    allowInsecureTargets: boolean;
-    resolve?: HostResolver;
-  },
-  event: WebhookTestEvent,
-): Promise<TestEventResult | null> {
-  const endpoint = await findEndpoint(deps.db, event.data.organization_id, event.data.endpoint_id);
-  if (!endpoint) return null;
-  const started = performance.now();
+  deps: TestEventDeps,
+  endpoint: Pick<
+    EndpointRow,
+    "id" | "url" | "secretCiphertext" | "previousSecretCiphertext" | "previousSecretExpiresAt"
+  >,
+): Promise<EndpointTestOutcome> {
+  const now = new Date();
+  const eventId = newId();
   const result = await sendWebhook({
     url: endpoint.url,
-    secret: signingSecrets(endpoint, deps.secretsKey, new Date()),
-    eventId: event.id,
-    body: testEventBody(event),
+    secret: signingSecrets(endpoint, deps.secretsKey, now),
+    eventId,
+    body: testEventBody({ id: eventId, createdAt: now, endpointId: endpoint.id }),
     timeoutMs: deps.timeoutMs,
     allowInsecureTargets: deps.allowInsecureTargets,
     resolve: deps.resolve,
   });
-  const durationMs = Math.round(performance.now() - started);
   log.info("webhook test event sent", {
     endpoint_id: endpoint.id,
     ok: result.ok,
     status_code: result.statusCode,
     error: result.error,
-    duration_ms: durationMs,
+    duration_ms: result.durationMs,
   });
-  return { ...result, durationMs };
-}
-
-/** The `webhook.test_result` event telling the workspace how the test went. */
-export function testResultEvent(
-  event: WebhookTestEvent,
-  result: TestEventResult,
-): WebhookTestResultEvent {
   return {
-    id: crypto.randomUUID(),
-    type: EVENT.webhookTestResult,
-    created_at: new Date().toISOString(),
-    data: {
-      organization_id: event.data.organization_id,
-      endpoint_id: event.data.endpoint_id,
-      test_event_id: event.id,
-      accepted: result.ok,
-      status_code: result.statusCode,
-      duration_ms: result.durationMs,
-      error: result.error,
-    },
+    event_id: eventId,
+    status: result.ok ? "accepted" : "failed",
+    status_code: result.statusCode,
+    duration_ms: result.durationMs,
+    error: result.error,
   };
 }

@@ -1,6 +1,5 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
-import type { WebhookTestEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
@@ -22,7 +21,6 @@ import {
   stopClaimedDelivery,
 } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
-import { sendTestEvent, type TestEventResult } from "./test-event.ts";
 
 /** Failed deliveries in a row that disable an endpoint. */
 export const DISABLE_AFTER_FAILED_DELIVERIES = 3;
@@ -117,31 +115,6 @@ export class DeliveryWorker {
   kick(): void {
     this.kicked = true;
     this.wake?.();
-  }
-
-  /**
-   * Sends a `webhook.test` event in the background; a stop waits for it. `report` hears how it
-   * went (not called when the endpoint is gone).
-   */
-  sendTestEvent(
-    event: WebhookTestEvent,
-    report?: (result: TestEventResult) => Promise<void>,
-  ): void {
-    this.track(
-      sendTestEvent(
-        {
-          db: this.db,
-          secretsKey: this.options.secretsKey,
-          timeoutMs: this.timeoutMs,
-          allowInsecureTargets: this.options.allowInsecureTargets,
-          resolve: this.options.resolve,
-        },
-        event,
-      ).then(async (result) => {
-        if (result) await report?.(result);
-      }),
-      "webhook test event failed",
-    );
   }
 
   /** Stops claiming and waits for the attempts in flight to finish and be recorded. */

@@ -1,14 +1,8 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
-import {
-  EVENT,
-  type StoryEvent,
-  WEBHOOK_EVENT_TYPES,
-  type WebhookTestEvent,
-} from "@newsroom/shared/events";
+import { type StoryEvent, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
-import { isWellFormedTestEvent } from "../delivery/test-event.ts";
 import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./service.ts";
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
@@ -19,12 +13,10 @@ const FAN_OUT_BATCH = 100;
 export interface FanOutHooks {
   /** New deliveries were created: the worker may look now rather than at its next poll. */
   onDeliveries(): void;
-  /** A `webhook.test` event: send it once, in the background. */
-  onTestEvent(event: WebhookTestEvent): void;
 }
 
 /**
- * Consumes story events (and `webhook.test`) from the bus: JetStream in distributed mode, the
+ * Consumes story events from the bus: JetStream in distributed mode, the
  * in-process bus when embedded. A story event is acked once its deliveries are written and it
  * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
  * Events that arrive while a fan-out transaction runs go together in the next one (the
@@ -41,11 +33,6 @@ export function startFanOutConsumer(
   });
   return bus.subscribe(
     async (event) => {
-      if (event.type === EVENT.webhookTest) {
-        if (isWellFormedTestEvent(event)) hooks.onTestEvent(event);
-        else log.warn("dropping a malformed webhook.test event", { event_id: idOf(event) });
-        return;
-      }
       if (!isWellFormedStoryEvent(event)) {
         log.warn("dropping a malformed story event", { event_id: idOf(event) });
         return;
@@ -53,7 +40,7 @@ export function startFanOutConsumer(
       const result = await fanOut.submit(event);
       if (result.created > 0) hooks.onDeliveries();
     },
-    { durable, types: [...WEBHOOK_EVENT_TYPES, EVENT.webhookTest] },
+    { durable, types: [...WEBHOOK_EVENT_TYPES] },
   );
 }
 

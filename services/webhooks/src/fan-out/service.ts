@@ -9,15 +9,15 @@ import {
   type DeliveryEvent,
   enabledEndpointsOf,
   insertManyDeliveries,
-  lockOutboxEvents,
-  markManyFannedOut,
   type OutboxRow,
+  outboxEventsOf,
+  recordFannedOut,
 } from "./store.ts";
 
 export interface FanOutResult {
   /** Delivery rows created by this call. */
   created: number;
-  /** The outbox already recorded the event as fanned out: nothing was done. */
+  /** The event was recorded as fanned out already: nothing was done. */
   alreadyFannedOut: boolean;
 }
 
@@ -48,10 +48,11 @@ export function isWellFormedStoryEvent(event: unknown): event is StoryEvent {
 
 /**
  * Turns one story event into one pending delivery per enabled endpoint of its organization
- * subscribed to its type, and records the event as fanned out, in one transaction. The outbox
- * row is locked first, so the consumer and the reconciler (on any replica) never both fan out
- * one event, and an event already fanned out is left alone: a redelivered message creates
- * nothing. The outbox row, when there is one, is the record: its fields win over the message.
+ * subscribed to its type, and records the event as fanned out (`webhook_fanned_out_events`), in
+ * one transaction. The record is written first, so the consumer and the reconciler (on any
+ * replica) never both fan out one event, and an event already fanned out is left alone: a
+ * redelivered message creates nothing. The outbox row, when there is one, is the event's
+ * record: its fields win over the message.
  */
 export async function fanOutEvent(db: Db, event: StoryEvent): Promise<FanOutResult> {
   const [result] = await fanOutEvents(db, [event]);
@@ -59,24 +60,23 @@ export async function fanOutEvent(db: Db, event: StoryEvent): Promise<FanOutResu
 }
 
 /**
- * `fanOutEvent` for several events in one transaction and a fixed number of statements (lock
- * the outbox rows, read the organizations' enabled endpoints, insert, mark), whatever the
+ * `fanOutEvent` for several events in one transaction and a fixed number of statements (record
+ * the events, read their outbox rows and the organizations' enabled endpoints, insert), whatever the
  * number of events. Returns one result per event, in order; an event listed twice is handled
  * once (the repeat reads as already fanned out).
  */
 export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOutResult[]> {
   if (events.length === 0) return [];
   return db.transaction(async (tx) => {
-    const outbox = new Map(
-      (await lockOutboxEvents(tx, [...new Set(events.map((event) => event.id))])).map((row) => [
-        row.id,
-        row,
-      ]),
+    const now = new Date();
+    const recorded = new Set(
+      await recordFannedOut(tx, [...new Set(events.map((event) => event.id))], now),
     );
+    const outbox = new Map((await outboxEventsOf(tx, [...recorded])).map((row) => [row.id, row]));
     const todo = new Map<string, { organizationId: string; delivery: DeliveryEvent }>();
     for (const event of events) {
       const row = outbox.get(event.id);
-      if (row?.fannedOutAt || todo.has(event.id)) continue;
+      if (!recorded.has(event.id) || todo.has(event.id)) continue;
       todo.set(event.id, {
         organizationId: row?.organizationId ?? event.data.organization_id,
         delivery: row
@@ -89,7 +89,6 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
             },
       });
     }
-    const now = new Date();
     const endpoints = await enabledEndpointsOf(tx, [
       ...new Set([...todo.values()].map((item) => item.organizationId)),
     ]);
@@ -105,11 +104,6 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
     for (const eventId of await insertManyDeliveries(tx, wanted, now)) {
       created.set(eventId, (created.get(eventId) ?? 0) + 1);
     }
-    await markManyFannedOut(
-      tx,
-      [...todo.keys()].filter((id) => outbox.has(id)),
-      now,
-    );
     const answered = new Set<string>();
     return events.map((event) => {
       const first = todo.has(event.id) && !answered.has(event.id);

@@ -1,36 +1,46 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookFannedOutEvents,
+} from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
 import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
 /**
- * The outbox rows of these events, locked until the transaction ends, in id order (so two
- * batches that share events lock them in the same order).
+ * Records these events as fanned out at `at`, unless recorded already; returns the ids this call
+ * recorded. Recording comes first in the fan-out transaction: a transaction that records an event
+ * another one is recording waits for it, and then finds it recorded, so the consumer and the
+ * reconciler (on any replica) never both fan out one event. Ids in order, so that two batches
+ * sharing events wait on them in the same order.
  */
-export async function lockOutboxEvents(tx: Queryable, eventIds: string[]): Promise<OutboxRow[]> {
+export async function recordFannedOut(
+  tx: Queryable,
+  eventIds: string[],
+  at: Date,
+): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await tx
+    .insert(webhookFannedOutEvents)
+    .select(sql`
+      select v.event_id, ${at.toISOString()}::timestamptz
+      from unnest(${uuidArray([...eventIds].sort())}) as v(event_id)`)
+    .onConflictDoNothing({ target: webhookFannedOutEvents.eventId })
+    .returning({ eventId: webhookFannedOutEvents.eventId });
+  return rows.map((row) => row.eventId);
+}
+
+/** The outbox rows of these events (the record of each: its fields win over a message's). */
+export async function outboxEventsOf(tx: Queryable, eventIds: string[]): Promise<OutboxRow[]> {
   if (eventIds.length === 0) return [];
   return tx
     .select()
     .from(outboxEvents)
-    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`)
-    .orderBy(asc(outboxEvents.id))
-    .for("update");
-}
-
-/** Records events as fanned out; the rows are those this transaction locked. */
-export async function markManyFannedOut(
-  tx: Queryable,
-  eventIds: string[],
-  at: Date,
-): Promise<void> {
-  if (eventIds.length === 0) return;
-  await tx
-    .update(outboxEvents)
-    .set({ fannedOutAt: at })
     .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`);
 }
 
@@ -100,16 +110,30 @@ export async function insertManyDeliveries(
   return rows.map((row) => row.eventId);
 }
 
-/** Outbox events created before `before` that no one has fanned out yet, oldest first. */
+/**
+ * Outbox events created between `since` and `before` that this service has no record of having
+ * fanned out, oldest first.
+ */
 export async function eventsNotFannedOut(
   db: Queryable,
+  since: Date,
   before: Date,
   limit: number,
 ): Promise<OutboxRow[]> {
+  const recorded = db
+    .select({ one: sql`1` })
+    .from(webhookFannedOutEvents)
+    .where(eq(webhookFannedOutEvents.eventId, outboxEvents.id));
   return db
     .select()
     .from(outboxEvents)
-    .where(and(isNull(outboxEvents.fannedOutAt), lt(outboxEvents.createdAt, before)))
+    .where(
+      and(
+        gte(outboxEvents.createdAt, since),
+        lt(outboxEvents.createdAt, before),
+        notExists(recorded),
+      ),
+    )
     .orderBy(asc(outboxEvents.createdAt))
     .limit(limit);
 }

@@ -4,23 +4,28 @@ import { connect } from "@nats-io/transport-node";
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import { adminToken, type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookFannedOutEvents,
+} from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import type { ServiceHandle } from "@newsroom/shared/service";
+import {
+  applyStoryAction,
+  insertOrganization,
+  insertStory,
+  type StoryAction,
+} from "@newsroom/shared/testing/builders";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
-import { createOrganization } from "@newsroom/workspace/organizations/service";
-import { relayOnce } from "@newsroom/workspace/outbox/relay";
-import {
-  createStory,
-  type TransitionInput,
-  transitionStory,
-} from "@newsroom/workspace/stories/service";
-import { createWebhookEndpoint } from "@newsroom/workspace/webhook-endpoints/service";
-import { and, desc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createWebhooksService } from "../../src/app.ts";
+import { createWebhookEndpoint } from "../../src/endpoints/service.ts";
+import { storyEventOf } from "../../src/fan-out/service.ts";
 
 export const ALL_EVENTS: WebhookEventType[] = [
   "story.submitted",
@@ -32,6 +37,12 @@ export const ALL_EVENTS: WebhookEventType[] = [
 
 /** A short schedule for tests: 8 attempts, 50 ms apart. */
 export const SHORT_SCHEDULE = "0.05,0.05,0.05,0.05,0.05,0.05,0.05";
+
+/** An editorial action on a story, as the workspace applies it. */
+export interface TransitionInput {
+  action: StoryAction;
+  note?: string;
+}
 
 /**
  * Whether a delivery's first `n` attempts are recorded, answers included: an attempt is counted
@@ -84,8 +95,10 @@ export interface FixtureOptions {
 
 /**
  * One test file's world: its own database, a bus (in-process until `useBus` swaps it), config
- * with insecure targets allowed, and an organization. Fixtures are made with the workspace's own
- * service functions. Creating a database is the slow part: one fixture per file.
+ * with insecure targets allowed, and an organization. The workspace's rows (organizations, stories
+ * and their outbox events) are made with the shared builders, as the workspace stores them, and
+ * each event is published as its relay does; endpoints with this service's own functions.
+ * Creating a database is the slow part: one fixture per file.
  */
 export async function webhooksFixture(options: FixtureOptions = {}) {
   const database: TestDatabase = await testDatabase();
@@ -107,31 +120,29 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
         ...env,
       }),
     });
-  const endpointDeps = () => ({
-    db,
-    bus: current.bus,
-    secretsKey: secretsKey(config),
-    allowInsecureTargets: true,
-  });
+  const endpointDeps = () => ({ db, secretsKey: secretsKey(config), allowInsecureTargets: true });
 
   async function organization(): Promise<string> {
-    const org = await createOrganization(db, { slug: `org-${random()}`, name: "Test Org" });
+    const org = await insertOrganization(db, { slug: `org-${random()}`, name: "Test Org" });
     return org.id;
   }
   const orgId = await organization();
 
-  /** Applies a transition and relays the outbox to the bus; returns the event's id. */
+  /** Applies a transition and publishes its outbox event as the relay does; returns its id. */
   async function transition(storyId: string, input: TransitionInput): Promise<string> {
-    await transitionStory(db, orgId, storyId, input);
-    await relayOnce(db, current.bus);
-    const [event] = await db
-      .select({ id: outboxEvents.id })
-      .from(outboxEvents)
-      .where(eq(outboxEvents.storyId, storyId))
-      .orderBy(desc(outboxEvents.createdAt))
-      .limit(1);
-    return event!.id;
+    const { eventId } = await applyStoryAction(db, storyId, input.action, { note: input.note });
+    if (!eventId) throw new Error(`${input.action} writes no event`);
+    const [row] = await db.select().from(outboxEvents).where(eq(outboxEvents.id, eventId));
+    await current.bus.publish(storyEventOf(row!));
+    await db
+      .update(outboxEvents)
+      .set({ publishedAt: new Date() })
+      .where(eq(outboxEvents.id, eventId));
+    return eventId;
   }
+
+  const newStory = (org: string) =>
+    insertStory(db, org, { type: "insight", slug: `s-${random()}`, title: "A story" });
 
   return {
     database,
@@ -156,16 +167,12 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
       return { id: row.id, secret };
     },
     async story(org = orgId) {
-      return createStory(db, org, { type: "insight", slug: `s-${random()}`, title: "A story" });
+      return newStory(org);
     },
     transition,
     /** A new story sent for review: one `story.submitted` event on the bus. */
     async submitted(org = orgId): Promise<{ storyId: string; eventId: string }> {
-      const story = await createStory(db, org, {
-        type: "insight",
-        slug: `s-${random()}`,
-        title: "A story",
-      });
+      const story = await newStory(org);
       return { storyId: story.id, eventId: await transition(story.id, { action: "submit" }) };
     },
     async deliveriesOf(endpointId: string) {
@@ -183,6 +190,14 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
         );
       return row;
     },
+    /** When this service recorded the event as fanned out (its own record), or null. */
+    async fannedOutAt(eventId: string): Promise<Date | null> {
+      const [row] = await db
+        .select()
+        .from(webhookFannedOutEvents)
+        .where(eq(webhookFannedOutEvents.eventId, eventId));
+      return row?.fannedOutAt ?? null;
+    },
     async endpointRow(endpointId: string) {
       const [row] = await db
         .select()
@@ -198,6 +213,33 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
 }
 
 export type Fixture = Awaited<ReturnType<typeof webhooksFixture>>;
+
+/**
+ * Calls the service's internal API (`/internal/v1` + `path`) in-process with the fixture's
+ * ADMIN_TOKEN, or `token` when given (null: none); returns the status and the parsed JSON.
+ */
+export async function internalCall(
+  service: ServiceHandle,
+  fx: Pick<Fixture, "config">,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = adminToken(fx.config),
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await service.app.handle(
+    new Request(`http://localhost/internal/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
 
 /**
  * A webhooks service delivering in-process with fast retries (SHORT_SCHEDULE, a 20 ms poll), its

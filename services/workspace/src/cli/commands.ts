@@ -1,12 +1,12 @@
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { MailingSendIn } from "@newsroom/shared/mailings";
+import { EndpointCreateIn, EndpointRecoverIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { type TObject, Type } from "@sinclair/typebox";
 import { MemberIn } from "../identity/members/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
-import { EndpointCreateIn, EndpointRecoverIn } from "../webhook-endpoints/model.ts";
 
 /**
  * One CLI command: an internal API route. `ids` are the path identifiers, given first;
@@ -185,7 +185,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   "endpoint-test": {
     method: "POST",
-    path: ([id]) => `/webhook_endpoints/${id}/test?wait=true`,
+    path: ([id]) => `/webhook_endpoints/${id}/test`,
     ids: ["endpoint id"],
     summary:
       "send webhook.test to an endpoint and say whether it was accepted (status, duration); exit code 1 when not",

@@ -1,5 +1,5 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
-import type { Config, InsecureTargets } from "@newsroom/shared/config";
+import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
@@ -27,8 +27,6 @@ export interface WebDeps {
   now: () => Date;
   /** SERVICE_ENV: the one key environment this deployment creates and accepts. */
   serviceEnv: Config["SERVICE_ENV"];
-  /** WEBHOOK_ALLOW_INSECURE_TARGETS (tests only): endpoints on http://127.0.0.1, or these ports. */
-  allowInsecureTargets: InsecureTargets;
   /** Looks up the TXT records that prove a single sign-on domain (DNS_RESOLVERS). */
   lookupTxt: TxtLookup;
   /** The services that own what the workspace manages, through their internal APIs. */

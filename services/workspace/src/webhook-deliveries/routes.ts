@@ -1,32 +1,21 @@
-import { ApiError } from "@newsroom/shared/errors";
-import { webhookDeliveryRecord } from "@newsroom/shared/webhook-records";
 import { Elysia } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
-import { listDeliveryAttempts } from "../webhook-endpoints/attempts.ts";
-import { ownerOfWebhookDelivery, resendWebhookDelivery } from "../webhook-endpoints/resend.ts";
+import {
+  deliveryOrganization,
+  listDeliveryAttempts,
+  resendDelivery,
+} from "../webhook-endpoints/commands.ts";
 
-/** Internal API: a delivery's attempt details; resend one delivery. */
+/** Internal API: a delivery's attempt details; resend one delivery (through the webhooks service). */
 export function webhookDeliveriesRoutes(deps: WorkspaceDeps) {
   return new Elysia()
     .get("/internal/v1/webhook_deliveries/:id/attempts", async ({ params }) => {
-      const owner = await ownerOfWebhookDelivery(deps.db, params.id);
-      if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
-      const attempts = await listDeliveryAttempts(deps.db, owner.organizationId, params.id);
-      return listOf(
-        attempts.map((row) => ({
-          object: "webhook_attempt",
-          delivery_id: row.deliveryId,
-          attempt: row.attempt,
-          at: row.at.toISOString(),
-          status_code: row.statusCode,
-          duration_ms: row.durationMs,
-          response_body: row.responseBody,
-          reason: row.reason,
-        })),
-      );
+      const { organizationId } = await deliveryOrganization(deps, params.id);
+      return listOf(await listDeliveryAttempts(deps, organizationId, params.id));
     })
-    .post("/internal/v1/webhook_deliveries/:id/resend", async ({ params }) =>
-      webhookDeliveryRecord(await resendWebhookDelivery(deps.db, params.id)),
-    );
+    .post("/internal/v1/webhook_deliveries/:id/resend", async ({ params }) => {
+      const { organizationId } = await deliveryOrganization(deps, params.id);
+      return resendDelivery(deps, organizationId, params.id);
+    });
 }

@@ -1,75 +1,69 @@
-import { ApiError } from "@newsroom/shared/errors";
-import { webhookDeliveryRecord, webhookEndpointRecord } from "@newsroom/shared/webhook-records";
+import { EndpointCreateIn, EndpointRecoverIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
-import { listEndpointDeliveries, listWebhookEndpoints } from "./list.ts";
-import { EndpointCreateIn, EndpointRecoverIn } from "./model.ts";
-import { parseRecoverSince, recoverWebhookEndpoint } from "./resend.ts";
-import { rotateWebhookEndpointSecret } from "./rotate-secret.ts";
+import { findOrganization } from "../resolve.ts";
 import {
-  createWebhookEndpoint,
-  disableWebhookEndpoint,
-  enableWebhookEndpoint,
-  organizationOfWebhookEndpoint,
-  testWebhookEndpoint,
-} from "./service.ts";
-import { testAndWait } from "./test-results.ts";
+  changeEndpoint,
+  createEndpoint,
+  endpointOrganization,
+  listEndpointDeliveries,
+  listEndpoints,
+  recoverEndpoint,
+  rotateEndpointSecret,
+  testEndpoint,
+} from "./commands.ts";
 
 /**
  * Internal API: an organization's endpoints and an endpoint's deliveries; create, disable, enable,
- * rotate its secret, test it, and recover its failed deliveries since a time.
+ * rotate its secret, test it, and recover its failed deliveries since a time. Each is a command
+ * to the webhooks service (see commands.ts); the workspace audits what succeeded.
  */
 export function webhookEndpointsRoutes(deps: WorkspaceDeps) {
+  const orgId = async (idOrSlug: string) => (await findOrganization(deps.db, idOrSlug)).id;
   return new Elysia()
     .get("/internal/v1/orgs/:org/webhook_endpoints", async ({ params }) =>
-      listOf((await listWebhookEndpoints(deps.db, params.org)).map(webhookEndpointRecord)),
+      listOf(await listEndpoints(deps, await orgId(params.org))),
     )
-    .get("/internal/v1/webhook_endpoints/:id/deliveries", async ({ params }) =>
-      listOf((await listEndpointDeliveries(deps.db, params.id)).map(webhookDeliveryRecord)),
-    )
+    .get("/internal/v1/webhook_endpoints/:id/deliveries", async ({ params }) => {
+      const organizationId = await endpointOrganization(deps, params.id);
+      return listOf(await listEndpointDeliveries(deps, organizationId, params.id));
+    })
     .post(
       "/internal/v1/orgs/:org/webhook_endpoints",
       async ({ params, body, set }) => {
-        const { row, secret } = await createWebhookEndpoint(deps, params.org, body);
+        const created = await createEndpoint(deps, await orgId(params.org), body);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
-        return { ...webhookEndpointRecord(row), secret };
+        return created;
       },
       { body: EndpointCreateIn },
     )
-    .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) => {
-      const row = await disableWebhookEndpoint(deps.db, params.id);
-      return webhookEndpointRecord(row);
-    })
-    .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) => {
-      const row = await enableWebhookEndpoint(deps.db, params.id);
-      return webhookEndpointRecord(row);
-    })
+    .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) =>
+      changeEndpoint(deps, await endpointOrganization(deps, params.id), params.id, "disable"),
+    )
+    .post("/internal/v1/webhook_endpoints/:id/enable", async ({ params }) =>
+      changeEndpoint(deps, await endpointOrganization(deps, params.id), params.id, "enable"),
+    )
     .post("/internal/v1/webhook_endpoints/:id/rotate-secret", async ({ params, set }) => {
-      const { row, secret } = await rotateWebhookEndpointSecret(deps, params.id);
+      const organizationId = await endpointOrganization(deps, params.id);
+      const rotated = await rotateEndpointSecret(deps, organizationId, params.id);
       set.headers["cache-control"] = "no-store";
-      return { ...webhookEndpointRecord(row), secret };
+      return rotated;
     })
     .post(
       "/internal/v1/webhook_endpoints/:id/test",
-      async ({ params, query }) => {
-        if (query.wait !== "true") {
-          return webhookEndpointRecord(await testWebhookEndpoint(deps, params.id));
-        }
-        const { endpoint, test } = await testAndWait(deps, params.id);
-        return { ...webhookEndpointRecord(endpoint), test };
-      },
+      // The webhooks service sends the test event and answers how the receiver took it; `wait`
+      // is still accepted (the answer always waits now).
+      async ({ params }) =>
+        testEndpoint(deps, await endpointOrganization(deps, params.id), params.id),
       { query: t.Object({ wait: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) }) },
     )
     .post(
       "/internal/v1/webhook_endpoints/:id/recover",
       async ({ params, body }) => {
-        const orgId = await organizationOfWebhookEndpoint(deps.db, params.id);
-        if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-        const since = parseRecoverSince(body?.since, new Date());
-        const { resent } = await recoverWebhookEndpoint(deps.db, orgId, params.id, since);
-        return { endpoint_id: params.id, since: since.toISOString(), resent };
+        const organizationId = await endpointOrganization(deps, params.id);
+        return recoverEndpoint(deps, organizationId, params.id, body?.since);
       },
       { body: t.Optional(EndpointRecoverIn) },
     );

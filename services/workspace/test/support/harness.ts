@@ -1,6 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
-import type { Config, InsecureTargets } from "@newsroom/shared/config";
+import type { Config } from "@newsroom/shared/config";
+import type { ServiceCall } from "@newsroom/shared/http/internal-client";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp, workspaceCalls } from "../../src/app.ts";
@@ -27,15 +28,21 @@ export interface Harness {
 
 export async function workspaceHarness(
   options: {
-    allowInsecureTargets?: InsecureTargets;
     bus?: EventBus;
     serviceEnv?: Config["SERVICE_ENV"];
     backend?: "postgres" | "pglite";
     /** Where single sign-on domain proofs are looked up (a test DNS server). */
     lookupTxt?: TxtLookup;
+    /** This database instead of a new one (a flow that runs another service beside). */
+    database?: TestDatabase;
+    /**
+     * The webhooks service's internal API (a flow across both services builds it); unset, every
+     * endpoint command answers 503, as when WEBHOOKS_URL is unset.
+     */
+    webhooks?: ServiceCall;
   } = {},
 ): Promise<Harness> {
-  const database = await testDatabase({ backend: options.backend });
+  const database = options.database ?? (await testDatabase({ backend: options.backend }));
   const bus = options.bus ?? new MemoryBus();
   const app = createWorkspaceApp({
     db: database.db,
@@ -43,9 +50,8 @@ export async function workspaceHarness(
     secretsKey: SECRETS_KEY,
     adminToken: ADMIN_TOKEN,
     serviceEnv: options.serviceEnv ?? "development",
-    allowInsecureTargets: options.allowInsecureTargets ?? false,
     kickRelay: () => {},
-    calls: workspaceCalls({}),
+    calls: workspaceCalls({}, { webhooks: options.webhooks }),
     lookupTxt: options.lookupTxt,
   });
   const handle = edgeInProcess((request) => app.handle(request));

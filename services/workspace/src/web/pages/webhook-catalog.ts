@@ -1,11 +1,11 @@
 import { type Html, html } from "@newsroom/shared/html";
-import type { OrgAccess } from "../../identity/members/access.ts";
-import type { CatalogEntry } from "../../webhook-catalog/catalog.ts";
+import type { WebhookEndpointOut } from "@newsroom/shared/records";
 import {
   type SignatureVerdict,
   TIMESTAMP_TOLERANCE_SECONDS,
-} from "../../webhook-catalog/verify-signature.ts";
-import type { WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
+} from "@newsroom/shared/webhook-endpoint-commands";
+import type { OrgAccess } from "../../identity/members/access.ts";
+import type { CatalogEntry } from "../../webhook-catalog/catalog.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 
@@ -21,7 +21,7 @@ export interface VerifyFormState {
 export interface CatalogPageData {
   access: OrgAccess;
   entries: CatalogEntry[];
-  endpoints: WebhookEndpointRow[];
+  endpoints: WebhookEndpointOut[];
 }
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -64,7 +64,7 @@ ${state.problem ? notice("error", state.problem) : ""}
   <div class="field"><label for="field-endpoint">Endpoint whose secret signed it</label>
   <select id="field-endpoint" name="endpoint">${data.endpoints.map(
     (endpoint) =>
-      html`<option value="${endpoint.id}"${endpoint.id === state.endpointId ? html` selected` : ""}>${endpoint.url} (whsec_…${endpoint.secretHint})</option>`,
+      html`<option value="${endpoint.id}"${endpoint.id === state.endpointId ? html` selected` : ""}>${endpoint.url} (whsec_…${endpoint.secret_hint})</option>`,
   )}</select></div>
   <div class="field"><label for="field-headers">Headers</label>
   <p class="hint" id="field-headers-hint">One "name: value" a line; webhook-id, webhook-timestamp and webhook-signature are read.</p>

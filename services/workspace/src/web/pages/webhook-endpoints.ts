@@ -1,18 +1,20 @@
 import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
+import type { WebhookDeliveryOut, WebhookEndpointOut } from "@newsroom/shared/records";
+import {
+  type EndpointTestOutcome,
+  MAX_ENDPOINTS_PER_ORGANIZATION,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import type { OrgAccess } from "../../identity/members/access.ts";
-import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
-import { MAX_ENDPOINTS_PER_ORGANIZATION } from "../../webhook-endpoints/service.ts";
 import { deliveryChart, type HourCount } from "../delivery-chart.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 import { copyScriptTag, secretOnce } from "../secret-once.ts";
 import { resendButton } from "./webhook-recover.ts";
 
-const when = (at: Date | null) =>
-  at
-    ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace("T", " ")} UTC</time>`
-    : "—";
+/** A record's date-time (ISO 8601, UTC) as a `<time>`, to the minute. */
+export const when = (at: string | null) =>
+  at ? html`<time datetime="${at}">${at.slice(0, 16).replace("T", " ")} UTC</time>` : "—";
 
 const navOf = (access: OrgAccess): OrgNav => ({
   slug: access.organization.slug,
@@ -27,14 +29,14 @@ const listPath = (access: OrgAccess) =>
 const FRESH_NOTE =
   "Changing, testing or deleting an endpoint needs a sign-in code from the last 12 hours: you will be asked for a new one first.";
 
-function statusText(endpoint: WebhookEndpointRow): string {
+function statusText(endpoint: WebhookEndpointOut): string {
   if (endpoint.status === "enabled") return "enabled";
   const why = {
     failing: "after failed deliveries",
     by_client: "by your organization",
     by_armage: "by us",
   };
-  return `disabled ${endpoint.disabledReason ? why[endpoint.disabledReason] : ""}`.trim();
+  return `disabled ${endpoint.disabled_reason ? why[endpoint.disabled_reason] : ""}`.trim();
 }
 
 export interface EndpointFormState {
@@ -47,7 +49,7 @@ export interface EndpointFormState {
 
 export interface EndpointsPageData {
   access: OrgAccess;
-  endpoints: WebhookEndpointRow[];
+  endpoints: WebhookEndpointOut[];
   needsCode: boolean;
 }
 
@@ -90,7 +92,7 @@ export function endpointsPage(
       endpoint,
     ) => html`<tr><td><a href="/app/webhook-endpoints/${endpoint.id}">${endpoint.url}</a></td>
 <td>${endpoint.events.join(", ")}</td><td><span class="status">${statusText(endpoint)}</span></td>
-<td><code>whsec_…${endpoint.secretHint}</code></td><td>${when(endpoint.createdAt)}</td></tr>`,
+<td><code>whsec_…${endpoint.secret_hint}</code></td><td>${when(endpoint.created_at)}</td></tr>`,
   );
   return layout(
     who,
@@ -117,14 +119,14 @@ ${createForm(who, data, state)}`,
 export function rotatedSecretPage(
   who: Visitor,
   access: OrgAccess,
-  endpoint: WebhookEndpointRow,
+  endpoint: WebhookEndpointOut,
   secret: string,
 ): Html {
   return layout(
     who,
     "Your endpoint's new signing secret",
     html`${notice("info", "The secret was rotated. The new secret will not be shown again.")}
-<p>Until ${when(endpoint.previousSecretExpiresAt)}, each request to <strong>${endpoint.url}</strong>
+<p>Until ${when(endpoint.previous_secret_expires_at)}, each request to <strong>${endpoint.url}</strong>
 carries two signatures in <code>webhook-signature</code>: one with this secret and one with the
 old one, so your receiver keeps verifying while you switch it over. After that only this secret
 signs.</p>
@@ -140,7 +142,7 @@ ${copyScriptTag}`,
 export function newEndpointPage(
   who: Visitor,
   access: OrgAccess,
-  endpoint: WebhookEndpointRow,
+  endpoint: WebhookEndpointOut,
   secret: string,
 ): Html {
   return layout(
@@ -159,19 +161,19 @@ ${copyScriptTag}`,
 
 export interface EndpointPageData {
   access: OrgAccess;
-  endpoint: WebhookEndpointRow;
-  deliveries: WebhookDeliveryRow[];
+  endpoint: WebhookEndpointOut;
+  deliveries: WebhookDeliveryOut[];
   counts: HourCount[];
   now: Date;
   may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
-  /** A test event was just sent. */
-  tested: boolean;
+  /** How the test event just sent went, if one was. */
+  tested: Pick<EndpointTestOutcome, "status" | "status_code"> | null;
 }
 
 function deliveryLog(
-  deliveries: WebhookDeliveryRow[],
-  resend: ((delivery: WebhookDeliveryRow) => Html | string) | null,
+  deliveries: WebhookDeliveryOut[],
+  resend: ((delivery: WebhookDeliveryOut) => Html | string) | null,
 ): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
   return html`<table><caption class="visually-hidden">Latest deliveries, newest first</caption>
@@ -181,16 +183,33 @@ function deliveryLog(
 <tbody>${deliveries.map(
     (
       d,
-    ) => html`<tr><td><a href="/app/webhook-deliveries/${d.id}">${when(d.createdAt)}<span class="visually-hidden"> attempt details</span></a></td><td>${d.eventType}</td>
-<td>${d.storyId ? html`<a href="/app/stories/${d.storyId}">Story<span class="visually-hidden"> ${d.storyId}</span></a>` : "—"}</td>
-<td><span class="status">${d.status}</span></td><td>${d.attempts}</td><td>${d.lastStatusCode ?? "—"}</td>
-<td>${d.lastError ?? "—"}</td><td>${when(d.nextAttemptAt)}</td>${resend ? html`<td>${resend(d)}</td>` : ""}</tr>`,
+    ) => html`<tr><td><a href="/app/webhook-deliveries/${d.id}">${when(d.created_at)}<span class="visually-hidden"> attempt details</span></a></td><td>${d.event_type}</td>
+<td>${d.story_id ? html`<a href="/app/stories/${d.story_id}">Story<span class="visually-hidden"> ${d.story_id}</span></a>` : "—"}</td>
+<td><span class="status">${d.status}</span></td><td>${d.attempts}</td><td>${d.last_status_code ?? "—"}</td>
+<td>${d.last_error ?? "—"}</td><td>${when(d.next_attempt_at)}</td>${resend ? html`<td>${resend(d)}</td>` : ""}</tr>`,
   )}</tbody></table>`;
 }
 
 function actionForm(who: Visitor, id: string, action: string, label: string, secondary = false) {
   return html`<form method="post" action="/app/webhook-endpoints/${id}/${action}" class="inline">${csrfInput(who)}
   <button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
+}
+
+/** What the test event's outcome says: accepted, or the status the receiver answered. */
+function testedNotice(tested: NonNullable<EndpointPageData["tested"]>): Html {
+  if (tested.status === "accepted") {
+    return notice(
+      "info",
+      `A webhook.test event was sent to this endpoint, once, and your receiver accepted it (${tested.status_code}). It is not recorded as a delivery.`,
+    );
+  }
+  const answer = tested.status_code
+    ? `answered ${tested.status_code}`
+    : "did not answer with a 2xx";
+  return notice(
+    "error",
+    `A webhook.test event was sent to this endpoint, once, and your receiver ${answer}. It is not recorded as a delivery; check the receiver and send another.`,
+  );
 }
 
 /** /app/webhook-endpoints/{id}: one endpoint, its actions, its deliveries and their chart. */
@@ -212,23 +231,17 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
   return layout(
     who,
     `Webhook endpoint ${endpoint.url}`,
-    html`${
-      data.tested
-        ? notice(
-            "info",
-            "A webhook.test event was sent to this endpoint, once. It is not recorded as a delivery: your receiver's log shows whether it was accepted.",
-          )
-        : ""
-    }
+    html`${data.tested ? testedNotice(data.tested) : ""}
 ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
 <dl><dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
 <dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
-<dt>Secret</dt><dd><code>whsec_…${endpoint.secretHint}</code> (shown in full once, when added or rotated)${
-      endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > data.now
-        ? html`; the previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}`
+<dt>Secret</dt><dd><code>whsec_…${endpoint.secret_hint}</code> (shown in full once, when added or rotated)${
+      endpoint.previous_secret_expires_at &&
+      Date.parse(endpoint.previous_secret_expires_at) > data.now.getTime()
+        ? html`; the previous secret also signs until ${when(endpoint.previous_secret_expires_at)}`
         : ""
     }</dd>
-<dt>Added</dt><dd>${when(endpoint.createdAt)}</dd></dl>
+<dt>Added</dt><dd>${when(endpoint.created_at)}</dd></dl>
 <div class="actions">${actions}</div>
 <h2>Deliveries in the last 24 hours</h2>
 ${deliveryChart(data.counts, data.now)}

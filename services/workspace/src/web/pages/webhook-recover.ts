@@ -1,7 +1,7 @@
 import { type Html, html } from "@newsroom/shared/html";
+import type { WebhookDeliveryOut, WebhookEndpointOut } from "@newsroom/shared/records";
+import { RECOVER_MAX_DAYS } from "@newsroom/shared/webhook-endpoint-commands";
 import type { OrgAccess } from "../../identity/members/access.ts";
-import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../webhook-endpoints/model.ts";
-import { RECOVER_MAX_DAYS } from "../../webhook-endpoints/resend.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
 
@@ -18,15 +18,15 @@ export function minuteOf(at: Date): string {
 }
 
 /** The Resend button of one delivery in the endpoint's delivery log (failed or delivered). */
-export function resendButton(who: Visitor, delivery: WebhookDeliveryRow): Html | string {
+export function resendButton(who: Visitor, delivery: WebhookDeliveryOut): Html | string {
   if (delivery.status === "pending") return "";
   return html`<form method="post" action="/app/webhook-deliveries/${delivery.id}/resend" class="inline">${csrfInput(who)}
-  <button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.eventType} of ${minuteOf(delivery.createdAt)}</span></button></form>`;
+  <button type="submit" class="secondary">Resend<span class="visually-hidden"> ${delivery.event_type} of ${minuteOf(new Date(delivery.created_at))}</span></button></form>`;
 }
 
 export interface RecoverPageData {
   access: OrgAccess;
-  endpoint: WebhookEndpointRow;
+  endpoint: WebhookEndpointOut;
   /** The field's value (UTC, to the minute). */
   since: string;
   error?: string;

@@ -1,21 +1,19 @@
-import { signingSecrets } from "@newsroom/shared/webhook-secrets";
 import { Elysia } from "elysia";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import { webhookCatalog } from "../../webhook-catalog/catalog.ts";
-import { parsePastedHeaders, verifyPastedRequest } from "../../webhook-catalog/verify-signature.ts";
-import { listWebhookEndpoints } from "../../webhook-endpoints/service.ts";
+import { listEndpoints, verifySignature } from "../../webhook-endpoints/commands.ts";
 import type { WebDeps } from "../deps.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { type VerifyFormState, webhookCatalogPage } from "../pages/webhook-catalog.ts";
 
 /**
  * The payload catalog and its signature check, for who may see the organization's endpoints.
- * The check opens the chosen endpoint's secrets but never shows them: it only says whether, and
- * where, the pasted request fails.
+ * The check is the webhooks service's, which holds the endpoint's secrets and never shows them:
+ * it only says whether, and where, the pasted request fails.
  */
 export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
   async function page(who: SignedInVisitor, access: OrgAccess, state?: VerifyFormState) {
-    const endpoints = await listWebhookEndpoints(deps.db, access.organization.id);
+    const endpoints = await listEndpoints(deps, access.organization.id);
     return webhookCatalogPage(who, { access, entries: webhookCatalog(), endpoints }, state);
   }
 
@@ -36,18 +34,16 @@ export function webhookCatalogWebRoutes(deps: WebDeps, kit: WebKit) {
           headers: form.text("headers", 10_000),
           body: form.text("body", 1_000_000),
         };
-        const endpoints = await listWebhookEndpoints(deps.db, access.organization.id);
+        const endpoints = await listEndpoints(deps, access.organization.id);
         const endpoint = endpoints.find((row) => row.id === state.endpointId);
         if (!endpoint) state.problem = "Choose one of the organization's endpoints.";
         else if (!state.headers || !state.body)
           state.problem = "Paste both the headers and the body.";
         if (state.problem || !endpoint) return kit.page(who, await page(who, access, state), 422);
-        const now = deps.now();
-        state.verdict = verifyPastedRequest(
-          { headers: parsePastedHeaders(state.headers!), body: state.body! },
-          signingSecrets(endpoint, deps.secretsKey, now),
-          now,
-        );
+        state.verdict = await verifySignature(deps, access.organization.id, endpoint.id, {
+          headers: state.headers!,
+          body: state.body!,
+        });
         return kit.page(who, await page(who, access, state));
       },
       { parse: "none" },

@@ -5,18 +5,17 @@ import { personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import type { PermissionAction } from "../../identity/members/permissions.ts";
 import { can } from "../../identity/members/permissions.ts";
-import { rotateWebhookEndpointSecret } from "../../webhook-endpoints/rotate-secret.ts";
 import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
+  changeEndpoint,
+  createEndpoint,
   deliveriesPerHour,
-  disableWebhookEndpoint,
-  enableWebhookEndpoint,
+  endpointOrganization,
+  getEndpoint,
   listEndpointDeliveries,
-  listWebhookEndpoints,
-  organizationOfWebhookEndpoint,
-  testWebhookEndpoint,
-} from "../../webhook-endpoints/service.ts";
+  listEndpoints,
+  rotateEndpointSecret,
+  testEndpoint,
+} from "../../webhook-endpoints/commands.ts";
 import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
@@ -44,23 +43,21 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
   const endpointPath = (id: string) => `/app/webhook-endpoints/${id}`;
 
   async function listPage(who: SignedInVisitor, access: OrgAccess, state?: EndpointFormState) {
-    const endpoints = await listWebhookEndpoints(deps.db, access.organization.id);
+    const endpoints = await listEndpoints(deps, access.organization.id);
     const needsCode = !isFreshSignIn(who.signedIn.session, deps.now());
     return endpointsPage(who, { access, endpoints, needsCode }, state);
   }
 
   /** The endpoint's organization, where the person must be allowed `action`; else 404 or 403. */
   async function endpointAccess(who: SignedInVisitor, id: string, action: PermissionAction) {
-    const orgId = await organizationOfWebhookEndpoint(deps.db, id);
-    if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-    return kit.permit(who, orgId, action);
+    return kit.permit(who, await endpointOrganization(deps, id), action);
   }
 
   /** A change to one endpoint: its permission, then a fresh sign-in, then the change. */
   function change(
     action: "test" | "disable" | "enable" | "delete",
-    run: (id: string, actor: string) => Promise<unknown>,
-    after: (id: string, access: OrgAccess) => string,
+    run: (access: OrgAccess, id: string, actor: string) => Promise<string | undefined>,
+    after: (id: string, access: OrgAccess, outcome: string | undefined) => string,
     returnTo: (id: string) => string = endpointPath,
   ) {
     return async ({ request, params }: { request: Request; params: { id: string } }) => {
@@ -68,9 +65,19 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       await kit.form(request, who);
       const access = await endpointAccess(who, params.id, `endpoint.${action}`);
       requireFreshSignIn(who, deps.now(), returnTo(params.id));
-      await run(params.id, personActor(who.signedIn.person.id));
-      return kit.redirect(after(params.id, access));
+      const outcome = await run(access, params.id, personActor(who.signedIn.person.id));
+      return kit.redirect(after(params.id, access, outcome));
     };
+  }
+
+  async function changed(
+    access: OrgAccess,
+    id: string,
+    what: "disable" | "enable" | "delete",
+    actor: string,
+  ): Promise<undefined> {
+    await changeEndpoint(deps, access.organization.id, id, what, actor);
+    return undefined;
   }
 
   return new Elysia()
@@ -100,13 +107,13 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           return kit.page(who, await listPage(who, access, state), 422);
         }
         try {
-          const { row, secret } = await createWebhookEndpoint(
+          const { secret, ...endpoint } = await createEndpoint(
             deps,
             access.organization.id,
             { url, events: events as WebhookEventType[] },
             personActor(who.signedIn.person.id),
           );
-          return allowOwnScripts(kit.page(who, newEndpointPage(who, access, row, secret)));
+          return allowOwnScripts(kit.page(who, newEndpointPage(who, access, endpoint, secret)));
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
@@ -123,15 +130,15 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
     .get("/app/webhook-endpoints/:id", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const access = await endpointAccess(who, params.id, "endpoint.create");
-      const endpoint = (await listWebhookEndpoints(deps.db, access.organization.id)).find(
-        (row) => row.id === params.id,
-      );
-      if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+      const orgId = access.organization.id;
       const now = deps.now();
-      const [deliveries, counts] = await Promise.all([
-        listEndpointDeliveries(deps.db, endpoint.id, DELIVERY_LOG_LENGTH),
-        deliveriesPerHour(deps.db, access.organization.id, endpoint.id, chartSince(now)),
+      const [endpoint, deliveries, counts] = await Promise.all([
+        getEndpoint(deps, orgId, params.id),
+        listEndpointDeliveries(deps, orgId, params.id, DELIVERY_LOG_LENGTH),
+        deliveriesPerHour(deps, orgId, params.id, chartSince(now)),
       ]);
+      const query = new URL(request.url).searchParams;
+      const tested = query.get("tested");
       const page = endpointPage(who, {
         access,
         endpoint,
@@ -146,7 +153,10 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           rotate: can(access.role, "endpoint.create"),
         },
         needsCode: !isFreshSignIn(who.signedIn.session, now),
-        tested: new URL(request.url).searchParams.get("tested") === "1",
+        tested:
+          tested === "accepted" || tested === "failed"
+            ? { status: tested, status_code: Number(query.get("status_code")) || null }
+            : null,
       });
       return kit.page(who, page);
     })
@@ -154,8 +164,12 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/test",
       change(
         "test",
-        (id) => testWebhookEndpoint(deps, id),
-        (id) => `${endpointPath(id)}?tested=1`,
+        async (access, id) => {
+          const { test } = await testEndpoint(deps, access.organization.id, id);
+          return `tested=${test.status}&status_code=${test.status_code ?? ""}`;
+        },
+        // The outcome rides on the redirect: the page says whether the receiver accepted it.
+        (id, _access, outcome) => `${endpointPath(id)}?${outcome}`,
       ),
       { parse: "none" },
     )
@@ -167,26 +181,26 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         // Rotating hands out a secret, as adding an endpoint does: the same permission.
         const access = await endpointAccess(who, params.id, "endpoint.create");
         requireFreshSignIn(who, deps.now(), endpointPath(params.id));
-        const { row, secret } = await rotateWebhookEndpointSecret(
+        const { secret, ...endpoint } = await rotateEndpointSecret(
           deps,
+          access.organization.id,
           params.id,
           personActor(who.signedIn.person.id),
-          deps.now(),
         );
-        return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, row, secret)));
+        return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, endpoint, secret)));
       },
       { parse: "none" },
     )
     .post(
       "/app/webhook-endpoints/:id/disable",
-      change("disable", (id, actor) => disableWebhookEndpoint(deps.db, id, actor), endpointPath),
+      change("disable", (access, id, actor) => changed(access, id, "disable", actor), endpointPath),
       { parse: "none" },
     )
     .post(
       "/app/webhook-endpoints/:id/enable",
       change(
         "enable",
-        (id, actor) => enableWebhookEndpoint(deps.db, id, actor),
+        (access, id, actor) => changed(access, id, "enable", actor),
         // Enabled again: offer to resend what failed meanwhile.
         (id) => `${endpointPath(id)}/recover?enabled=1`,
       ),
@@ -195,10 +209,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
     .get("/app/webhook-endpoints/:id/delete", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const access = await endpointAccess(who, params.id, "endpoint.delete");
-      const endpoint = (await listWebhookEndpoints(deps.db, access.organization.id)).find(
-        (row) => row.id === params.id,
-      );
-      if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
       return kit.page(
         who,
         confirmPage(who, {
@@ -214,7 +225,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/delete",
       change(
         "delete",
-        (id, actor) => deleteWebhookEndpoint(deps.db, id, actor),
+        (access, id, actor) => changed(access, id, "delete", actor),
         (_id, access) => listPath(access),
         (id) => `${endpointPath(id)}/delete`,
       ),

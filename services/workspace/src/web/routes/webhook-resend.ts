@@ -1,20 +1,18 @@
 import { ApiError } from "@newsroom/shared/errors";
+import { RECOVER_MAX_DAYS } from "@newsroom/shared/webhook-endpoint-commands";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
 import { can, type PermissionAction } from "../../identity/members/permissions.ts";
-import { findDelivery, listDeliveryAttempts } from "../../webhook-endpoints/attempts.ts";
 import {
-  lastDisabledAt,
-  ownerOfWebhookDelivery,
-  parseRecoverSince,
-  RECOVER_MAX_DAYS,
-  recoverWebhookEndpoint,
-  resendWebhookDelivery,
-} from "../../webhook-endpoints/resend.ts";
-import {
-  listWebhookEndpoints,
-  organizationOfWebhookEndpoint,
-} from "../../webhook-endpoints/service.ts";
+  deliveryOrganization,
+  endpointOrganization,
+  getDelivery,
+  getEndpoint,
+  listDeliveryAttempts,
+  recoverEndpoint,
+  resendDelivery,
+} from "../../webhook-endpoints/commands.ts";
+import { lastDisabledAt } from "../../webhook-endpoints/lookups.ts";
 import type { WebDeps } from "../deps.ts";
 import { requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
@@ -37,11 +35,8 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
     id: string,
     action: PermissionAction = "endpoint.enable",
   ) {
-    const orgId = await organizationOfWebhookEndpoint(deps.db, id);
-    if (!orgId) throw new ApiError("not_found", "No such webhook endpoint.");
-    const access = await kit.permit(who, orgId, action);
-    const endpoint = (await listWebhookEndpoints(deps.db, orgId)).find((row) => row.id === id);
-    if (!endpoint) throw new ApiError("not_found", "No such webhook endpoint.");
+    const access = await kit.permit(who, await endpointOrganization(deps, id), action);
+    const endpoint = await getEndpoint(deps, access.organization.id, id);
     return { access, endpoint };
   }
 
@@ -56,13 +51,13 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get("/app/webhook-deliveries/:id", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const owner = await ownerOfWebhookDelivery(deps.db, params.id);
-      if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+      const owner = await deliveryOrganization(deps, params.id);
       // Whoever may open the endpoint's page may read its deliveries' attempts.
       const { access, endpoint } = await endpointOf(who, owner.endpointId, "endpoint.create");
-      const delivery = await findDelivery(deps.db, access.organization.id, params.id);
-      if (!delivery) throw new ApiError("not_found", "No such webhook delivery.");
-      const attempts = await listDeliveryAttempts(deps.db, access.organization.id, delivery.id);
+      const [delivery, attempts] = await Promise.all([
+        getDelivery(deps, access.organization.id, params.id),
+        listDeliveryAttempts(deps, access.organization.id, params.id),
+      ]);
       const mayResend = endpoint.status === "enabled" && can(access.role, "endpoint.enable");
       return kit.page(who, deliveryPage(who, { access, endpoint, delivery, attempts, mayResend }));
     })
@@ -71,17 +66,16 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         await kit.form(request, who);
-        const owner = await ownerOfWebhookDelivery(deps.db, params.id);
-        if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
+        const owner = await deliveryOrganization(deps, params.id);
         await kit.permit(who, owner.organizationId, "endpoint.enable");
         requireFreshSignIn(who, deps.now(), endpointPath(owner.endpointId));
-        const row = await resendWebhookDelivery(
-          deps.db,
+        const resent = await resendDelivery(
+          deps,
+          owner.organizationId,
           params.id,
           personActor(who.signedIn.person.id),
-          deps.now(),
         );
-        return kit.redirect(endpointPath(row.endpointId));
+        return kit.redirect(endpointPath(resent.endpoint_id));
       },
       { parse: "none" },
     )
@@ -102,9 +96,15 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
         const typed = form.text("since", 64);
         // The field is UTC to the minute; a time without a zone is read as UTC.
         const value = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(typed) ? `${typed}Z` : typed;
-        let since: Date;
         try {
-          since = parseRecoverSince(value, deps.now());
+          const { resent } = await recoverEndpoint(
+            deps,
+            access.organization.id,
+            endpoint.id,
+            value,
+            personActor(who.signedIn.person.id),
+          );
+          return kit.page(who, recoverPage(who, { access, endpoint, since: typed, resent }));
         } catch (error) {
           if (!(error instanceof ApiError) || error.code !== "validation_failed") throw error;
           const message = error.fields?.[0]?.message ?? error.message;
@@ -114,17 +114,6 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
             422,
           );
         }
-        const { resent } = await recoverWebhookEndpoint(
-          deps.db,
-          access.organization.id,
-          endpoint.id,
-          since,
-          personActor(who.signedIn.person.id),
-          deps.now(),
-        );
-        if (resent > 0) {
-        }
-        return kit.page(who, recoverPage(who, { access, endpoint, since: typed, resent }));
       },
       { parse: "none" },
     );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./support/harness.ts";
+import { endpointsHarness, type Harness } from "./support/endpoints.ts";
 
 /** A refused endpoint URL says what is allowed and why; a local receiver is named as such. */
 describe("webhook endpoint URLs", () => {
@@ -7,9 +7,9 @@ describe("webhook endpoint URLs", () => {
   let local: Harness;
   let ports: Harness;
   beforeAll(async () => {
-    strict = await workspaceHarness();
-    local = await workspaceHarness({ allowInsecureTargets: true });
-    ports = await workspaceHarness({ allowInsecureTargets: [4000, 4010] });
+    strict = await endpointsHarness();
+    local = await endpointsHarness({ allowInsecureTargets: true });
+    ports = await endpointsHarness({ allowInsecureTargets: [4000, 4010] });
     for (const h of [strict, local, ports]) {
       await h.call("POST", "/orgs", { slug: "urls", name: "Urls" });
     }

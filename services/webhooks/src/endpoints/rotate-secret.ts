@@ -4,8 +4,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { isUuid } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
 import { webhookSecretHint } from "@newsroom/shared/webhook-records";
-import { eq, sql } from "drizzle-orm";
-import { audit } from "../audit.ts";
+import { and, eq, sql } from "drizzle-orm";
 import type { WebhookEndpointRow } from "./model.ts";
 
 /** How long the replaced secret still signs requests after a rotation. */
@@ -18,26 +17,23 @@ export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  */
 export async function rotateWebhookEndpointSecret(
   deps: { db: Db; secretsKey: Buffer },
+  organizationId: string,
   id: string,
-  actor = "admin",
   now: Date = new Date(),
 ): Promise<{ row: WebhookEndpointRow; secret: string }> {
   if (!isUuid(id)) throw new ApiError("not_found", "No such webhook endpoint.");
   const secret = newWebhookSecret();
-  return deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(webhookEndpoints)
-      .set({
-        previousSecretCiphertext: sql`${webhookEndpoints.secretCiphertext}`,
-        previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
-        secretCiphertext: seal(secret, deps.secretsKey),
-        secretHint: webhookSecretHint(secret),
-        updatedAt: now,
-      })
-      .where(eq(webhookEndpoints.id, id))
-      .returning();
-    if (!row) throw new ApiError("not_found", "No such webhook endpoint.");
-    await audit(tx, row.organizationId, "webhook_endpoint.secret_rotated", row.id, actor);
-    return { row, secret };
-  });
+  const [row] = await deps.db
+    .update(webhookEndpoints)
+    .set({
+      previousSecretCiphertext: sql`${webhookEndpoints.secretCiphertext}`,
+      previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+      secretCiphertext: seal(secret, deps.secretsKey),
+      secretHint: webhookSecretHint(secret),
+      updatedAt: now,
+    })
+    .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, id)))
+    .returning();
+  if (!row) throw new ApiError("not_found", "No such webhook endpoint.");
+  return { row, secret };
 }

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Harness, workspaceHarness } from "./support/harness.ts";
+import { endpointsHarness, type Harness } from "./support/endpoints.ts";
 
 describe("webhook endpoints", () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await workspaceHarness();
+    h = await endpointsHarness();
     await h.call("POST", "/orgs", { slug: "hooks", name: "Hooks" });
   });
   afterAll(() => h.close());

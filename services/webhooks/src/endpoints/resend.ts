@@ -1,13 +1,11 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { auditEvents, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { ApiError, validationFailed } from "@newsroom/shared/errors";
-import { isUuid } from "@newsroom/shared/ids";
-import { and, eq, gte, inArray, max } from "drizzle-orm";
-import { audit } from "../audit.ts";
+import { RECOVER_MAX_DAYS } from "@newsroom/shared/webhook-endpoint-commands";
+import { and, eq, gte, inArray } from "drizzle-orm";
+import { findWebhookDelivery, findWebhookEndpoint } from "./list.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "./model.ts";
 
-/** How far back a recovery may reach. */
-export const RECOVER_MAX_DAYS = 14;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const d = webhookDeliveries;
@@ -35,65 +33,30 @@ function requireEnabled(endpoint: WebhookEndpointRow): void {
   }
 }
 
-async function endpointOf(db: Db, organizationId: string, endpointId: string) {
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.id, endpointId)),
-    );
-  if (!row) throw new ApiError("not_found", "No such webhook endpoint.");
-  return row;
-}
-
-/**
- * The organization and endpoint a delivery belongs to, or null: the one lookup by delivery id
- * alone, so that a caller can check the person's access to that organization first.
- */
-export async function ownerOfWebhookDelivery(
-  db: Db,
-  id: string,
-): Promise<{ organizationId: string; endpointId: string } | null> {
-  if (!isUuid(id)) return null;
-  const [row] = await db
-    .select({ organizationId: d.organizationId, endpointId: d.endpointId })
-    .from(d)
-    .where(eq(d.id, id));
-  return row ?? null;
-}
-
 /**
  * Sends one delivery again (failed or delivered; a pending one is already on its way: 409), as a
  * new attempt series with the same event id. Its endpoint must be enabled.
  */
 export async function resendWebhookDelivery(
   db: Db,
+  organizationId: string,
   id: string,
-  actor = "admin",
   now: Date = new Date(),
 ): Promise<WebhookDeliveryRow> {
-  const owner = await ownerOfWebhookDelivery(db, id);
-  if (!owner) throw new ApiError("not_found", "No such webhook delivery.");
-  const { organizationId } = owner;
-  const [delivery] = await db
-    .select()
-    .from(d)
-    .where(and(eq(d.organizationId, organizationId), eq(d.id, id)));
-  if (!delivery) throw new ApiError("not_found", "No such webhook delivery.");
-  requireEnabled(await endpointOf(db, organizationId, delivery.endpointId));
+  const delivery = await findWebhookDelivery(db, organizationId, id);
+  requireEnabled(await findWebhookEndpoint(db, organizationId, delivery.endpointId));
   const [row] = await db
     .update(d)
     .set(newSeries(now))
     .where(
       and(
         eq(d.organizationId, organizationId),
-        eq(d.id, id),
+        eq(d.id, delivery.id),
         inArray(d.status, ["failed", "delivered"]),
       ),
     )
     .returning();
   if (!row) throw new ApiError("conflict", "This delivery is pending: it is already being sent.");
-  await audit(db, organizationId, "webhook_delivery.resent", id, actor);
   return row;
 }
 
@@ -128,10 +91,9 @@ export async function recoverWebhookEndpoint(
   organizationId: string,
   endpointId: string,
   since: Date,
-  actor = "admin",
   now: Date = new Date(),
 ): Promise<{ endpoint: WebhookEndpointRow; resent: number }> {
-  const endpoint = await endpointOf(db, organizationId, endpointId);
+  const endpoint = await findWebhookEndpoint(db, organizationId, endpointId);
   requireEnabled(endpoint);
   const rows = await db
     .update(d)
@@ -139,33 +101,11 @@ export async function recoverWebhookEndpoint(
     .where(
       and(
         eq(d.organizationId, organizationId),
-        eq(d.endpointId, endpointId),
+        eq(d.endpointId, endpoint.id),
         eq(d.status, "failed"),
         gte(d.createdAt, since),
       ),
     )
     .returning({ id: d.id });
-  if (rows.length > 0) {
-    await audit(db, organizationId, `webhook_endpoint.recovered:${rows.length}`, endpointId, actor);
-  }
   return { endpoint, resent: rows.length };
-}
-
-/** When an endpoint was last disabled (its audit trail), the default start of a recovery. */
-export async function lastDisabledAt(
-  db: Db,
-  organizationId: string,
-  endpointId: string,
-): Promise<Date | null> {
-  const [row] = await db
-    .select({ at: max(auditEvents.createdAt) })
-    .from(auditEvents)
-    .where(
-      and(
-        eq(auditEvents.organizationId, organizationId),
-        eq(auditEvents.subjectId, endpointId),
-        eq(auditEvents.action, "webhook_endpoint.disabled"),
-      ),
-    );
-  return row?.at ?? null;
 }

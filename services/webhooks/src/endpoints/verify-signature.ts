@@ -1,15 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
+import {
+  type SignatureVerdict,
+  TIMESTAMP_TOLERANCE_SECONDS,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import { signPayload } from "@newsroom/shared/webhook-signature";
-
-/** How far `webhook-timestamp` may be from now, either way (Standard Webhooks' tolerance). */
-export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
-
-export type SignatureVerdict =
-  | { kind: "valid" }
-  | { kind: "missing_headers"; missing: string[] }
-  | { kind: "timestamp_outside"; secondsOff: number }
-  | { kind: "body_re_encoded" }
-  | { kind: "wrong_secret" };
 
 /** The three `webhook-*` headers from pasted `name: value` lines (names in any case). */
 export function parsePastedHeaders(text: string): Map<string, string> {

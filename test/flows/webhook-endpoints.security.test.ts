@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookEndpoints } from "@newsroom/shared/db/schema";
 import { open } from "@newsroom/shared/secret-box";
 import { eq } from "drizzle-orm";
-import { type Harness, SECRETS_KEY, workspaceHarness } from "./support/harness.ts";
+import { endpointsHarness, type Harness, SECRETS_KEY } from "./support/endpoints.ts";
 
 describe("webhook endpoint secrets", () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await workspaceHarness();
+    h = await endpointsHarness();
     await h.call("POST", "/orgs", { slug: "hooks", name: "Hooks" });
   });
   afterAll(() => h.close());

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cliAgainst } from "./support/cli.ts";
-import { type Harness, workspaceHarness } from "./support/harness.ts";
+import { cliAgainst } from "../../services/workspace/test/support/cli.ts";
+import { endpointsHarness, type Harness } from "./support/endpoints.ts";
 
 /** `npm run admin -- endpoint-rotate-secret <id>` prints the endpoint with its new secret. */
 let h: Harness;
 let cli: ReturnType<typeof cliAgainst>;
 
 beforeAll(async () => {
-  h = await workspaceHarness({ allowInsecureTargets: true });
+  h = await endpointsHarness({ allowInsecureTargets: true });
   cli = cliAgainst(h);
   await h.call("POST", "/orgs", { slug: "rotated", name: "Rotated" });
 });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { eq } from "drizzle-orm";
-import { cliAgainst } from "./support/cli.ts";
-import { type Harness, workspaceHarness } from "./support/harness.ts";
+import { cliAgainst } from "../../services/workspace/test/support/cli.ts";
+import { endpointsHarness, type Harness } from "./support/endpoints.ts";
 
 /** The internal API's resend and recover: what they refuse, and what they change. */
 let h: Harness;
@@ -11,7 +11,7 @@ let orgId: string;
 let endpointId: string;
 
 beforeAll(async () => {
-  h = await workspaceHarness({ allowInsecureTargets: true });
+  h = await endpointsHarness({ allowInsecureTargets: true });
   orgId = (await h.call("POST", "/orgs", { slug: "resends", name: "Resends" })).body.id;
   endpointId = (
     await h.call("POST", "/orgs/resends/webhook_endpoints", {
@@ -105,6 +105,7 @@ describe("GET /internal/v1/webhook_deliveries/{id}/attempts", () => {
         duration_ms: 31,
         response_body: "busy",
         reason: "receiver answered 503",
+        in_flight: false,
       },
     ]);
     expect((await h.call("GET", `/webhook_deliveries/${newId()}/attempts`)).status).toBe(404);

@@ -1,0 +1,120 @@
+import type { InsecureTargets } from "@newsroom/shared/config";
+import type { Db } from "@newsroom/shared/db/index";
+import { webhookEndpoints } from "@newsroom/shared/db/schema";
+import { ApiError, validationFailed } from "@newsroom/shared/errors";
+import { newId } from "@newsroom/shared/ids";
+import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
+import {
+  type EndpointCreateIn,
+  MAX_ENDPOINTS_PER_ORGANIZATION,
+} from "@newsroom/shared/webhook-endpoint-commands";
+import { webhookSecretHint } from "@newsroom/shared/webhook-records";
+import { and, count, eq, sql } from "drizzle-orm";
+import { findWebhookEndpoint } from "./list.ts";
+import type { WebhookEndpointRow } from "./model.ts";
+import { checkEndpointUrl } from "./url-rules.ts";
+
+export interface EndpointDeps {
+  db: Db;
+  secretsKey: Buffer;
+  allowInsecureTargets: InsecureTargets;
+}
+
+/** Registers an endpoint; the `whsec_` secret is returned once and stored sealed. */
+export async function createWebhookEndpoint(
+  deps: EndpointDeps,
+  organizationId: string,
+  input: EndpointCreateIn,
+): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  const bad = checkEndpointUrl(input.url, { allowInsecureTargets: deps.allowInsecureTargets });
+  if (bad) throw validationFailed([bad]);
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`endpoints:${organizationId}`}))`);
+    const [existing] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.organizationId, organizationId));
+    if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_ORGANIZATION) {
+      throw new ApiError(
+        "limit_reached",
+        `An organization may have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints.`,
+      );
+    }
+    const secret = newWebhookSecret();
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id: newId(),
+        organizationId,
+        url: input.url,
+        events: input.events,
+        secretCiphertext: seal(secret, deps.secretsKey),
+        secretHint: webhookSecretHint(secret),
+      })
+      .returning();
+    return { row: row!, secret };
+  });
+}
+
+/** Stops deliveries to an endpoint at its owner's request. */
+export async function disableWebhookEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findWebhookEndpoint(db, organizationId, id);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
+    .where(
+      and(
+        eq(webhookEndpoints.organizationId, organizationId),
+        eq(webhookEndpoints.id, endpoint.id),
+      ),
+    )
+    .returning();
+  return row!;
+}
+
+/** Re-enables an endpoint, whatever disabled it, and clears its failure count. */
+export async function enableWebhookEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findWebhookEndpoint(db, organizationId, id);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      status: "enabled",
+      disabledReason: null,
+      consecutiveFailures: 0,
+      updatedAt: new Date(),
+    })
+    .where(
+      and(
+        eq(webhookEndpoints.organizationId, organizationId),
+        eq(webhookEndpoints.id, endpoint.id),
+      ),
+    )
+    .returning();
+  return row!;
+}
+
+/** Removes an endpoint for good, with its delivery log; its secret is gone with it. */
+export async function deleteWebhookEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findWebhookEndpoint(db, organizationId, id);
+  await db
+    .delete(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.organizationId, organizationId),
+        eq(webhookEndpoints.id, endpoint.id),
+      ),
+    );
+  return endpoint;
+}

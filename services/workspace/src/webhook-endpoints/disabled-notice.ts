@@ -1,0 +1,155 @@
+import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
+import type { Db, Queryable } from "@newsroom/shared/db/index";
+import {
+  auditEvents,
+  organizations,
+  workspaceMemberships,
+  workspacePeople,
+} from "@newsroom/shared/db/schema";
+import { EVENT, type WebhookEndpointDisabledEvent } from "@newsroom/shared/events";
+import { escapeHtml } from "@newsroom/shared/html";
+import { isUuid } from "@newsroom/shared/ids";
+import { log } from "@newsroom/shared/log";
+import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
+import { and, asc, eq, inArray } from "drizzle-orm";
+
+/** The durable consumer of `webhook_endpoint.disabled`: every replica shares it. */
+export const ENDPOINT_DISABLED_CONSUMER = "workspace-endpoint-disabled";
+
+export interface DisabledNoticeDeps {
+  db: Db;
+  /** Null when email is not configured: the disabling is only audited and logged. */
+  mailer: Mailer | null;
+  /** The web app's public base (APP_URL), without a trailing slash. */
+  appUrl: string;
+}
+
+type Disabled = WebhookEndpointDisabledEvent["data"];
+
+/**
+ * Hears the webhooks service disable an endpoint for failing: records it in the organization's
+ * audit trail, under the event's id, and emails the organization's owners and admins. A repeated
+ * event (the bus delivers at least once, the webhooks service may publish again) finds its audit
+ * row and sends nothing: one email per disabling.
+ */
+export function startEndpointDisabledConsumer(
+  deps: DisabledNoticeDeps,
+  bus: EventBus,
+): Promise<Subscription> {
+  return bus.subscribe(
+    async (event) => {
+      if (event.type !== EVENT.webhookEndpointDisabled) return;
+      if (!isWellFormed(event)) {
+        log.warn("dropping a malformed webhook_endpoint.disabled event", { event_id: event.id });
+        return;
+      }
+      if (await recordDisabling(deps.db, event)) await notifyEndpointDisabled(deps, event.data);
+    },
+    { durable: ENDPOINT_DISABLED_CONSUMER, types: [EVENT.webhookEndpointDisabled] },
+  );
+}
+
+function isWellFormed(event: WebhookEndpointDisabledEvent): boolean {
+  const data = event.data as Partial<Disabled> | undefined;
+  return (
+    isUuid(event.id) &&
+    typeof data?.organization_id === "string" &&
+    isUuid(data.organization_id) &&
+    typeof data.endpoint_id === "string" &&
+    isUuid(data.endpoint_id) &&
+    typeof data.url === "string"
+  );
+}
+
+/** The audit row of this disabling; false when the event was recorded already. */
+async function recordDisabling(db: Db, event: WebhookEndpointDisabledEvent): Promise<boolean> {
+  const rows = await db
+    .insert(auditEvents)
+    .values({
+      id: event.id,
+      organizationId: event.data.organization_id,
+      action: "webhook_endpoint.disabled",
+      subjectId: event.data.endpoint_id,
+      actor: "webhooks",
+      createdAt: new Date(event.created_at),
+    })
+    .onConflictDoNothing({ target: auditEvents.id })
+    .returning({ id: auditEvents.id });
+  return rows.length > 0;
+}
+
+/** The addresses of the organization's owners and admins: they may turn the endpoint back on. */
+export async function ownerAndAdminAddresses(db: Queryable, organizationId: string) {
+  const rows = await db
+    .select({ email: workspacePeople.email })
+    .from(workspaceMemberships)
+    .innerJoin(workspacePeople, eq(workspacePeople.id, workspaceMemberships.personId))
+    .where(
+      and(
+        eq(workspaceMemberships.organizationId, organizationId),
+        inArray(workspaceMemberships.role, ["owner", "admin"]),
+      ),
+    )
+    .orderBy(asc(workspacePeople.email));
+  return rows.map((row) => row.email);
+}
+
+/** The email: which endpoint, why it was disabled, and how to turn it back on. */
+export function disabledEndpointEmail(
+  to: string[],
+  organizationName: string,
+  endpoint: Disabled,
+  appUrl: string,
+): MailMessage {
+  const page = `${appUrl}/webhook-endpoints/${endpoint.endpoint_id}`;
+  const why = `${endpoint.failed_in_a_row} deliveries in a row failed after every retry${endpoint.last_error ? ` (the last attempt: ${endpoint.last_error})` : ""}.`;
+  const text = `We disabled a webhook endpoint of ${organizationName}.
+
+Endpoint: ${endpoint.url}
+Why: ${why}
+
+Nothing more is sent to it until it is enabled again; events meanwhile are not queued for it.
+
+To recover:
+1. Check that the receiver answers a signed POST with a 2xx within 10 seconds.
+2. Open the endpoint's page and send a test event: ${page}
+3. Enable the endpoint there, then recover the failed deliveries since it went down.
+
+You receive this because you are an owner or admin of ${organizationName}.
+`;
+  const e = escapeHtml;
+  const html = `<p>We disabled a webhook endpoint of ${e(organizationName)}.</p>
+<p>Endpoint: <code>${e(endpoint.url)}</code><br>Why: ${e(why)}</p>
+<p>Nothing more is sent to it until it is enabled again; events meanwhile are not queued for it.</p>
+<p>To recover:</p>
+<ol><li>Check that the receiver answers a signed POST with a 2xx within 10 seconds.</li>
+<li>Open <a href="${e(page)}">the endpoint's page</a> and send a test event.</li>
+<li>Enable the endpoint there, then recover the failed deliveries since it went down.</li></ol>
+<p>You receive this because you are an owner or admin of ${e(organizationName)}.</p>
+`;
+  return { to, subject: `Webhook endpoint disabled: ${endpoint.url}`, text, html };
+}
+
+/** Emails the organization's owners and admins; a failure to send is logged, never thrown. */
+async function notifyEndpointDisabled(deps: DisabledNoticeDeps, endpoint: Disabled) {
+  try {
+    if (!deps.mailer) {
+      log.warn("webhook endpoint disabled; email not configured, nobody was told", {
+        endpoint_id: endpoint.endpoint_id,
+      });
+      return;
+    }
+    const [organization] = await deps.db
+      .select({ name: organizations.name })
+      .from(organizations)
+      .where(eq(organizations.id, endpoint.organization_id));
+    const to = await ownerAndAdminAddresses(deps.db, endpoint.organization_id);
+    if (!organization || to.length === 0) return;
+    await deps.mailer.send(disabledEndpointEmail(to, organization.name, endpoint, deps.appUrl));
+  } catch (error) {
+    log.error("the disabled-endpoint email could not be sent", {
+      endpoint_id: endpoint.endpoint_id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}

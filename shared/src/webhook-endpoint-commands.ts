@@ -1,0 +1,85 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { WebhookEventTypeSchema } from "./records.ts";
+
+/**
+ * The commands on webhook endpoints, as the webhooks service's internal API takes and answers
+ * them: the workspace's internal API, CLI and pages send the same bodies (one validator).
+ */
+
+/** An organization may have this many endpoints at most. */
+export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
+/** How far back a recovery may reach. */
+export const RECOVER_MAX_DAYS = 14;
+
+export const EndpointCreateIn = T.Object({
+  url: T.String({ minLength: 1, maxLength: 2048 }),
+  events: T.Array(WebhookEventTypeSchema, { minItems: 1, maxItems: 5, uniqueItems: true }),
+});
+export type EndpointCreateIn = Static<typeof EndpointCreateIn>;
+
+/** `since`: a date-time at most 14 days back (checked by the webhooks service, naming the field). */
+export const EndpointRecoverIn = T.Object({ since: T.Optional(T.String({ maxLength: 64 })) });
+export type EndpointRecoverIn = Static<typeof EndpointRecoverIn>;
+
+/** How the test event went: the receiver's answer (2xx: accepted), how long it took, or why not. */
+export const EndpointTestOutcome = T.Object({
+  event_id: T.String(),
+  status: T.Union([T.Literal("accepted"), T.Literal("failed")]),
+  status_code: T.Union([T.Integer(), T.Null()]),
+  duration_ms: T.Integer(),
+  error: T.Union([T.String(), T.Null()]),
+});
+export type EndpointTestOutcome = Static<typeof EndpointTestOutcome>;
+
+/** What a recovery resent. */
+export const EndpointRecoveryOut = T.Object({
+  endpoint_id: T.String(),
+  since: T.String({ format: "date-time" }),
+  resent: T.Integer(),
+});
+export type EndpointRecoveryOut = Static<typeof EndpointRecoveryOut>;
+
+/** One attempt of a delivery (the workspace's people see these; the client API does not). */
+export const WebhookAttemptOut = T.Object({
+  object: T.Literal("webhook_attempt"),
+  delivery_id: T.String(),
+  attempt: T.Integer(),
+  at: T.String({ format: "date-time" }),
+  status_code: T.Union([T.Integer(), T.Null()]),
+  duration_ms: T.Integer(),
+  response_body: T.Union([T.String(), T.Null()]),
+  reason: T.Union([T.String(), T.Null()]),
+  /** Sent and not answered yet (or its sender died): no status, duration or reason yet. */
+  in_flight: T.Boolean(),
+});
+export type WebhookAttemptOut = Static<typeof WebhookAttemptOut>;
+
+/** An endpoint's deliveries made since a time, counted per hour (since the epoch) and status. */
+export const DeliveryCountOut = T.Object({
+  hour: T.Integer(),
+  status: T.Union([T.Literal("pending"), T.Literal("delivered"), T.Literal("failed")]),
+  count: T.Integer(),
+});
+export type DeliveryCountOut = Static<typeof DeliveryCountOut>;
+
+/** How far `webhook-timestamp` may be from now, either way (Standard Webhooks' tolerance). */
+export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
+
+/** A webhook request as a receiver got it, pasted to check its signature. */
+export const SignatureCheckIn = T.Object({
+  /** One `name: value` a line; the three `webhook-*` headers are read. */
+  headers: T.String({ maxLength: 10_000 }),
+  /** Exactly as received. */
+  body: T.String({ maxLength: 1_000_000 }),
+});
+export type SignatureCheckIn = Static<typeof SignatureCheckIn>;
+
+/** Whether a pasted request's signature holds, and if not, which part is wrong. */
+export const SignatureVerdict = T.Union([
+  T.Object({ kind: T.Literal("valid") }),
+  T.Object({ kind: T.Literal("missing_headers"), missing: T.Array(T.String()) }),
+  T.Object({ kind: T.Literal("timestamp_outside"), secondsOff: T.Integer() }),
+  T.Object({ kind: T.Literal("body_re_encoded") }),
+  T.Object({ kind: T.Literal("wrong_secret") }),
+]);
+export type SignatureVerdict = Static<typeof SignatureVerdict>;
