@@ -13,21 +13,6 @@ import { SERVICE_FOLDERS } from "../support/services.ts";
 const root = resolve(new URL("../../", import.meta.url).pathname);
 const SERVICES = SERVICE_FOLDERS;
 
-/**
- * Test files that still import another service. This list only shrinks: the test fails when a
- * listed file no longer imports another service (take it off) and when any other file starts to.
- */
-const STILL_IMPORTING = new Set<string>([
-  "services/workspace/test/web-keys-endpoints-browser.happy.test.ts",
-  "services/workspace/test/web-webhook-attempts-browser.happy.test.ts",
-  "services/workspace/test/web-webhook-attempts.security.test.ts",
-  "services/workspace/test/web-webhook-catalog-browser.happy.test.ts",
-  "services/workspace/test/web-webhook-catalog.security.test.ts",
-  "services/workspace/test/web-webhook-endpoints.security.test.ts",
-  "services/workspace/test/web-webhook-resend.security.test.ts",
-  "services/workspace/test/web-webhook-secret-rotation.security.test.ts",
-]);
-
 function testFiles(folder: string): string[] {
   return readdirSync(join(root, folder, "test"), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|tsx|js|mjs)$/.test(entry.name))
@@ -125,15 +110,8 @@ describe("service tests import only their own service and shared/", () => {
     expect(servicesImported("test/support/cluster.ts").has("workspace")).toBe(true);
   });
 
-  test("no test file outside the list imports another service", () => {
-    const unlisted = [...importing]
-      .filter(([file]) => !STILL_IMPORTING.has(file))
-      .map(([file, others]) => `${file}: ${others.join(", ")}`);
-    expect(unlisted).toEqual([]);
-  });
-
-  test("every listed file still imports another service (else take it off the list)", () => {
-    const trimmable = [...STILL_IMPORTING].filter((file) => !importing.has(file)).sort();
-    expect(trimmable).toEqual([]);
+  test("no service test imports another service", () => {
+    const importingOthers = [...importing].map(([file, others]) => `${file}: ${others.join(", ")}`);
+    expect(importingOthers).toEqual([]);
   });
 });

@@ -43,7 +43,7 @@ describe("docs/permissions.md's table is the code's table", () => {
 /**
  * What each action the web app offers so far does over HTTP; the others have no page yet. The
  * key.* and endpoint.* cases, from the same table, are in web-keys.security.test.ts and
- * web-webhook-endpoints.security.test.ts.
+ * test/flows/workspace-web-webhook-endpoints.test.ts.
  */
 const WEB_ACTIONS: PermissionAction[] = ["view", "story.decide", "story.publish"];
 

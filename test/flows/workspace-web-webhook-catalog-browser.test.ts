@@ -3,13 +3,13 @@ import { newWebhookSecret } from "@newsroom/shared/secret-box";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
+import { expectAccessible } from "../../services/workspace/test/support/accessibility.ts";
 import {
   orgWithMembers,
   signInAs,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { expectAccessible } from "./support/accessibility.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /** The payload catalog in Chromium: the page and a checked signature pass axe-core. */
 describeInBrowser("the webhook payload catalog in Chromium", () => {

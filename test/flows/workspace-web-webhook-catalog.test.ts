@@ -3,13 +3,13 @@ import { WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import { newWebhookSecret } from "@newsroom/shared/secret-box";
 import { Value } from "@sinclair/typebox/value";
 import { Webhook } from "standardwebhooks";
+import { webhookCatalog } from "../../services/workspace/src/webhook-catalog/catalog.ts";
 import {
   orgWithMembers,
   type WebClient,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { webhookCatalog } from "../src/webhook-catalog/catalog.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * The payload catalog: every event type with its schema and a sample, for who may see the

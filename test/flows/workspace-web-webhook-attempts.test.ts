@@ -6,13 +6,13 @@ import {
   webhookDeliveries,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import { readmeTable } from "../../services/workspace/test/support/permission-table.ts";
 import {
   orgWithMembers,
   type WebClient,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { readmeTable } from "./support/permission-table.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * A delivery's attempt details in the web app: time, HTTP status, duration, reason and the first

@@ -4,13 +4,13 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
+import { expectAccessible } from "../../services/workspace/test/support/accessibility.ts";
 import {
   orgWithMembers,
   signInAs,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { expectAccessible } from "./support/accessibility.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * An owner in Chromium: creates an API key (shown once, copied with the button), reads stories

@@ -3,13 +3,13 @@ import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expectAccessible } from "../../services/workspace/test/support/accessibility.ts";
 import {
   orgWithMembers,
   signInAs,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { expectAccessible } from "./support/accessibility.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * An owner in Chromium opens a delivery from the endpoint's log and reads its attempts (time,

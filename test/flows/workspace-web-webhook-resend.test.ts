@@ -3,13 +3,13 @@ import { MEMBER_ROLES, type MemberRole, webhookDeliveries } from "@newsroom/shar
 import { newId } from "@newsroom/shared/ids";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
+import { readmeTable } from "../../services/workspace/test/support/permission-table.ts";
 import {
   orgWithMembers,
   type WebClient,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import { readmeTable } from "./support/permission-table.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * Resend and recover in the web app: the Resend button of the delivery log, the offer to resend

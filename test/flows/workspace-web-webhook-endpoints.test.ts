@@ -11,14 +11,14 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from "@newsroom/shared/webhook-endpoint-commands";
 import { eq } from "drizzle-orm";
+import type { PermissionAction } from "../../services/workspace/src/identity/members/permissions.ts";
+import { readmeTable } from "../../services/workspace/test/support/permission-table.ts";
 import {
   orgWithMembers,
   type WebClient,
   type WebHarness,
   webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
-import type { PermissionAction } from "../src/identity/members/permissions.ts";
-import { readmeTable } from "./support/permission-table.ts";
+} from "../support/workspace-web-embedded.ts";
 
 /**
  * Webhook endpoints in the web app: who may add, test, disable, enable and delete one (cases

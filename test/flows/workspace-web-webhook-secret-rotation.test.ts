@@ -4,11 +4,7 @@ import { webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { open } from "@newsroom/shared/secret-box";
 import { eq } from "drizzle-orm";
-import {
-  orgWithMembers,
-  type WebHarness,
-  webHarness,
-} from "../../../test/support/workspace-web-embedded.ts";
+import { orgWithMembers, type WebHarness, webHarness } from "../support/workspace-web-embedded.ts";
 
 /**
  * Rotating an endpoint's secret: through the internal API and the endpoint page, the new secret
