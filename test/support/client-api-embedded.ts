@@ -5,6 +5,7 @@ import { type Config, loadConfig, secretsKey } from "@newsroom/shared/config";
 import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
+import { createWebhooksService } from "@newsroom/webhooks/app";
 import { createWorkspaceApp, workspaceCalls } from "@newsroom/workspace/app";
 
 const ADMIN_TOKEN = "client-api-test-admin-token";
@@ -12,9 +13,10 @@ const ADMIN_TOKEN = "client-api-test-admin-token";
 export const random = () => Math.random().toString(36).slice(2, 10);
 
 /**
- * The embedded composition as far as the client API sees it: the workspace's internal API and
- * the client API in one process, on one database and one bus. Changes go through the workspace's
- * routes, which announce them, exactly as in `npm start`.
+ * The embedded composition as far as the client API sees it: the workspace's internal API (with
+ * the webhooks service it sends endpoint commands to) and the client API in one process, on one
+ * database and one bus. Changes go through the workspace's routes, which announce them, exactly
+ * as in `npm start`.
  */
 export interface Embedded {
   database: TestDatabase;
@@ -42,6 +44,12 @@ export async function embedded(
     testRuntime({ database, bus, config }),
     options.service,
   );
+  // The webhooks service owns the endpoints the workspace's routes manage; its workers wait
+  // (nothing here is delivered).
+  const webhooks = await createWebhooksService(testRuntime({ database, bus, config }), {
+    pollIntervalMs: 60_000,
+    reconcileIntervalMs: 60_000,
+  });
   const workspaceApp = createWorkspaceApp({
     db: database.db,
     bus,
@@ -49,7 +57,7 @@ export async function embedded(
     adminToken: ADMIN_TOKEN,
     serviceEnv: config.SERVICE_ENV,
     kickRelay: () => {},
-    calls: workspaceCalls({}),
+    calls: workspaceCalls(config, { webhooks: (request) => webhooks.app.handle(request) }),
   });
   const api = edgeInProcess((request) => service.app.handle(request));
   return {
@@ -76,6 +84,7 @@ export async function embedded(
       ),
     async close() {
       await service.stop();
+      await webhooks.stop();
       await bus.close();
       await database.close();
     },
