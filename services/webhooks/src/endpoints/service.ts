@@ -62,18 +62,10 @@ export async function disableWebhookEndpoint(
   organizationId: string,
   id: string,
 ): Promise<WebhookEndpointRow> {
-  const endpoint = await findWebhookEndpoint(db, organizationId, id);
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
-    .where(
-      and(
-        eq(webhookEndpoints.organizationId, organizationId),
-        eq(webhookEndpoints.id, endpoint.id),
-      ),
-    )
-    .returning();
-  return row!;
+  return updateEndpoint(db, organizationId, id, {
+    status: "disabled",
+    disabledReason: "by_client",
+  });
 }
 
 /** Re-enables an endpoint, whatever disabled it, and clears its failure count. */
@@ -82,15 +74,24 @@ export async function enableWebhookEndpoint(
   organizationId: string,
   id: string,
 ): Promise<WebhookEndpointRow> {
+  return updateEndpoint(db, organizationId, id, {
+    status: "enabled",
+    disabledReason: null,
+    consecutiveFailures: 0,
+  });
+}
+
+/** Changes one of the organization's endpoints (404 for any other), stamping `updatedAt`. */
+async function updateEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+  values: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<WebhookEndpointRow> {
   const endpoint = await findWebhookEndpoint(db, organizationId, id);
   const [row] = await db
     .update(webhookEndpoints)
-    .set({
-      status: "enabled",
-      disabledReason: null,
-      consecutiveFailures: 0,
-      updatedAt: new Date(),
-    })
+    .set({ ...values, updatedAt: new Date() })
     .where(
       and(
         eq(webhookEndpoints.organizationId, organizationId),
