@@ -573,7 +573,6 @@ export const outboxEvents = pgTable(
   },
   (table) => [
     index("outbox_unpublished_idx").on(table.createdAt).where(sql`published_at is null`),
-    index("outbox_not_fanned_out_idx").on(table.createdAt).where(sql`fanned_out_at is null`),
     // The webhooks reconciler reads the recent events in order of creation.
     index("outbox_created_idx").on(table.createdAt),
   ],

@@ -1,0 +1,1 @@
+DROP INDEX "outbox_not_fanned_out_idx";
