@@ -7,7 +7,7 @@ import {
   workspacePeople,
 } from "@newsroom/shared/db/schema";
 import { EVENT, type WebhookEndpointDisabledEvent } from "@newsroom/shared/events";
-import { escapeHtml } from "@newsroom/shared/html";
+import { html } from "@newsroom/shared/html";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
@@ -117,17 +117,21 @@ To recover:
 
 You receive this because you are an owner or admin of ${organizationName}.
 `;
-  const e = escapeHtml;
-  const html = `<p>We disabled a webhook endpoint of ${e(organizationName)}.</p>
-<p>Endpoint: <code>${e(endpoint.url)}</code><br>Why: ${e(why)}</p>
+  const body = html`<p>We disabled a webhook endpoint of ${organizationName}.</p>
+<p>Endpoint: <code>${endpoint.url}</code><br>Why: ${why}</p>
 <p>Nothing more is sent to it until it is enabled again; events meanwhile are not queued for it.</p>
 <p>To recover:</p>
 <ol><li>Check that the receiver answers a signed POST with a 2xx within 10 seconds.</li>
-<li>Open <a href="${e(page)}">the endpoint's page</a> and send a test event.</li>
+<li>Open <a href="${page}">the endpoint's page</a> and send a test event.</li>
 <li>Enable the endpoint there, then recover the failed deliveries since it went down.</li></ol>
-<p>You receive this because you are an owner or admin of ${e(organizationName)}.</p>
+<p>You receive this because you are an owner or admin of ${organizationName}.</p>
 `;
-  return { to, subject: `Webhook endpoint disabled: ${endpoint.url}`, text, html };
+  return {
+    to,
+    subject: `Webhook endpoint disabled: ${endpoint.url}`,
+    text,
+    html: body.value,
+  };
 }
 
 /** Emails the organization's owners and admins; a failure to send is logged, never thrown. */
