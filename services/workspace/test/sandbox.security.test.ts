@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiKeys, approvalDecisions, organizations, stories } from "@newsroom/shared/db/schema";
-import { count, eq } from "drizzle-orm";
+import { count, eq, isNull } from "drizzle-orm";
 import { seedDemo } from "../src/demo/seed.ts";
 import { type Harness, workspaceHarness } from "./support/harness.ts";
 
@@ -123,7 +123,7 @@ describe("demo seed", () => {
     ["development", "armk_test_"],
     ["production", "armk_live_"],
   ] as const) {
-    test(`${serviceEnv}: a key it accepts, synthetic stories, no invented decisions`, async () => {
+    test(`${serviceEnv}: a key it accepts, decisions only by its members`, async () => {
       const h = await workspaceHarness({ serviceEnv });
       try {
         const demo = await seedDemo(h.database.db, "armage", serviceEnv);
@@ -131,9 +131,15 @@ describe("demo seed", () => {
         expect(demo.testKey?.startsWith(prefix)).toBe(true);
         const rows = await h.database.db.select().from(stories);
         expect(rows.length).toBeGreaterThan(40);
-        expect(rows.every((row) => row.synthetic)).toBe(true);
+        // The demo's approver is a real member: its stories are not the sandbox's synthetic ones.
+        expect(rows.some((row) => row.synthetic)).toBe(false);
         const [decisions] = await h.database.db.select({ n: count() }).from(approvalDecisions);
-        expect(decisions?.n).toBe(0);
+        expect(decisions?.n).toBeGreaterThan(40);
+        const [unsigned] = await h.database.db
+          .select({ n: count() })
+          .from(approvalDecisions)
+          .where(isNull(approvalDecisions.personId));
+        expect(unsigned?.n).toBe(0);
         expect((await seedDemo(h.database.db, "armage", serviceEnv)).seeded).toBe(false);
       } finally {
         await h.close();

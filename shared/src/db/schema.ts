@@ -189,7 +189,7 @@ export const stories = pgTable(
     approvedVersion: integer("approved_version"),
     externalUrl: text("external_url"),
     featured: boolean("featured").notNull().default(false),
-    /** Made-up data (sandbox and demo): no person decided on it, and no decision is recorded. */
+    /** Made-up data (the sandbox's): no person decided on it, and no decision is recorded. */
     synthetic: boolean("synthetic").notNull().default(false),
     publishedAt: tstz("published_at"),
     scheduledAt: tstz("scheduled_at"),

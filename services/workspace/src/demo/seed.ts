@@ -13,13 +13,14 @@ import {
   storyAssets,
   storyPeople,
   workspaceMemberships,
+  workspacePeople,
 } from "@newsroom/shared/db/schema";
 import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { newId } from "@newsroom/shared/ids";
-import { count, inArray } from "drizzle-orm";
+import { count, eq, inArray } from "drizzle-orm";
 import { addMember } from "../identity/members/service.ts";
 import { createApiKey } from "../keys/service.ts";
-import { insertStories } from "../stories/synthetic.ts";
+import { insertStories, type StoryDecider } from "../stories/synthetic.ts";
 
 const _DAY_MS = 86_400_000;
 
@@ -108,6 +109,22 @@ export async function seedDemoPeople(db: Db, houseOrg: string): Promise<DemoPers
 }
 
 /**
+ * Who decided on an organization's demo stories: its approver, or its owner when it has none
+ * (the house organization). A real member, so the decisions obey the rules of real ones.
+ */
+async function demoDecider(db: Db, houseOrg: string, org: string): Promise<StoryDecider> {
+  const members = demoPeople(houseOrg).filter((person) => person.org === org);
+  const decider =
+    members.find((person) => person.role === "approver") ??
+    members.find((person) => person.role === "owner");
+  const [person] = await db
+    .select({ id: workspacePeople.id })
+    .from(workspacePeople)
+    .where(eq(workspacePeople.email, decider!.email));
+  return { personId: person!.id, role: decider!.role };
+}
+
+/**
  * On an empty database: the house newsroom (36 published items across all six types), one client
  * organization with a running newsroom, an enabled hosted site with an active hostname, drafts,
  * a review queue, and a key with every scope of the kind the deployment accepts (`armk_test_`
@@ -128,14 +145,6 @@ export async function seedDemo(
     name: "Armage Newsroom",
     newsroomRunning: true,
   });
-  const houseStories = syntheticStories(40, 7);
-  const houseIds = await insertStories(db, houseId, houseStories, (i) =>
-    i < 36
-      ? "published"
-      : (["draft", "review_required", "rejected", "unpublished"] as const)[i - 36]!,
-  );
-  await decorate(db, houseId, houseIds);
-
   const clientId = newId();
   await db.insert(organizations).values({
     id: clientId,
@@ -183,6 +192,19 @@ export async function seedDemo(
       status: "pending",
     },
   ]);
+  const people = await seedDemoPeople(db, houseOrg);
+  const houseStories = syntheticStories(40, 7);
+  const houseIds = await insertStories(
+    db,
+    houseId,
+    houseStories,
+    (i) =>
+      i < 36
+        ? "published"
+        : (["draft", "review_required", "rejected", "unpublished"] as const)[i - 36]!,
+    await demoDecider(db, houseOrg, houseOrg),
+  );
+  await decorate(db, houseId, houseIds);
   const clientStatuses: StoryStatus[] = [
     ...Array<StoryStatus>(10).fill("published"),
     "draft",
@@ -202,6 +224,7 @@ export async function seedDemo(
     clientId,
     syntheticStories(clientStatuses.length, 42, "nw-"),
     (i) => clientStatuses[i]!,
+    await demoDecider(db, houseOrg, "northwind"),
   );
   await decorate(db, clientId, clientIds);
   const { secret } = await createApiKey(
@@ -214,6 +237,5 @@ export async function seedDemo(
     },
     serviceEnv,
   );
-  const people = await seedDemoPeople(db, houseOrg);
   return { seeded: true, testKey: secret, testKeyOrg: "northwind", people };
 }

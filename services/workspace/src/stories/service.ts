@@ -164,6 +164,31 @@ export async function addStoryVersion(
   });
 }
 
+/** The row of a person's approval decision on one version of a story. */
+export function approvalDecisionRow(input: {
+  organizationId: string;
+  storyId: string;
+  version: number | null;
+  decision: "approved" | "rejected";
+  actorRole: string;
+  personId: string | null;
+  note?: string | null;
+  decidedAt: Date;
+}): typeof approvalDecisions.$inferInsert {
+  return {
+    id: newId(),
+    organizationId: input.organizationId,
+    storyId: input.storyId,
+    version: input.version,
+    decision: input.decision,
+    actorType: "person",
+    actorRole: input.actorRole,
+    personId: input.personId,
+    note: input.note?.trim() || null,
+    decidedAt: input.decidedAt,
+  };
+}
+
 export interface TransitionInput {
   action: StoryAction;
   note?: string | null;
@@ -222,18 +247,18 @@ export async function transitionStory(
       .where(eq(stories.id, row.id))
       .returning(storyRecordReturning);
     if (rule.decision) {
-      await tx.insert(approvalDecisions).values({
-        id: newId(),
-        organizationId: row.organizationId,
-        storyId: row.id,
-        version: row.currentVersion,
-        decision: rule.decision,
-        actorType: "person",
-        actorRole,
-        personId: actor?.personId ?? null,
-        note: input.note?.trim() || null,
-        decidedAt: now,
-      });
+      await tx.insert(approvalDecisions).values(
+        approvalDecisionRow({
+          organizationId: row.organizationId,
+          storyId: row.id,
+          version: row.currentVersion,
+          decision: rule.decision,
+          actorRole,
+          personId: actor?.personId ?? null,
+          note: input.note,
+          decidedAt: now,
+        }),
+      );
     }
     await hooks.afterStoryWrite?.(tx);
     if (rule.event) {

@@ -75,6 +75,19 @@ export function statusAfterNewVersion(status: StoryStatus): StoryStatus {
   return status === "ai_generated" ? "ai_generated" : status === "rejected" ? "rejected" : "draft";
 }
 
+/**
+ * Statuses a story reaches only through an approval: each has an approval decision of its
+ * current version (the seeded demo obeys this too).
+ */
+export const STATUSES_AFTER_APPROVAL: readonly StoryStatus[] = [
+  "approved",
+  "scheduled",
+  "publishing",
+  "published",
+  "unpublished",
+  "failed",
+];
+
 /** Roles that may decide approvals: people in the workspace, never a key. */
 export const APPROVER_ROLES = ["owner", "admin", "approver"] as const;
 

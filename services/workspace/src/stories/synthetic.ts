@@ -1,5 +1,6 @@
 import type { Db } from "@newsroom/shared/db/index";
 import {
+  approvalDecisions,
   type StoryStatus,
   stories,
   storyTopics,
@@ -9,20 +10,32 @@ import {
 import type { SyntheticStory } from "@newsroom/shared/demo/synthetic-stories";
 import { newId } from "@newsroom/shared/ids";
 import { and, eq, inArray } from "drizzle-orm";
-import { ensureTopics } from "./service.ts";
+import { approvalDecisionRow, ensureTopics } from "./service.ts";
+import { STATUSES_AFTER_APPROVAL } from "./state-machine.ts";
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** A real member who decided on made-up stories (the demo's approver). */
+export interface StoryDecider {
+  personId: string;
+  role: string;
+}
 
 /**
- * Writes synthetic stories straight into an organization, marked `synthetic`. No person decided
- * on them, so none carries an approval decision or an approved version: the API shows no
- * approvals for them, and publishing one again after a change needs a real approval.
+ * Writes made-up stories straight into an organization. Without a `decider` (the sandbox) they
+ * are marked `synthetic`: no person decided on them, so none carries an approval decision or an
+ * approved version, the API shows no approvals for them, and publishing one again after a change
+ * needs a real approval. With a `decider` (the demo, whose approver is a real member) they obey
+ * the invariants of real stories: each one past review has that person's approval of its current
+ * version, and each rejected one that person's rejection with a note.
  */
 export async function insertStories(
   db: Db,
   organizationId: string,
   list: SyntheticStory[],
   statusOf: (index: number) => StoryStatus,
+  decider?: StoryDecider,
 ): Promise<string[]> {
   if (list.length === 0) return [];
   const now = Date.now();
@@ -43,9 +56,10 @@ export async function insertStories(
         slug: story.slug,
         status,
         currentVersion: 1,
+        approvedVersion: decider && STATUSES_AFTER_APPROVAL.includes(status) ? 1 : null,
         externalUrl: story.externalUrl,
         featured: story.featured,
-        synthetic: true,
+        synthetic: decider === undefined,
         publishedAt: status === "published" || status === "unpublished" ? at : null,
         createdAt: new Date(at.getTime() - DAY_MS),
         updatedAt: at,
@@ -62,6 +76,10 @@ export async function insertStories(
         createdAt: new Date(at.getTime() - DAY_MS),
       })),
     );
+    const decisions = decider
+      ? rows.flatMap((row) => decisionRows(organizationId, row, decider))
+      : [];
+    if (decisions.length > 0) await tx.insert(approvalDecisions).values(decisions);
     const slugs = [...new Set(list.flatMap((story) => story.topics))];
     if (slugs.length === 0) return;
     await ensureTopics(tx, organizationId, slugs);
@@ -76,4 +94,31 @@ export async function insertStories(
     if (links.length > 0) await tx.insert(storyTopics).values(links);
   });
   return rows.map((row) => row.id);
+}
+
+/** The decision that brought a made-up story to its status, an hour before its last change. */
+function decisionRows(
+  organizationId: string,
+  row: { id: string; status: StoryStatus; at: Date },
+  decider: StoryDecider,
+): (typeof approvalDecisions.$inferInsert)[] {
+  const decision = STATUSES_AFTER_APPROVAL.includes(row.status)
+    ? ("approved" as const)
+    : row.status === "rejected"
+      ? ("rejected" as const)
+      : null;
+  if (!decision) return [];
+  return [
+    approvalDecisionRow({
+      organizationId,
+      storyId: row.id,
+      version: 1,
+      decision,
+      actorRole: decider.role,
+      personId: decider.personId,
+      note:
+        decision === "rejected" ? "Needs a source for the figures in the second paragraph." : null,
+      decidedAt: new Date(row.at.getTime() - HOUR_MS),
+    }),
+  ];
 }
