@@ -201,8 +201,9 @@ export const CdnPurgeConfig = T.Object({
 /** Webhook endpoints' targets and the delivery of attempts. */
 export const WebhookDeliveryConfig = T.Object({
   /**
-   * Test switch: lets webhook endpoints use http://127.0.0.1:<port> (or localhost), any port;
-   * with WEBHOOK_INSECURE_TARGET_PORTS, only those ports.
+   * Lets webhook endpoints use http://127.0.0.1:<port> (or localhost), any port; with
+   * WEBHOOK_INSECURE_TARGET_PORTS, only those ports. On by default in development (write `false`
+   * to refuse them there); a test switch, refused in sandbox and production.
    */
   WEBHOOK_ALLOW_INSECURE_TARGETS: Bool(false),
   /**

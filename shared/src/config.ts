@@ -66,6 +66,7 @@ export function loadConfig(schemaOrEnv?: TObject | Environment, given?: Environm
   }
   // Before the defaults fill `raw` in.
   const linksGiven = { base: "PUBLIC_BASE_URL" in raw, newsroom: "NEWSROOM_HOST" in raw };
+  const insecureTargetsGiven = "WEBHOOK_ALLOW_INSECURE_TARGETS" in raw;
   const converted = Value.Convert(schema, Value.Default(schema, raw));
   const error = Value.Errors(schema, converted).First();
   if (error) {
@@ -80,6 +81,15 @@ export function loadConfig(schemaOrEnv?: TObject | Environment, given?: Environm
       "WEBHOOK_INSECURE_TARGET_PORTS",
       `is invalid: ports are 1 to 65535${shownValue("WEBHOOK_INSECURE_TARGET_PORTS", ports)}`,
     );
+  }
+  // A receiver on this machine (http://127.0.0.1:<port>, http://localhost:<port>) needs no
+  // restart in development: the switch is on there unless written false.
+  if (
+    declares("WEBHOOK_ALLOW_INSECURE_TARGETS") &&
+    !insecureTargetsGiven &&
+    config.SERVICE_ENV === "development"
+  ) {
+    config.WEBHOOK_ALLOW_INSECURE_TARGETS = true;
   }
   // Links point at the port actually served unless an address is given.
   if (declares("PUBLIC_BASE_URL") && !linksGiven.base) {

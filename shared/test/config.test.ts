@@ -146,8 +146,21 @@ describe("config", () => {
     ).not.toThrow();
   });
 
+  test("the local webhook receivers: on in development unless written false, off elsewhere", () => {
+    expect(insecureWebhookTargets(loadConfig({}))).toBe(true);
+    expect(insecureWebhookTargets(loadConfig({ WEBHOOK_ALLOW_INSECURE_TARGETS: "false" }))).toBe(
+      false,
+    );
+    expect(insecureWebhookTargets(loadConfig(production))).toBe(false);
+    expect(insecureWebhookTargets(loadConfig(sandbox))).toBe(false);
+    const WithDelivery = T.Composite([ProcessConfig, WebhookDeliveryConfig]);
+    expect(loadConfig(WithDelivery, {}).WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(true);
+  });
+
   test("the local webhook receivers: any port with the switch alone, else the ports listed", () => {
-    expect(insecureWebhookTargets(loadConfig({}))).toBe(false);
+    expect(insecureWebhookTargets(loadConfig({ WEBHOOK_ALLOW_INSECURE_TARGETS: "false" }))).toBe(
+      false,
+    );
     const any = loadConfig({ WEBHOOK_ALLOW_INSECURE_TARGETS: "true" });
     expect(insecureWebhookTargets(any)).toBe(true);
     for (const env of [

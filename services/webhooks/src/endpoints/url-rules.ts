@@ -9,7 +9,7 @@ const HOST_SHAPE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const LOCAL_TEST_HOSTS = ["127.0.0.1", "localhost"];
 
 const LOCAL_HINT =
-  "A receiver on this machine needs WEBHOOK_ALLOW_INSECURE_TARGETS=true (development and tests only, refused in production), which accepts http://127.0.0.1:<port> and http://localhost:<port>; WEBHOOK_INSECURE_TARGET_PORTS lists the ports it accepts.";
+  "A receiver on this machine needs WEBHOOK_ALLOW_INSECURE_TARGETS=true (the default in development; refused in production and sandbox), which accepts http://127.0.0.1:<port> and http://localhost:<port>; WEBHOOK_INSECURE_TARGET_PORTS lists the ports it accepts.";
 
 /**
  * The spec's endpoint rules: https, a public host name, the default port. IP literals,
