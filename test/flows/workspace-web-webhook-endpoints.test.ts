@@ -243,7 +243,9 @@ describe("webhook endpoints in the web app", () => {
     expect(confirm.text).toContain("This cannot be undone.");
     const deleted = await admin.post(`/app/webhook-endpoints/${id}/delete`, { confirm: "yes" });
     expect(deleted.status).toBe(303);
-    expect(deleted.headers.get("location")).toBe("/app/orgs/hooks-org/webhook-endpoints");
+    expect(deleted.headers.get("location")).toBe(
+      "/app/orgs/hooks-org/webhook-endpoints?done=endpoint-deleted",
+    );
     expect(await endpointRow(id)).toBeUndefined();
     const events = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, id));
     const deletion = events.find((event) => event.action === "webhook_endpoint.deleted");

@@ -117,7 +117,7 @@ describe("API keys in the web app", () => {
       .where(eq(apiKeys.lastFour, secret.slice(-4)));
     await owner.get(`/app/keys/${row!.id}/revoke`);
     const revoked = await owner.post(`/app/keys/${row!.id}/revoke`);
-    expect(revoked.headers.get("location")).toBe("/app/orgs/keys-org/keys");
+    expect(revoked.headers.get("location")).toBe("/app/orgs/keys-org/keys?done=key-revoked");
     expect((await keyById(row!.id)).revokedAt).not.toBeNull();
   });
 

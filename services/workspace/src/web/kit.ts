@@ -12,6 +12,7 @@ import {
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";
 import type { WebDeps } from "./deps.ts";
+import { doneMessageOf } from "./flash.ts";
 import { freshSignInUrl } from "./fresh-sign-in.ts";
 
 export const SESSION_COOKIE = "nr_session";
@@ -27,6 +28,8 @@ export interface Visitor {
    * posted from (its same-origin Referer) otherwise.
    */
   returnTo: string;
+  /** What the action that led here did (`?done=`), shown by the layout. */
+  done: string | null;
 }
 
 /** A visitor who must be signed in; anyone else is sent to the sign-in page. */
@@ -74,6 +77,7 @@ export function webKit(deps: WebDeps) {
       csrfToken: csrfToken(key, binding),
       setCookies,
       returnTo: returnTo(request),
+      done: doneMessageOf(request),
     };
   }
 

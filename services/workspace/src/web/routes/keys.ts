@@ -12,6 +12,7 @@ import {
   revokeApiKey,
 } from "../../keys/service.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
@@ -132,7 +133,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
           key.id,
           personActor(who.signedIn.person.id),
         );
-        return kit.redirect(keysPath(access));
+        return kit.redirect(withDone(keysPath(access), "key-revoked"));
       },
       { parse: "none" },
     );

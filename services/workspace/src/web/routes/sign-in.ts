@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { endAllSessions, endSession, startSession } from "../../identity/sessions/service.ts";
 import type { CodeCheck, SignInService } from "../../identity/sign-in/service.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import type { WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { codePage, signInPage } from "../pages/sign-in.ts";
@@ -60,7 +61,7 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         const who = await kit.visitor(request);
         await kit.form(request, who);
         if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
-        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+        return kit.redirect(withDone("/app/sign-in", "signed-out"), [kit.clearedSessionCookie()]);
       },
       { parse: "none" },
     )
@@ -83,7 +84,8 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         const who = await kit.signedIn(request);
         await kit.form(request, who);
         await endAllSessions(deps.db, who.signedIn.person.id);
-        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+        const signedOut = withDone("/app/sign-in", "signed-out-everywhere");
+        return kit.redirect(signedOut, [kit.clearedSessionCookie()]);
       },
       { parse: "none" },
     );

@@ -18,6 +18,7 @@ import {
 } from "../../webhook-endpoints/commands.ts";
 import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
@@ -193,7 +194,11 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
     )
     .post(
       "/app/webhook-endpoints/:id/disable",
-      change("disable", (access, id, actor) => changed(access, id, "disable", actor), endpointPath),
+      change(
+        "disable",
+        (access, id, actor) => changed(access, id, "disable", actor),
+        (id) => withDone(endpointPath(id), "endpoint-disabled"),
+      ),
       { parse: "none" },
     )
     .post(
@@ -226,7 +231,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       change(
         "delete",
         (access, id, actor) => changed(access, id, "delete", actor),
-        (_id, access) => listPath(access),
+        (_id, access) => withDone(listPath(access), "endpoint-deleted"),
         (id) => `${endpointPath(id)}/delete`,
       ),
       { parse: "none" },
