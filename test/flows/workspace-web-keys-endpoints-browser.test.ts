@@ -106,7 +106,10 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     await page.getByRole("button", { name: "Send test event" }).click();
     // The webhooks service sends it at once and says how the receiver took it.
     await page.waitForURL("**?tested=accepted&status_code=*");
-    expect(await page.textContent("[role=status]")).toContain("your receiver accepted it");
+    // As the command line says it: the outcome, the receiver's HTTP status and the time taken.
+    const outcome = await page.textContent("[role=status]");
+    expect(outcome).toMatch(/^Test event accepted: HTTP 2\d\d in \d+ ms\./);
+    expect(outcome).toContain("your receiver accepted it");
     await expectAccessible(page);
 
     const [hit] = await eventually(

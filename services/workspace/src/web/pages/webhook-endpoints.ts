@@ -168,7 +168,7 @@ export interface EndpointPageData {
   may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
   /** How the test event just sent went, if one was. */
-  tested: Pick<EndpointTestOutcome, "status" | "status_code"> | null;
+  tested: Pick<EndpointTestOutcome, "status" | "status_code" | "duration_ms" | "error"> | null;
 }
 
 function deliveryLog(
@@ -195,12 +195,19 @@ function actionForm(who: Visitor, id: string, action: string, label: string, sec
   <button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
 }
 
-/** What the test event's outcome says: accepted, or the status the receiver answered. */
+/**
+ * What the test event's outcome says, as the command line does: accepted or failed, the HTTP
+ * status the receiver answered, the time it took, and the error when there was one.
+ */
 function testedNotice(tested: NonNullable<EndpointPageData["tested"]>): Html {
+  const code = tested.status_code ? `HTTP ${tested.status_code}` : "no HTTP answer";
+  const outcome = `Test event ${tested.status}: ${code} in ${tested.duration_ms} ms${
+    tested.error ? ` (${tested.error})` : ""
+  }.`;
   if (tested.status === "accepted") {
     return notice(
       "info",
-      `A webhook.test event was sent to this endpoint, once, and your receiver accepted it (${tested.status_code}). It is not recorded as a delivery.`,
+      `${outcome} A webhook.test event was sent to this endpoint, once, and your receiver accepted it. It is not recorded as a delivery.`,
     );
   }
   const answer = tested.status_code
@@ -208,7 +215,7 @@ function testedNotice(tested: NonNullable<EndpointPageData["tested"]>): Html {
     : "did not answer with a 2xx";
   return notice(
     "error",
-    `A webhook.test event was sent to this endpoint, once, and your receiver ${answer}. It is not recorded as a delivery; check the receiver and send another.`,
+    `${outcome} A webhook.test event was sent to this endpoint, once, and your receiver ${answer}. It is not recorded as a delivery; check the receiver and send another.`,
   );
 }
 

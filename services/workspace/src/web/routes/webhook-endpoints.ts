@@ -156,7 +156,12 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         needsCode: !isFreshSignIn(who.signedIn.session, now),
         tested:
           tested === "accepted" || tested === "failed"
-            ? { status: tested, status_code: Number(query.get("status_code")) || null }
+            ? {
+                status: tested,
+                status_code: Number(query.get("status_code")) || null,
+                duration_ms: Number(query.get("duration_ms")) || 0,
+                error: query.get("error")?.slice(0, 200) || null,
+              }
             : null,
       });
       return kit.page(who, page);
@@ -167,7 +172,13 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         "test",
         async (access, id) => {
           const { test } = await testEndpoint(deps, access.organization.id, id);
-          return `tested=${test.status}&status_code=${test.status_code ?? ""}`;
+          const outcome = new URLSearchParams({
+            tested: test.status,
+            status_code: String(test.status_code ?? ""),
+            duration_ms: String(test.duration_ms),
+          });
+          if (test.error) outcome.set("error", test.error.slice(0, 200));
+          return outcome.toString();
         },
         // The outcome rides on the redirect: the page says whether the receiver accepted it.
         (id, _access, outcome) => `${endpointPath(id)}?${outcome}`,
