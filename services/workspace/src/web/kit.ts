@@ -171,6 +171,9 @@ export function webKit(deps: WebDeps) {
       return new Response(null, { status: 303, headers });
     },
 
+    /** A cookie of the app (HttpOnly, SameSite=Lax, Path=/app); maxAge 0 deletes it. */
+    cookie,
+
     sessionCookie(token: string): string {
       return cookie(SESSION_COOKIE, token, Math.floor(SESSION_ABSOLUTE_MS / 1000));
     },
