@@ -14,6 +14,7 @@ import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.t
 import type { WebDeps } from "./deps.ts";
 import { doneMessageOf } from "./flash.ts";
 import { freshSignInUrl } from "./fresh-sign-in.ts";
+import { shownOnce } from "./secret-once.ts";
 
 export const SESSION_COOKIE = "nr_session";
 const PRE_SESSION_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -105,6 +106,9 @@ export function webKit(deps: WebDeps) {
 
   return {
     visitor,
+
+    /** Carries a new secret to the one page that shows it (`secret-once.ts`). */
+    shownOnce: shownOnce(deps.secretsKey, cookie),
 
     /** The visitor, who must be signed in (else a redirect to the sign-in page). */
     async signedIn(request: Request): Promise<SignedInVisitor> {

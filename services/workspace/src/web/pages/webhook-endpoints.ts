@@ -9,7 +9,7 @@ import type { OrgAccess } from "../../identity/members/access.ts";
 import { deliveryChart, type HourCount } from "../delivery-chart.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
-import { copyScriptTag, secretOnce } from "../secret-once.ts";
+import { copyScriptTag, secretGone, secretOnce } from "../secret-once.ts";
 import { resendButton } from "./webhook-recover.ts";
 
 /** A record's date-time (ISO 8601, UTC) as a `<time>`, to the minute. */
@@ -138,23 +138,28 @@ ${copyScriptTag}`,
   );
 }
 
-/** The answer to an addition: the signing secret, shown this once. */
+/** Where an addition leads: the signing secret, shown this once (null: it was shown already). */
 export function newEndpointPage(
   who: Visitor,
   access: OrgAccess,
   endpoint: WebhookEndpointOut,
-  secret: string,
+  secret: string | null,
 ): Html {
   return layout(
     who,
     "Your new webhook endpoint",
-    html`${notice("info", "The endpoint was added. Its signing secret will not be shown again.")}
+    secret
+      ? html`${notice("info", "The endpoint was added. Its signing secret will not be shown again.")}
 <p>Deliveries to <strong>${endpoint.url}</strong> are signed with this secret (Standard Webhooks:
 check <code>webhook-signature</code> against it on the raw body).</p>
 ${secretOnce({ id: "secret", label: "Signing secret", secret })}
 <p><a href="/app/webhook-endpoints/${endpoint.id}">Go to the endpoint</a> (send a test event
 there) or <a href="${listPath(access)}">back to the endpoints</a>.</p>
-${copyScriptTag}`,
+${copyScriptTag}`
+      : secretGone(`The signing secret of ${endpoint.url}`, {
+          href: `/app/webhook-endpoints/${endpoint.id}`,
+          label: "Go to the endpoint",
+        }),
     { org: navOf(access) },
   );
 }

@@ -96,7 +96,14 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
             deps.serviceEnv,
             personActor(who.signedIn.person.id),
           );
-          return allowOwnScripts(kit.page(who, newKeyPage(who, access, row, secret)));
+          const subject = `key:${row.id}`;
+          const handed = kit.shownOnce.handOver(
+            who.signedIn.session.id,
+            subject,
+            secret,
+            deps.now(),
+          );
+          return kit.redirect(`/app/keys/${row.id}/created`, [handed]);
         } catch (error) {
           if (!(error instanceof ApiError && error.code === "limit_reached")) throw error;
           state.problem = `${error.message} Nothing was created.`;
@@ -105,6 +112,18 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
       },
       { parse: "none" },
     )
+    .get("/app/keys/:id/created", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const orgId = await organizationOfApiKey(deps.db, params.id);
+      if (!orgId) throw new ApiError("not_found", "No such key.");
+      const access = await kit.permit(who, orgId, "key.create");
+      const key = (await listApiKeys(deps.db, orgId)).find((row) => row.id === params.id);
+      if (!key) throw new ApiError("not_found", "No such key.");
+      const session = who.signedIn.session.id;
+      const secret = kit.shownOnce.take(request, session, `key:${key.id}`, deps.now());
+      who.setCookies.push(kit.shownOnce.spent());
+      return allowOwnScripts(kit.page(who, newKeyPage(who, access, key, secret)));
+    })
     .get("/app/keys/:id/revoke", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const { access, key } = await keyAccess(who, params.id);

@@ -114,7 +114,14 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
             { url, events: events as WebhookEventType[] },
             personActor(who.signedIn.person.id),
           );
-          return allowOwnScripts(kit.page(who, newEndpointPage(who, access, endpoint, secret)));
+          const subject = `endpoint:${endpoint.id}`;
+          const handed = kit.shownOnce.handOver(
+            who.signedIn.session.id,
+            subject,
+            secret,
+            deps.now(),
+          );
+          return kit.redirect(`${endpointPath(endpoint.id)}/created`, [handed]);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
@@ -165,6 +172,15 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
             : null,
       });
       return kit.page(who, page);
+    })
+    .get("/app/webhook-endpoints/:id/created", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
+      const session = who.signedIn.session.id;
+      const secret = kit.shownOnce.take(request, session, `endpoint:${endpoint.id}`, deps.now());
+      who.setCookies.push(kit.shownOnce.spent());
+      return allowOwnScripts(kit.page(who, newEndpointPage(who, access, endpoint, secret)));
     })
     .post(
       "/app/webhook-endpoints/:id/test",
