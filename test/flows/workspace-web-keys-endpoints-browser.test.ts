@@ -72,7 +72,14 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
       message: "the copy confirmation",
       timeoutMs: 5_000,
     });
+    // The button itself says so.
+    expect(await page.locator("[data-copy=secret]").textContent()).toBe("Copied");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    // A reload shows the key no more, and creates none.
+    await page.reload();
+    expect(await page.textContent("main")).not.toContain(key);
+    expect(await page.textContent("main")).toContain("is not shown again");
+    await expectAccessible(page);
 
     expect((await readStories(key)).status).toBe(200);
 
@@ -82,7 +89,8 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     await page.waitForURL("**/revoke");
     await expectAccessible(page);
     await page.getByRole("button", { name: "Revoke key" }).click();
-    await page.waitForURL("**/app/orgs/acme/keys");
+    await page.waitForURL("**/app/orgs/acme/keys?done=key-revoked");
+    expect(await page.getByRole("status").textContent()).toContain("The key was revoked");
     await expectAccessible(page);
     expect(await page.locator("tbody .status").first().textContent()).toBe("revoked");
     expect((await readStories(key)).status).toBe(401);
@@ -106,7 +114,10 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     await page.getByRole("button", { name: "Send test event" }).click();
     // The webhooks service sends it at once and says how the receiver took it.
     await page.waitForURL("**?tested=accepted&status_code=*");
-    expect(await page.textContent("[role=status]")).toContain("your receiver accepted it");
+    // As the command line says it: the outcome, the receiver's HTTP status and the time taken.
+    const outcome = await page.textContent("[role=status]");
+    expect(outcome).toMatch(/^Test event accepted: HTTP 2\d\d in \d+ ms\./);
+    expect(outcome).toContain("your receiver accepted it");
     await expectAccessible(page);
 
     const [hit] = await eventually(
@@ -136,7 +147,7 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     await page.waitForURL("**/delete");
     await expectAccessible(page);
     await page.getByRole("button", { name: "Delete endpoint" }).click();
-    await page.waitForURL("**/app/orgs/acme/webhook-endpoints");
+    await page.waitForURL("**/app/orgs/acme/webhook-endpoints?done=endpoint-deleted");
     expect(await page.textContent("main")).toContain("No endpoints yet.");
   });
 

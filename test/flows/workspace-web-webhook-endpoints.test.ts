@@ -74,10 +74,18 @@ describe("webhook endpoints in the web app", () => {
         url: receiver.url(`/count/${role}`),
         events: "story.published",
       });
-      expect(answer.status).toBe(allowed ? 200 : 403);
+      expect(answer.status).toBe(allowed ? 303 : 403);
       if (allowed) {
-        expect(answer.text).toMatch(/value="whsec_[A-Za-z0-9+/=]+"/);
-        expect(answer.text).toContain("will not be shown again");
+        // The secret is shown once, on the page the creation leads to; a reload shows it no more.
+        const location = answer.headers.get("location")!;
+        expect(location).toMatch(/^\/app\/webhook-endpoints\/[0-9a-f-]{36}\/created$/);
+        const shown = await client.get(location);
+        expect(shown.text).toMatch(/value="whsec_[A-Za-z0-9+/=]+"/);
+        expect(shown.text).toContain("will not be shown again");
+        const reloaded = await client.get(location);
+        expect(reloaded.status).toBe(200);
+        expect(reloaded.text).not.toContain("whsec_");
+        expect(reloaded.text).toContain("is not shown again");
       }
       expect(await endpointCount()).toBe(before + (allowed ? 1 : 0));
     });
@@ -243,7 +251,9 @@ describe("webhook endpoints in the web app", () => {
     expect(confirm.text).toContain("This cannot be undone.");
     const deleted = await admin.post(`/app/webhook-endpoints/${id}/delete`, { confirm: "yes" });
     expect(deleted.status).toBe(303);
-    expect(deleted.headers.get("location")).toBe("/app/orgs/hooks-org/webhook-endpoints");
+    expect(deleted.headers.get("location")).toBe(
+      "/app/orgs/hooks-org/webhook-endpoints?done=endpoint-deleted",
+    );
     expect(await endpointRow(id)).toBeUndefined();
     const events = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, id));
     const deletion = events.find((event) => event.action === "webhook_endpoint.deleted");

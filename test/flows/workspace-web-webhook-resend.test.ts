@@ -111,7 +111,9 @@ describe("resending webhook deliveries in the web app", () => {
     expect(page.text).toContain(`action="/app/webhook-deliveries/${delivery}/resend"`);
     const answer = await clients.admin.post(`/app/webhook-deliveries/${delivery}/resend`);
     expect(answer.status).toBe(303);
-    expect(answer.headers.get("location")).toBe(`/app/webhook-endpoints/${id}`);
+    expect(answer.headers.get("location")).toBe(
+      `/app/webhook-endpoints/${id}?done=delivery-resent`,
+    );
     expect(["pending", "delivered"]).toContain(await statusOf(delivery));
     const audit = await clients.admin.get("/app/orgs/resend-org/audit");
     expect(audit.text).toContain("Webhook delivery resent");

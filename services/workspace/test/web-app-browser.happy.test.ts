@@ -120,8 +120,9 @@ describeInBrowser("the workspace web app in Chromium", () => {
     await page.goto("/app/orgs/armage/approvals");
     await page.getByRole("link", { name: "Title of story-1" }).click();
     await page.getByRole("button", { name: "Approve" }).click();
-    await page.waitForURL(`**/app/stories/${first}`);
+    await page.waitForURL(`**/app/stories/${first}?done=approved`);
     expect(await page.locator(".status").first().textContent()).toBe("approved");
+    expect(await page.getByRole("status").textContent()).toContain("The story was approved");
     const decidedBy = page.getByRole("cell", { name: `${org.members.approver} (approver)` });
     expect(await decidedBy.count()).toBe(1);
     await expectAccessible(page);
@@ -156,8 +157,9 @@ describeInBrowser("the workspace web app in Chromium", () => {
 
     await page.getByLabel("Note to the author (required to reject)").fill("Add a source, please.");
     await page.getByRole("button", { name: "Reject" }).click();
-    await page.waitForURL(`**/app/stories/${second}`);
+    await page.waitForURL(`**/app/stories/${second}?done=rejected`);
     expect(await page.locator(".status").first().textContent()).toBe("rejected");
+    expect(await page.getByRole("status").textContent()).toContain("The story was rejected");
     expect(await page.getByRole("cell", { name: "Add a source, please." }).count()).toBe(1);
   });
 

@@ -55,12 +55,18 @@ describe("API keys in the web app", () => {
         lifetime_days: 30,
       })
     ).body.id as string;
-  const createKey = (client: WebClient, path = "/app/orgs/keys-org/keys") =>
-    client.post(path, {
+  /** Posts the creation form; a creation answers 303 to the page that shows the key, followed. */
+  const createKey = async (client: WebClient, path = "/app/orgs/keys-org/keys") => {
+    const posted = await client.post(path, {
       environment: "test",
       scopes: "stories:read",
       lifetime_days: "90",
     });
+    if (posted.status !== 303) return posted;
+    const location = posted.headers.get("location")!;
+    expect(location).toMatch(/^\/app\/keys\/[0-9a-f-]{36}\/created$/);
+    return client.get(location);
+  };
   const secretOf = (answer: Answer) =>
     /value="(armk_test_[A-Za-z0-9_-]{43})"/.exec(answer.text)?.[1];
 
@@ -117,8 +123,39 @@ describe("API keys in the web app", () => {
       .where(eq(apiKeys.lastFour, secret.slice(-4)));
     await owner.get(`/app/keys/${row!.id}/revoke`);
     const revoked = await owner.post(`/app/keys/${row!.id}/revoke`);
-    expect(revoked.headers.get("location")).toBe("/app/orgs/keys-org/keys");
+    expect(revoked.headers.get("location")).toBe("/app/orgs/keys-org/keys?done=key-revoked");
     expect((await keyById(row!.id)).revokedAt).not.toBeNull();
+  });
+
+  test("a reload of the key's page, or another session, shows the key no more", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/keys-org/keys");
+    const posted = await owner.post("/app/orgs/keys-org/keys", {
+      environment: "test",
+      scopes: "stories:read",
+      lifetime_days: "90",
+    });
+    expect(posted.status).toBe(303);
+    const shownAt = posted.headers.get("location")!;
+    const handed = owner.cookies.get("nr_shown_once")!;
+    expect(handed).toBeDefined();
+    // The sealed cookie does not carry the key in the clear.
+    expect(handed).not.toContain("armk_");
+    // Another person's session, with the same cookie, sees no key.
+    const other = await h.signedIn(org.members.admin);
+    other.cookies.set("nr_shown_once", handed);
+    const elsewhere = await other.get(shownAt);
+    expect(elsewhere.status).toBe(200);
+    expect(secretOf(elsewhere)).toBeUndefined();
+    const keysBefore = await liveKeys();
+    const first = await owner.get(shownAt);
+    expect(secretOf(first)).toBeDefined();
+    expect(owner.cookies.has("nr_shown_once")).toBe(false);
+    const again = await owner.get(shownAt);
+    expect(again.status).toBe(200);
+    expect(secretOf(again)).toBeUndefined();
+    expect(again.text).toContain("was shown once, when it was made, and is not shown again");
+    expect(await liveKeys()).toBe(keysBefore);
   });
 
   test("creation and revocation are audited with the person", async () => {

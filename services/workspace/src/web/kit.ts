@@ -12,7 +12,9 @@ import {
 import { appCookie, readCookies } from "./cookies.ts";
 import { CSRF_COOKIE, CSRF_FIELD, checkCsrf, csrfKey, csrfToken } from "./csrf.ts";
 import type { WebDeps } from "./deps.ts";
+import { doneMessageOf } from "./flash.ts";
 import { freshSignInUrl } from "./fresh-sign-in.ts";
+import { shownOnce } from "./secret-once.ts";
 
 export const SESSION_COOKIE = "nr_session";
 const PRE_SESSION_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -27,6 +29,8 @@ export interface Visitor {
    * posted from (its same-origin Referer) otherwise.
    */
   returnTo: string;
+  /** What the action that led here did (`?done=`), shown by the layout. */
+  done: string | null;
 }
 
 /** A visitor who must be signed in; anyone else is sent to the sign-in page. */
@@ -74,6 +78,7 @@ export function webKit(deps: WebDeps) {
       csrfToken: csrfToken(key, binding),
       setCookies,
       returnTo: returnTo(request),
+      done: doneMessageOf(request),
     };
   }
 
@@ -101,6 +106,9 @@ export function webKit(deps: WebDeps) {
 
   return {
     visitor,
+
+    /** Carries a new secret to the one page that shows it (`secret-once.ts`). */
+    shownOnce: shownOnce(deps.secretsKey, cookie),
 
     /** The visitor, who must be signed in (else a redirect to the sign-in page). */
     async signedIn(request: Request): Promise<SignedInVisitor> {
@@ -166,6 +174,9 @@ export function webKit(deps: WebDeps) {
       for (const value of setCookies) headers.append("set-cookie", value);
       return new Response(null, { status: 303, headers });
     },
+
+    /** A cookie of the app (HttpOnly, SameSite=Lax, Path=/app); maxAge 0 deletes it. */
+    cookie,
 
     sessionCookie(token: string): string {
       return cookie(SESSION_COOKIE, token, Math.floor(SESSION_ABSOLUTE_MS / 1000));

@@ -86,6 +86,7 @@ export function layout(
 ${options.org ? orgLinks(options.org) : ""}
 <main id="main" tabindex="-1">
 <h1>${title}</h1>
+${who?.done ? notice("info", who.done) : ""}
 ${main}
 </main>
 <footer><p>Newsroom workspace</p></footer>

@@ -9,7 +9,7 @@ import type { OrgAccess } from "../../identity/members/access.ts";
 import type { ApiKeyRow } from "../../keys/model.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
-import { copyScriptTag, secretOnce } from "../secret-once.ts";
+import { copyScriptTag, secretGone, secretOnce } from "../secret-once.ts";
 
 export type KeyStatus = "live" | "revoked" | "expired";
 
@@ -122,14 +122,26 @@ ${data.mayCreate ? createForm(who, data, state) : ""}`,
   );
 }
 
-/** The answer to a creation: the key itself, shown this once. */
-export function newKeyPage(who: Visitor, access: OrgAccess, key: ApiKeyRow, secret: string): Html {
+/** Where a creation leads: the key itself, shown this once (null: it was shown already). */
+export function newKeyPage(
+  who: Visitor,
+  access: OrgAccess,
+  key: ApiKeyRow,
+  secret: string | null,
+): Html {
   const slug = encodeURIComponent(access.organization.slug);
   return layout(
     who,
     "Your new API key",
-    html`${notice("info", "The key was created. It will not be shown again.")}
-${secretOnce({ id: "secret", label: "API key", secret })}
+    html`${
+      secret
+        ? html`${notice("info", "The key was created. It will not be shown again.")}
+${secretOnce({ id: "secret", label: "API key", secret })}`
+        : secretGone(`The key ${keyLabel(key)}`, {
+            href: `/app/orgs/${slug}/keys`,
+            label: "Back to the keys",
+          })
+    }
 <dl><dt>Environment</dt><dd>${key.environment}</dd>
 <dt>Scopes</dt><dd>${key.scopes.join(", ")}</dd>
 <dt>Expires</dt><dd>${day(key.expiresAt)}</dd></dl>

@@ -7,14 +7,6 @@ import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { navOf } from "./organizations.ts";
 
-const DONE: Record<string, string> = {
-  invited: "The person was added and told by email how to sign in.",
-  "invited-no-email":
-    "The person was added, but the email could not be sent: tell them to sign in at the sign-in page.",
-  "role-changed": "The role was changed.",
-  removed: "The person was removed from the organization.",
-};
-
 /** A member as `membersOf` lists them. */
 export interface MemberListItem {
   person: PersonRow;
@@ -25,7 +17,6 @@ export interface MembersPageState {
   invite?: { email?: string; role?: string; errors?: Record<string, string> };
   /** A refused change of one member, shown beside that member's actions. */
   memberError?: { personId: string; message: string };
-  done?: string;
   /** The session's sign-in is older than 12 hours: giving admin or owner asks for a code first. */
   needsCode?: boolean;
 }
@@ -81,14 +72,12 @@ export function membersPage(
 ): Html {
   const org = access.organization;
   const base = `/app/orgs/${encodeURIComponent(org.slug)}/members`;
-  const done = state.done ? DONE[state.done] : undefined;
   const invite = state.invite ?? {};
   const errors = invite.errors ?? {};
   return layout(
     who,
     `Members of ${org.name}`,
-    html`${done ? notice("info", done) : ""}
-${state.needsCode ? notice("info", "Giving the admin or owner role needs a sign-in code from the last 12 hours: you will be asked for a new one first.") : ""}
+    html`${state.needsCode ? notice("info", "Giving the admin or owner role needs a sign-in code from the last 12 hours: you will be asked for a new one first.") : ""}
 ${Object.keys(errors).length > 0 ? notice("error", "Nobody was added: see the fields below.") : ""}
 <table><caption class="visually-hidden">Members and their roles</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Member since</th><th scope="col">Actions</th></tr></thead>

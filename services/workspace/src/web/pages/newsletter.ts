@@ -6,18 +6,9 @@ import { csrfInput, field, layout, notice } from "../layout.ts";
 import { originShapes } from "../newsletter-origin.ts";
 import { navOf } from "./organizations.ts";
 
-const DONE: Record<string, string> = {
-  enabled: "The newsletter is on.",
-  disabled: "The newsletter is off.",
-  "origin-added": "The origin was added.",
-  "origin-removed": "The origin was removed.",
-};
-
 export interface NewsletterFormState {
   origin?: string;
   originError?: string;
-  /** Which redirect brought the person here (`?done=`), for a short confirmation. */
-  done?: string;
 }
 
 /**
@@ -48,7 +39,6 @@ export function newsletterPage(
   const { publicBaseUrl } = site;
   const org = access.organization;
   const base = `/app/orgs/${encodeURIComponent(org.slug)}/newsletter`;
-  const done = state.done ? DONE[state.done] : undefined;
   const origins = org.newsletterOrigins;
   const toggle = org.newsletterEnabled
     ? html`<p>The newsletter is <strong>on</strong>: visitors of the origins below can subscribe.</p>
@@ -71,8 +61,7 @@ export function newsletterPage(
   return layout(
     who,
     `Newsletter of ${org.name}`,
-    html`${done ? notice("info", done) : ""}
-${state.originError ? notice("error", "The origin was not added: see the field below.") : ""}
+    html`${state.originError ? notice("error", "The origin was not added: see the field below.") : ""}
 <section aria-labelledby="status"><h2 id="status">Status</h2>${toggle}</section>
 <section aria-labelledby="origins"><h2 id="origins">Allowed website origins</h2>
 <p>The subscribe form is accepted only from these origins (and from the organization's hosted

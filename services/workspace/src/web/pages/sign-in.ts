@@ -16,7 +16,10 @@ export function refusedNotice(options: { throttled?: boolean; paused?: boolean }
 
 export function signInPage(
   who: Visitor,
-  options: { sso?: { value: string; error: string } } = {},
+  options: {
+    sso?: { value: string; error: string };
+    email?: { value: string; error: string };
+  } = {},
 ): Html {
   return layout(
     who,
@@ -24,7 +27,15 @@ export function signInPage(
     html`<p>Enter your email address. If it belongs to a member of an organization, we email a
 six-digit code to it.</p>
 <form method="post" action="/app/sign-in" novalidate>${csrfInput(who)}
-  ${field({ name: "email", label: "Email address", type: "email", autocomplete: "email", required: true })}
+  ${field({
+    name: "email",
+    label: "Email address",
+    type: "email",
+    autocomplete: "email",
+    required: true,
+    value: options.email?.value,
+    error: options.email?.error,
+  })}
   <button type="submit">Email me a code</button>
 </form>
 ${ssoSignInForm(who, options.sso)}`,

@@ -8,11 +8,6 @@ import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
 import { navOf } from "./organizations.ts";
 
-const DONE: Record<string, string> = {
-  "site-added": "The site was added.",
-  "hostname-added": "The hostname was added. It stays pending until an operator activates it.",
-};
-
 export interface SiteFormState {
   values?: Record<string, string>;
   enabled?: boolean;
@@ -23,7 +18,6 @@ export interface SiteFormState {
 export interface SitesPageState {
   site?: SiteFormState;
   hostname?: { site?: string; hostname?: string; errors?: Record<string, string> };
-  done?: string;
 }
 
 const when = (at: Date) =>
@@ -115,7 +109,6 @@ export function sitesPage(
 ): Html {
   const org = access.organization;
   const base = `/app/orgs/${encodeURIComponent(org.slug)}`;
-  const done = state.done ? DONE[state.done] : undefined;
   const failed = state.site?.errors ?? state.hostname?.errors;
   const list =
     data.sites.length === 0
@@ -130,8 +123,7 @@ export function sitesPage(
   return layout(
     who,
     `Sites of ${org.name}`,
-    html`${done ? notice("info", done) : ""}
-${failed ? notice("error", "Nothing was added: see the fields below.") : ""}
+    html`${failed ? notice("error", "Nothing was added: see the fields below.") : ""}
 <section aria-labelledby="sites"><h2 id="sites">Hosted sites</h2>${list}</section>
 ${siteForm(who, `${base}/sites`, state.site ?? {})}
 ${hostnameForm(who, `${base}/hostnames`, data.sites, state.hostname ?? {})}`,

@@ -95,7 +95,6 @@ export function ssoSettingsPage(
     stored: SsoConfigRow | null;
     form: SsoSettingsForm;
     domains: DomainStatus[];
-    saved?: boolean;
     verified?: string;
     domainProblem?: DomainProblem;
   },
@@ -110,8 +109,7 @@ Redirect URI to register at the provider: the app's address followed by <code>/s
   return layout(
     who,
     `Single sign-on of ${org.name}`,
-    html`${options.saved ? notice("info", "Saved.") : ""}
-${options.verified ? notice("info", `${options.verified} is verified.`) : ""}
+    html`${options.verified ? notice("info", `${options.verified} is verified.`) : ""}
 ${options.domainProblem ? notice("error", `${options.domainProblem.domain} was not verified: see below.`) : ""}
 ${Object.keys(problems).length > 0 ? notice("error", "The settings were not saved: correct the fields below.") : ""}
 ${status}

@@ -24,19 +24,11 @@ export interface StoryPageData {
   publicPages: PublicPage[];
 }
 
-/** What a redirect after publishing or unpublishing says (`?done=`). */
-export const STORY_DONE: Record<string, string> = {
-  published: "The story is published.",
-  unpublished: "The story is unpublished: it is no longer on the public newsroom.",
-};
-
 export interface DecisionFormState {
   note?: string;
   noteError?: string;
   /** A refusal shown above the page (the story moved on meanwhile). */
   problem?: string;
-  /** Which redirect brought the person here (`?done=`), for a short confirmation. */
-  done?: string;
 }
 
 const when = (at: Date) =>
@@ -144,7 +136,6 @@ export function storyPage(who: Visitor, data: StoryPageData, state: DecisionForm
     who,
     current?.title ?? story.slug,
     html`${state.problem ? notice("error", state.problem) : ""}
-${state.done && STORY_DONE[state.done] ? notice("info", STORY_DONE[state.done]!) : ""}
 ${state.noteError ? notice("error", "The story was not rejected: see the note below.") : ""}
 <p>Status: ${statusBadge(story.status)} · Version ${story.currentVersion ?? "none"} ·
 Approved version ${story.approvedVersion ?? "none"} · <a href="${orgPath}/stories">All stories</a></p>

@@ -9,7 +9,7 @@ import type { OrgAccess } from "../../identity/members/access.ts";
 import { deliveryChart, type HourCount } from "../delivery-chart.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice, type OrgNav } from "../layout.ts";
-import { copyScriptTag, secretOnce } from "../secret-once.ts";
+import { copyScriptTag, secretGone, secretOnce } from "../secret-once.ts";
 import { resendButton } from "./webhook-recover.ts";
 
 /** A record's date-time (ISO 8601, UTC) as a `<time>`, to the minute. */
@@ -138,23 +138,28 @@ ${copyScriptTag}`,
   );
 }
 
-/** The answer to an addition: the signing secret, shown this once. */
+/** Where an addition leads: the signing secret, shown this once (null: it was shown already). */
 export function newEndpointPage(
   who: Visitor,
   access: OrgAccess,
   endpoint: WebhookEndpointOut,
-  secret: string,
+  secret: string | null,
 ): Html {
   return layout(
     who,
     "Your new webhook endpoint",
-    html`${notice("info", "The endpoint was added. Its signing secret will not be shown again.")}
+    secret
+      ? html`${notice("info", "The endpoint was added. Its signing secret will not be shown again.")}
 <p>Deliveries to <strong>${endpoint.url}</strong> are signed with this secret (Standard Webhooks:
 check <code>webhook-signature</code> against it on the raw body).</p>
 ${secretOnce({ id: "secret", label: "Signing secret", secret })}
 <p><a href="/app/webhook-endpoints/${endpoint.id}">Go to the endpoint</a> (send a test event
 there) or <a href="${listPath(access)}">back to the endpoints</a>.</p>
-${copyScriptTag}`,
+${copyScriptTag}`
+      : secretGone(`The signing secret of ${endpoint.url}`, {
+          href: `/app/webhook-endpoints/${endpoint.id}`,
+          label: "Go to the endpoint",
+        }),
     { org: navOf(access) },
   );
 }
@@ -168,7 +173,7 @@ export interface EndpointPageData {
   may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
   /** How the test event just sent went, if one was. */
-  tested: Pick<EndpointTestOutcome, "status" | "status_code"> | null;
+  tested: Pick<EndpointTestOutcome, "status" | "status_code" | "duration_ms" | "error"> | null;
 }
 
 function deliveryLog(
@@ -195,12 +200,19 @@ function actionForm(who: Visitor, id: string, action: string, label: string, sec
   <button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
 }
 
-/** What the test event's outcome says: accepted, or the status the receiver answered. */
+/**
+ * What the test event's outcome says, as the command line does: accepted or failed, the HTTP
+ * status the receiver answered, the time it took, and the error when there was one.
+ */
 function testedNotice(tested: NonNullable<EndpointPageData["tested"]>): Html {
+  const code = tested.status_code ? `HTTP ${tested.status_code}` : "no HTTP answer";
+  const outcome = `Test event ${tested.status}: ${code} in ${tested.duration_ms} ms${
+    tested.error ? ` (${tested.error})` : ""
+  }.`;
   if (tested.status === "accepted") {
     return notice(
       "info",
-      `A webhook.test event was sent to this endpoint, once, and your receiver accepted it (${tested.status_code}). It is not recorded as a delivery.`,
+      `${outcome} A webhook.test event was sent to this endpoint, once, and your receiver accepted it. It is not recorded as a delivery.`,
     );
   }
   const answer = tested.status_code
@@ -208,7 +220,7 @@ function testedNotice(tested: NonNullable<EndpointPageData["tested"]>): Html {
     : "did not answer with a 2xx";
   return notice(
     "error",
-    `A webhook.test event was sent to this endpoint, once, and your receiver ${answer}. It is not recorded as a delivery; check the receiver and send another.`,
+    `${outcome} A webhook.test event was sent to this endpoint, once, and your receiver ${answer}. It is not recorded as a delivery; check the receiver and send another.`,
   );
 }
 

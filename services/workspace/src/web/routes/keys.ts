@@ -12,6 +12,7 @@ import {
   revokeApiKey,
 } from "../../keys/service.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
@@ -95,7 +96,14 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
             deps.serviceEnv,
             personActor(who.signedIn.person.id),
           );
-          return allowOwnScripts(kit.page(who, newKeyPage(who, access, row, secret)));
+          const subject = `key:${row.id}`;
+          const handed = kit.shownOnce.handOver(
+            who.signedIn.session.id,
+            subject,
+            secret,
+            deps.now(),
+          );
+          return kit.redirect(`/app/keys/${row.id}/created`, [handed]);
         } catch (error) {
           if (!(error instanceof ApiError && error.code === "limit_reached")) throw error;
           state.problem = `${error.message} Nothing was created.`;
@@ -104,6 +112,18 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
       },
       { parse: "none" },
     )
+    .get("/app/keys/:id/created", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const orgId = await organizationOfApiKey(deps.db, params.id);
+      if (!orgId) throw new ApiError("not_found", "No such key.");
+      const access = await kit.permit(who, orgId, "key.create");
+      const key = (await listApiKeys(deps.db, orgId)).find((row) => row.id === params.id);
+      if (!key) throw new ApiError("not_found", "No such key.");
+      const session = who.signedIn.session.id;
+      const secret = kit.shownOnce.take(request, session, `key:${key.id}`, deps.now());
+      who.setCookies.push(kit.shownOnce.spent());
+      return allowOwnScripts(kit.page(who, newKeyPage(who, access, key, secret)));
+    })
     .get("/app/keys/:id/revoke", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const { access, key } = await keyAccess(who, params.id);
@@ -132,7 +152,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
           key.id,
           personActor(who.signedIn.person.id),
         );
-        return kit.redirect(keysPath(access));
+        return kit.redirect(withDone(keysPath(access), "key-revoked"));
       },
       { parse: "none" },
     );

@@ -17,6 +17,7 @@ import {
   membersOf,
 } from "../../identity/members/store.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
@@ -109,9 +110,9 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
 
   const post = { parse: "none" } as const;
   return new Elysia()
-    .get("/app/orgs/:org/members", async ({ request, params, query }) => {
+    .get("/app/orgs/:org/members", async ({ request, params }) => {
       const { who, access } = await gate(request, params.org);
-      return page(who, access, { done: typeof query.done === "string" ? query.done : undefined });
+      return page(who, access, {});
     })
     .post(
       "/app/orgs/:org/members",
@@ -156,7 +157,7 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
         const actor = personActor(who.signedIn.person.id);
         await addMember(deps.db, access.organization.id, { email, role }, actor);
         const told = await tellAdded(who, access, email, role);
-        return kit.redirect(`${pathOf(access)}?done=${told ? "invited" : "invited-no-email"}`);
+        return kit.redirect(withDone(pathOf(access), told ? "invited" : "invited-no-email"));
       },
       post,
     )
@@ -191,7 +192,7 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
         if (self && !can(role, "members.manage")) {
           return kit.redirect(`/app/orgs/${encodeURIComponent(access.organization.slug)}`);
         }
-        return kit.redirect(`${pathOf(access)}?done=role-changed`);
+        return kit.redirect(withDone(pathOf(access), "role-changed"));
       },
       post,
     )
@@ -225,7 +226,7 @@ export function membersWebRoutes(deps: WebDeps, kit: WebKit) {
           return refuse();
         }
         if (person.id === who.signedIn.person.id && !access.staff) return kit.redirect("/app/");
-        return kit.redirect(`${pathOf(access)}?done=removed`);
+        return kit.redirect(withDone(pathOf(access), "removed"));
       },
       post,
     );

@@ -6,6 +6,7 @@ import type { OrgAccess } from "../../identity/members/access.ts";
 import { MAX_NEWSLETTER_ORIGINS } from "../../organizations/model.ts";
 import { lockOrganization, updateOrganization } from "../../organizations/service.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { parseWebsiteOrigin } from "../newsletter-origin.ts";
@@ -55,10 +56,9 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
 
   const post = { parse: "none" } as const;
   return new Elysia()
-    .get("/app/orgs/:org/newsletter", async ({ request, params, query }) => {
+    .get("/app/orgs/:org/newsletter", async ({ request, params }) => {
       const { who, access } = await gate(request, params.org);
-      const done = typeof query.done === "string" ? query.done : undefined;
-      return kit.page(who, newsletterPage(who, access, deps, { done }));
+      return kit.page(who, newsletterPage(who, access, deps));
     })
     .post(
       "/app/orgs/:org/newsletter/enable",
@@ -66,7 +66,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
         const { who, access } = await gate(request, params.org);
         await kit.form(request, who);
         await change(who, access, () => ({ enabled: true, action: "newsletter.enabled" }));
-        return kit.redirect(`${pathOf(access)}?done=enabled`);
+        return kit.redirect(withDone(pathOf(access), "enabled"));
       },
       post,
     )
@@ -86,7 +86,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
           return kit.page(who, page);
         }
         await change(who, access, () => ({ enabled: false, action: "newsletter.disabled" }));
-        return kit.redirect(`${pathOf(access)}?done=disabled`);
+        return kit.redirect(withDone(pathOf(access), "disabled"));
       },
       post,
     )
@@ -115,7 +115,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
           const state = { origin: typed, originError: failed.error };
           return kit.page(who, newsletterPage(who, access, deps, state), 422);
         }
-        return kit.redirect(`${pathOf(access)}?done=origin-added`);
+        return kit.redirect(withDone(pathOf(access), "origin-added"));
       },
       post,
     )
@@ -143,7 +143,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
           origins: origins.filter((listed) => listed !== origin),
           action: `newsletter.origin_removed:${origin}`,
         }));
-        return kit.redirect(`${pathOf(access)}?done=origin-removed`);
+        return kit.redirect(withDone(pathOf(access), "origin-removed"));
       },
       post,
     );

@@ -7,6 +7,7 @@ import { OrganizationCreateIn } from "../../organizations/model.ts";
 import { createOrganization } from "../../organizations/service.ts";
 import { countStoriesByStatus, listStories } from "../../stories/queries.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import {
@@ -72,7 +73,7 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
         if (decoded.ok) {
           try {
             await createOrganization(deps.db, decoded.value);
-            return kit.redirect(`/app/orgs/${slug}`);
+            return kit.redirect(withDone(`/app/orgs/${slug}`, "org-created"));
           } catch (error) {
             if (!(error instanceof ApiError && error.code === "conflict")) throw error;
             errors.slug = "An organization with this slug exists.";

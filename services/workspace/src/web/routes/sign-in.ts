@@ -1,11 +1,31 @@
 import { clientIpOf } from "@newsroom/shared/http/request-context";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { EmailAddress } from "../../identity/members/model.ts";
 import { endAllSessions, endSession, startSession } from "../../identity/sessions/service.ts";
 import type { CodeCheck, SignInService } from "../../identity/sign-in/service.ts";
+import { readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
+import { decodeForm } from "../form-decode.ts";
 import type { WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { codePage, signInPage } from "../pages/sign-in.ts";
+
+/** The address a code was asked for, to prefill the code page: as long as a code lives. */
+const SIGN_IN_EMAIL_COOKIE = "nr_sign_in_email";
+const CODE_MAX_AGE = 600;
+const NOT_AN_ADDRESS = "Enter your email address, such as name@example.com.";
+const SignInIn = t.Object({ email: EmailAddress });
+
+function rememberedEmail(request: Request): string | undefined {
+  const value = readCookies(request.headers.get("cookie")).get(SIGN_IN_EMAIL_COOKIE);
+  if (!value) return undefined;
+  try {
+    return decodeURIComponent(value).slice(0, 254);
+  } catch {
+    return undefined;
+  }
+}
 
 /** What a code page says of a refused code: beside the field when wrong, else a notice. */
 export function refusal(reason: Extract<CodeCheck, { ok: false }>["reason"]) {
@@ -26,16 +46,27 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
       async ({ request }) => {
         const who = await kit.visitor(request);
         const form = await kit.form(request, who);
-        const email = form.text("email", 254);
+        // Only the address's form is judged here, never whether it is a member's.
+        const decoded = decodeForm(form, SignInIn, { wording: { email: NOT_AN_ADDRESS } });
+        if (!decoded.ok) {
+          const email = { value: String(decoded.given.email ?? ""), error: NOT_AN_ADDRESS };
+          return kit.page(who, signInPage(who, { email }), 422);
+        }
+        const email = decoded.value.email.trim();
         // The same answer, at once, whatever the address: the code is sent after it.
-        if (email.includes("@")) await signIn.requestCode(email, clientIpOf(request));
-        return kit.redirect("/app/sign-in/code", who.setCookies);
+        await signIn.requestCode(email, clientIpOf(request));
+        const remembered = kit.cookie(
+          SIGN_IN_EMAIL_COOKIE,
+          encodeURIComponent(email),
+          CODE_MAX_AGE,
+        );
+        return kit.redirect("/app/sign-in/code", [...who.setCookies, remembered]);
       },
       { parse: "none" },
     )
     .get("/app/sign-in/code", async ({ request }) => {
       const who = await kit.visitor(request);
-      return kit.page(who, codePage(who));
+      return kit.page(who, codePage(who, { email: rememberedEmail(request) }));
     })
     .post(
       "/app/sign-in/code",
@@ -50,7 +81,8 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         }
         if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
         const { token } = await startSession(deps.db, result.person.id, deps.now());
-        return kit.redirect("/app/", [kit.sessionCookie(token)]);
+        const forgotten = kit.cookie(SIGN_IN_EMAIL_COOKIE, "", 0);
+        return kit.redirect("/app/", [kit.sessionCookie(token), forgotten]);
       },
       { parse: "none" },
     )
@@ -60,7 +92,7 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         const who = await kit.visitor(request);
         await kit.form(request, who);
         if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
-        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+        return kit.redirect(withDone("/app/sign-in", "signed-out"), [kit.clearedSessionCookie()]);
       },
       { parse: "none" },
     )
@@ -83,7 +115,8 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         const who = await kit.signedIn(request);
         await kit.form(request, who);
         await endAllSessions(deps.db, who.signedIn.person.id);
-        return kit.redirect("/app/sign-in", [kit.clearedSessionCookie()]);
+        const signedOut = withDone("/app/sign-in", "signed-out-everywhere");
+        return kit.redirect(signedOut, [kit.clearedSessionCookie()]);
       },
       { parse: "none" },
     );

@@ -8,6 +8,7 @@ import { DEFAULT_ACCENT, HostnameIn, SiteCreateIn } from "../../sites/model.ts";
 import { addHostname, createSite } from "../../sites/service.ts";
 import { hostnamesOfOrganization, sitesOfOrganization } from "../../sites/store.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { type SitesPageState, sitesPage } from "../pages/sites.ts";
@@ -40,9 +41,9 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
 
   const post = { parse: "none" } as const;
   return new Elysia()
-    .get("/app/orgs/:org/sites", async ({ request, params, query }) => {
+    .get("/app/orgs/:org/sites", async ({ request, params }) => {
       const { who, access } = await gate(request, params.org);
-      return page(who, access, { done: typeof query.done === "string" ? query.done : undefined });
+      return page(who, access, {});
     })
     .post(
       "/app/orgs/:org/sites",
@@ -82,7 +83,7 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
               return created;
             });
             await announceSiteChange(deps.bus, row.organizationId, row.slug);
-            return kit.redirect(`${pathOf(access)}?done=site-added`);
+            return kit.redirect(withDone(pathOf(access), "site-added"));
           } catch (error) {
             if (!(error instanceof ApiError && error.code === "conflict")) throw error;
             errors.site = "This site slug is taken: choose another.";
@@ -122,7 +123,7 @@ export function sitesWebRoutes(deps: WebDeps, kit: WebKit) {
               const action = `hostname.added:${row.hostname}`;
               await audit(tx, row.organizationId, action, row.id, actorOf(who));
             });
-            return kit.redirect(`${pathOf(access)}?done=hostname-added`);
+            return kit.redirect(withDone(pathOf(access), "hostname-added"));
           } catch (error) {
             if (!(error instanceof ApiError && error.code === "conflict")) throw error;
             errors.hostname = "This hostname is registered already.";

@@ -9,6 +9,7 @@ import { findSsoConfig, type SsoConfigRow } from "../../identity/sso/store.ts";
 import type { OrganizationRow } from "../../resolve.ts";
 import { appCookie, readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, Visitor, WebKit } from "../kit.ts";
 import type { OrgNav } from "../layout.ts";
@@ -68,7 +69,6 @@ export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
     nav: OrgNav,
     options: {
       form?: SsoSettingsForm;
-      saved?: boolean;
       verified?: string;
       domainProblem?: DomainProblem;
     },
@@ -84,7 +84,6 @@ export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
       stored,
       form: options.form ?? formOf(stored),
       domains,
-      saved: options.saved,
       verified: options.verified,
       domainProblem: options.domainProblem,
     });
@@ -111,7 +110,6 @@ export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
       const { organization, nav } = await houseOwnersOnly(who, params.org);
       const query = new URL(request.url).searchParams;
       const page = await settingsPage(who, organization, nav, {
-        saved: query.get("saved") === "1",
         verified: query.get("verified") ?? undefined,
       });
       return kit.page(who, page);
@@ -136,7 +134,7 @@ export function ssoWebRoutes(deps: WebDeps, kit: WebKit) {
           allowLoopbackHttp: deps.appUrl.startsWith("http:"),
           now: deps.now(),
         });
-        if (result.ok) return kit.redirect(`${settingsPath(organization)}?saved=1`);
+        if (result.ok) return kit.redirect(withDone(settingsPath(organization), "sso-saved"));
         const page = await settingsPage(who, organization, nav, {
           form: {
             ...input,

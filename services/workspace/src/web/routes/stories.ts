@@ -13,14 +13,10 @@ import {
 import { transitionStory } from "../../stories/service.ts";
 import type { StoryAction } from "../../stories/state-machine.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
-import {
-  type DecisionFormState,
-  STORY_DONE,
-  type StoryPageData,
-  storyPage,
-} from "../pages/story.ts";
+import { type DecisionFormState, type StoryPageData, storyPage } from "../pages/story.ts";
 
 /** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
 export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
@@ -102,7 +98,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       const state = { problem: `Nothing changed: ${error.message}` };
       return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
     }
-    return kit.redirect(`${base}?done=${action === "publish" ? "published" : "unpublished"}`);
+    return kit.redirect(withDone(base, action === "publish" ? "published" : "unpublished"));
   }
 
   async function decide(request: Request, storyId: string, action: "approve" | "reject") {
@@ -126,15 +122,15 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       if (error.code === "validation_failed") return again({ noteError: error.message, note }, 422);
       throw error;
     }
-    return kit.redirect(`/app/stories/${storyId}`);
+    return kit.redirect(
+      withDone(`/app/stories/${storyId}`, action === "approve" ? "approved" : "rejected"),
+    );
   }
 
   return new Elysia()
-    .get("/app/stories/:id", async ({ request, params, query }) => {
+    .get("/app/stories/:id", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      const done =
-        typeof query.done === "string" && query.done in STORY_DONE ? query.done : undefined;
-      return kit.page(who, storyPage(who, await load(who, params.id), { done }));
+      return kit.page(who, storyPage(who, await load(who, params.id)));
     })
     .post(
       "/app/stories/:id/approve",

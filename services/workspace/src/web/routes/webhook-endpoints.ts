@@ -18,6 +18,7 @@ import {
 } from "../../webhook-endpoints/commands.ts";
 import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
@@ -113,7 +114,14 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
             { url, events: events as WebhookEventType[] },
             personActor(who.signedIn.person.id),
           );
-          return allowOwnScripts(kit.page(who, newEndpointPage(who, access, endpoint, secret)));
+          const subject = `endpoint:${endpoint.id}`;
+          const handed = kit.shownOnce.handOver(
+            who.signedIn.session.id,
+            subject,
+            secret,
+            deps.now(),
+          );
+          return kit.redirect(`${endpointPath(endpoint.id)}/created`, [handed]);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
@@ -155,10 +163,24 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         needsCode: !isFreshSignIn(who.signedIn.session, now),
         tested:
           tested === "accepted" || tested === "failed"
-            ? { status: tested, status_code: Number(query.get("status_code")) || null }
+            ? {
+                status: tested,
+                status_code: Number(query.get("status_code")) || null,
+                duration_ms: Number(query.get("duration_ms")) || 0,
+                error: query.get("error")?.slice(0, 200) || null,
+              }
             : null,
       });
       return kit.page(who, page);
+    })
+    .get("/app/webhook-endpoints/:id/created", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
+      const session = who.signedIn.session.id;
+      const secret = kit.shownOnce.take(request, session, `endpoint:${endpoint.id}`, deps.now());
+      who.setCookies.push(kit.shownOnce.spent());
+      return allowOwnScripts(kit.page(who, newEndpointPage(who, access, endpoint, secret)));
     })
     .post(
       "/app/webhook-endpoints/:id/test",
@@ -166,7 +188,13 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         "test",
         async (access, id) => {
           const { test } = await testEndpoint(deps, access.organization.id, id);
-          return `tested=${test.status}&status_code=${test.status_code ?? ""}`;
+          const outcome = new URLSearchParams({
+            tested: test.status,
+            status_code: String(test.status_code ?? ""),
+            duration_ms: String(test.duration_ms),
+          });
+          if (test.error) outcome.set("error", test.error.slice(0, 200));
+          return outcome.toString();
         },
         // The outcome rides on the redirect: the page says whether the receiver accepted it.
         (id, _access, outcome) => `${endpointPath(id)}?${outcome}`,
@@ -193,7 +221,11 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
     )
     .post(
       "/app/webhook-endpoints/:id/disable",
-      change("disable", (access, id, actor) => changed(access, id, "disable", actor), endpointPath),
+      change(
+        "disable",
+        (access, id, actor) => changed(access, id, "disable", actor),
+        (id) => withDone(endpointPath(id), "endpoint-disabled"),
+      ),
       { parse: "none" },
     )
     .post(
@@ -226,7 +258,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       change(
         "delete",
         (access, id, actor) => changed(access, id, "delete", actor),
-        (_id, access) => listPath(access),
+        (_id, access) => withDone(listPath(access), "endpoint-deleted"),
         (id) => `${endpointPath(id)}/delete`,
       ),
       { parse: "none" },

@@ -14,6 +14,7 @@ import {
 } from "../../webhook-endpoints/commands.ts";
 import { lastDisabledAt } from "../../webhook-endpoints/lookups.ts";
 import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
 import { requireFreshSignIn } from "../fresh-sign-in.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { deliveryPage } from "../pages/webhook-delivery.ts";
@@ -75,7 +76,7 @@ export function webhookResendWebRoutes(deps: WebDeps, kit: WebKit) {
           params.id,
           personActor(who.signedIn.person.id),
         );
-        return kit.redirect(endpointPath(resent.endpoint_id));
+        return kit.redirect(withDone(endpointPath(resent.endpoint_id), "delivery-resent"));
       },
       { parse: "none" },
     )

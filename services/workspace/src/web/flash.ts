@@ -1,0 +1,44 @@
+/**
+ * What an action's redirect says on the page it lands on: the redirect names a message
+ * (`?done=`), and the layout shows it above the page. Only these texts can be shown, so an
+ * address someone else made says nothing new.
+ */
+export const DONE_MESSAGES = {
+  approved: "The story was approved: it may now be published.",
+  rejected: "The story was rejected: its author sees your note.",
+  published: "The story is published.",
+  unpublished: "The story is unpublished: it is no longer on the public newsroom.",
+  "key-revoked": "The key was revoked: requests made with it are refused from now on.",
+  "endpoint-disabled": "The endpoint was disabled: nothing is sent to it until it is enabled.",
+  "endpoint-deleted": "The endpoint was deleted.",
+  "delivery-resent": "The delivery is being sent again, with its original webhook-id.",
+  "org-created": "The organization was created.",
+  invited: "The person was added and told by email how to sign in.",
+  "invited-no-email":
+    "The person was added, but the email could not be sent: tell them to sign in at the sign-in page.",
+  "role-changed": "The role was changed.",
+  removed: "The person was removed from the organization.",
+  enabled: "The newsletter is on.",
+  disabled: "The newsletter is off.",
+  "origin-added": "The origin was added.",
+  "origin-removed": "The origin was removed.",
+  "site-added": "The site was added.",
+  "hostname-added": "The hostname was added. It stays pending until an operator activates it.",
+  "sso-saved": "The single sign-on settings were saved.",
+  "signed-out": "You are signed out.",
+  "signed-out-everywhere": "Every session of your account has ended, this one included.",
+} as const;
+
+export type DoneKey = keyof typeof DONE_MESSAGES;
+
+/** The path with the message its page shows once the person lands there. */
+export function withDone(path: string, key: DoneKey): string {
+  return `${path}${path.includes("?") ? "&" : "?"}done=${key}`;
+}
+
+/** The message a page request names (`?done=`), if it names a known one. */
+export function doneMessageOf(request: Request): string | null {
+  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  const key = new URL(request.url).searchParams.get("done");
+  return key && Object.hasOwn(DONE_MESSAGES, key) ? DONE_MESSAGES[key as DoneKey] : null;
+}
