@@ -6,11 +6,11 @@
  */
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
 import { openDatabase } from "@newsroom/shared/db/index";
-import { startOrExit } from "@newsroom/shared/startup";
+import { type PortVariable, refuseBusyPort, startOrExit } from "@newsroom/shared/startup";
 import { seedDemo } from "@newsroom/workspace/demo/seed";
 import type { Subprocess } from "bun";
 import { unreachableBackends } from "./cluster-backends.ts";
-import { demoLines, linkLines } from "./demo-banner.ts";
+import { addressLines, demoLines, linkLines, peopleLines } from "./demo-banner.ts";
 import { LOCAL_EMAIL, type LocalSes, startLocalSes } from "./local-ses.ts";
 
 export interface ClusterPorts {
@@ -131,8 +131,33 @@ function emailLine(env: Record<string, string | undefined>, ses: LocalSes | null
   return env.FORMS_FROM_EMAIL ? where : `${where}; FORMS_FROM_EMAIL unset: forms answer 503`;
 }
 
+/** Every port the cluster would listen on, each with the variable that chose it. */
+function clusterPortList(ports: ClusterPorts): [PortVariable, number][] {
+  const { gateway, publicRead, forms, clientApi, webhooks, metrics } = ports;
+  const fromPort = [gateway, publicRead, forms, clientApi, webhooks];
+  if (metrics !== undefined) fromPort.push(...[0, 1, 2, 3, 4, 5].map((i) => metrics + i));
+  return [
+    ...fromPort.map((port): [PortVariable, number] => ["PORT", port]),
+    ["WORKSPACE_PORT", ports.workspace],
+  ];
+}
+
 if (import.meta.main) {
   const config = loadConfigOrExit();
+  const base = config.PORT;
+  const ports: ClusterPorts = {
+    gateway: base,
+    publicRead: base + 101,
+    forms: base + 102,
+    clientApi: base + 103,
+    webhooks: base + 104,
+    workspace: config.WORKSPACE_PORT,
+    metrics: base + 201,
+  };
+  // A port in use is refused at once, before anything starts (the processes would fail one by one).
+  await startOrExit(async () => {
+    for (const [variable, port] of clusterPortList(ports)) await refuseBusyPort(variable, port);
+  });
   const unreachable = await unreachableBackends(process.env);
   if (unreachable.length > 0) {
     for (const line of unreachable) console.error(line);
@@ -150,19 +175,7 @@ if (import.meta.main) {
     env.FORMS_FROM_EMAIL ||= LOCAL_EMAIL.FORMS_FROM_EMAIL;
     env.FORMS_TEAM_EMAIL ||= LOCAL_EMAIL.FORMS_TEAM_EMAIL;
   }
-  const base = config.PORT;
-  const cluster = startCluster(
-    {
-      gateway: base,
-      publicRead: base + 101,
-      forms: base + 102,
-      clientApi: base + 103,
-      webhooks: base + 104,
-      workspace: config.WORKSPACE_PORT,
-      metrics: base + 201,
-    },
-    env,
-  );
+  const cluster = startCluster(ports, env);
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -184,6 +197,7 @@ if (import.meta.main) {
   console.log(`
   cluster up
   Gateway        http://localhost:${base}
+${addressLines(`http://localhost:${base}`).join("\n")}
   Workspace API  http://127.0.0.1:${config.WORKSPACE_PORT}/internal/v1  (Authorization: Bearer ${config.ADMIN_TOKEN ? "$ADMIN_TOKEN" : adminToken(config)})
   Metrics        ports ${base + 201}-${base + 206}
   Email          ${emailLine(env, ses)}
@@ -192,7 +206,12 @@ ${linkLines(config).join("\n")}`);
     const database = await openDatabase({ url: config.DATABASE_URL, max: 1 });
     try {
       const seeded = await seedDemo(database.db, config.HOUSE_ORG, config.SERVICE_ENV);
-      console.log(`${(await demoLines(database.db, config, seeded)).join("\n")}\n`);
+      const people = await peopleLines(database.db, config, {
+        url: `http://localhost:${base}`,
+        inbox: ses?.endpoint ?? env.SES_ENDPOINT,
+      });
+      const demoData = await demoLines(database.db, config, seeded);
+      console.log(`${[...people, ...demoData].join("\n")}\n`);
     } finally {
       await database.close();
     }

@@ -5,8 +5,15 @@
  */
 import type { Config } from "@newsroom/shared/config";
 import type { Queryable } from "@newsroom/shared/db/index";
-import { hostnames, organizations, sites } from "@newsroom/shared/db/schema";
-import { asc, eq } from "drizzle-orm";
+import {
+  hostnames,
+  organizations,
+  sites,
+  workspaceMemberships,
+  workspacePeople,
+} from "@newsroom/shared/db/schema";
+import { demoPeople } from "@newsroom/workspace/demo/seed";
+import { asc, eq, inArray } from "drizzle-orm";
 
 /** More than this many organizations are counted, not listed. */
 const LISTED = 8;
@@ -27,6 +34,48 @@ export function linkLines(config: Links): string[] {
     `  Links          ${config.PUBLIC_BASE_URL}  ${fromPort(config.PUBLIC_BASE_URL, base, "PUBLIC_BASE_URL")}`,
     `  Newsrooms      ${config.NEWSROOM_HOST}/{site}  ${fromPort(config.NEWSROOM_HOST, `${base}/newsrooms`, "NEWSROOM_HOST")}`,
   ];
+}
+
+/** What a person opens first, on every start: the index page, the web app, the API reference. */
+export function addressLines(url: string): string[] {
+  return [
+    `  Home           ${url}/  (links to all of these)`,
+    `  Web app        ${url}/app/`,
+    `  API reference  ${url}/docs`,
+  ];
+}
+
+/** The demo people still members (who to sign in as), on every start: the README's walk needs them. */
+export async function peopleLines(
+  db: Queryable,
+  config: Pick<Config, "HOUSE_ORG">,
+  where: { url: string; inbox?: string },
+): Promise<string[]> {
+  const demo = demoPeople(config.HOUSE_ORG);
+  const members = await db
+    .select({
+      email: workspacePeople.email,
+      org: organizations.slug,
+      role: workspaceMemberships.role,
+    })
+    .from(workspaceMemberships)
+    .innerJoin(workspacePeople, eq(workspacePeople.id, workspaceMemberships.personId))
+    .innerJoin(organizations, eq(organizations.id, workspaceMemberships.organizationId))
+    .where(
+      inArray(
+        workspacePeople.email,
+        demo.map((person) => person.email),
+      ),
+    );
+  const order = (email: string) => demo.findIndex((person) => person.email === email);
+  members.sort((a, b) => order(a.email) - order(b.email));
+  if (members.length === 0) return [];
+  const inbox = where.inbox ? `; the code arrives in the email inbox (${where.inbox}/)` : "";
+  const lines = [`  Demo people    sign in at ${where.url}/app/ as one of them${inbox}:`];
+  for (const person of members) {
+    lines.push(`    ${person.email.padEnd(28)} ${person.role} of ${person.org}`);
+  }
+  return lines;
 }
 
 export async function demoLines(

@@ -6,18 +6,32 @@
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
 import { removeLocalPorts, writeLocalPorts } from "@newsroom/shared/local-ports";
 import { log } from "@newsroom/shared/log";
-import { startOrExit } from "@newsroom/shared/startup";
-import { demoLines, linkLines } from "./demo-banner.ts";
-import { startEmbedded } from "./embedded.ts";
+import { refuseBusyPort, startOrExit } from "@newsroom/shared/startup";
 import { LOCAL_EMAIL, type LocalSes, localSesEndpoint, startLocalSes } from "./local-ses.ts";
 
 const config = loadConfigOrExit();
 // A person reads this terminal: short lines unless JSON is asked for.
 log.setFormat(config.LOG_FORMAT ?? "pretty");
 
+// A port something already listens on is refused at once, before the services and the database
+// load (which takes seconds): the services' modules are imported only after this.
+await startOrExit(async () => {
+  await refuseBusyPort("PORT", config.PORT);
+  await refuseBusyPort("WORKSPACE_PORT", config.WORKSPACE_PORT, "127.0.0.1");
+  if (config.WORKSPACE_WEB_PORT !== undefined) {
+    await refuseBusyPort("WORKSPACE_WEB_PORT", config.WORKSPACE_WEB_PORT, "127.0.0.1");
+  }
+  if (!config.SES_ENDPOINT) {
+    await refuseBusyPort("SES_LOCAL_PORT", config.SES_LOCAL_PORT, "127.0.0.1");
+  }
+});
+const { startEmbedded } = await import("./embedded.ts");
+const { addressLines, demoLines, linkLines, peopleLines } = await import("./demo-banner.ts");
+
 const sesEndpoint = config.SES_ENDPOINT ?? localSesEndpoint(config.SES_LOCAL_PORT);
 let ses: LocalSes | null = null;
-// A port in use or a PGlite folder held by another process: one line naming the variable, exit 1.
+// A PGlite folder held by another process (or a port taken meanwhile): one line naming the
+// variable, exit 1.
 const embedded = await startOrExit(async () => {
   // The emulator starts beside the database (its port is checked first, before anything starts).
   const localSes = config.SES_ENDPOINT ? null : startLocalSes(config.SES_LOCAL_PORT);
@@ -42,23 +56,27 @@ async function stop(): Promise<void> {
   log.info("stopping");
   await embedded.stop();
   ses?.close();
-  removeLocalPorts();
+  removeLocalPorts(config.LOCAL_PORTS_FILE);
   process.exit(0);
 }
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
 // For `npm run admin` in another shell: where this start listens (and, in development, its token).
-writeLocalPorts({
-  pid: process.pid,
-  url,
-  workspace_url: embedded.workspaceUrl,
-  ses_url: sesEndpoint,
-  admin_token: config.SERVICE_ENV === "development" ? adminToken(config) : undefined,
-});
+writeLocalPorts(
+  {
+    pid: process.pid,
+    url,
+    workspace_url: embedded.workspaceUrl,
+    ses_url: sesEndpoint,
+    admin_token: config.SERVICE_ENV === "development" ? adminToken(config) : undefined,
+  },
+  config.LOCAL_PORTS_FILE,
+);
 
 console.log(`
   Newsroom service (embedded)
+${addressLines(url).join("\n")}
   API            ${url}  (try ${url}/v1/public/newsroom)
   Health         ${url}/health
   Workspace API  ${embedded.workspaceUrl}/internal/v1  (Authorization: Bearer ${config.ADMIN_TOKEN ? "$ADMIN_TOKEN" : adminToken(config)})
@@ -68,14 +86,6 @@ console.log(`
   Rate limits    ${runtime.rateLimits.kind}
 ${linkLines(config).join("\n")}
 `);
-if (embedded.demoPeople.length > 0) {
-  console.log(
-    `  Web app: ${url}/app/  Sign in as a demo person; the code arrives in the email inbox (${sesEndpoint}/):`,
-  );
-  for (const person of embedded.demoPeople) {
-    console.log(`    ${person.email.padEnd(28)} ${person.role} of ${person.org}`);
-  }
-  console.log("");
-}
+const people = await peopleLines(runtime.database.db, config, { url, inbox: sesEndpoint });
 const demo = await demoLines(runtime.database.db, config, embedded);
-if (demo.length > 0) console.log(`${demo.join("\n")}\n`);
+if (people.length + demo.length > 0) console.log(`${[...people, ...demo].join("\n")}\n`);

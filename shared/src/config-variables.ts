@@ -258,6 +258,11 @@ export const DomainVerificationConfig = T.Object({
 /** The local start only (`npm start`, the local cluster): no service reads these. */
 export const LocalRunConfig = T.Object({
   SES_LOCAL_PORT: Port(8005),
+  /**
+   * Where `npm start` records its ports (and, in development, its admin token) for
+   * `npm run admin` in another shell. Tests that start the service point it elsewhere.
+   */
+  LOCAL_PORTS_FILE: T.String({ default: ".data/ports.json", minLength: 1 }),
 });
 
 /** Every variable of every service: what the embedded start (all services in one process) loads. */

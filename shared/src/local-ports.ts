@@ -1,7 +1,8 @@
 /**
  * `npm start` writes the ports it listens on to `.data/ports.json`, so that `npm run admin` in
  * another shell finds the workspace without the variables the start was given. The admin token
- * is written only in development, where it is the built-in or a developer's own.
+ * is written only in development, where it is the built-in or a developer's own. The file is
+ * LOCAL_PORTS_FILE (tests that start the service set it to a temporary folder).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";

@@ -178,6 +178,28 @@ describe("finding the workspace", () => {
     expect(listed.json().object).toBe("list");
   });
 
+  test("LOCAL_PORTS_FILE names another file than .data/ports.json", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-ports-"));
+    writeFileSync(
+      join(dir, "elsewhere.json"),
+      JSON.stringify({
+        pid: process.pid,
+        url: "http://localhost:1",
+        workspace_url: `http://127.0.0.1:${cli.server.port}`,
+        admin_token: ADMIN_TOKEN,
+      }),
+    );
+    const env = {
+      WORKSPACE_URL: undefined,
+      WORKSPACE_PORT: undefined,
+      ADMIN_TOKEN: undefined,
+      LOCAL_PORTS_FILE: join(dir, "elsewhere.json"),
+    };
+    const listed = await runCli(["org-list"], { cwd: dir, env });
+    expect(listed.code).toBe(0);
+    expect(listed.json().object).toBe("list");
+  });
+
   test("a recorded start whose process is gone is ignored", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-ports-"));
     mkdirSync(join(dir, ".data"));

@@ -10,7 +10,7 @@ export function workspaceConnection(
   config: Config,
   env: Record<string, string | undefined> = process.env,
 ): { base: string; token: string } {
-  const recorded = readLocalPorts();
+  const recorded = readLocalPorts(config.LOCAL_PORTS_FILE);
   const base =
     env.WORKSPACE_URL ??
     (env.WORKSPACE_PORT === undefined ? recorded?.workspace_url : undefined) ??
