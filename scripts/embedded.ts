@@ -27,7 +27,15 @@ export interface Embedded {
   testKeyOrg?: string;
   /** The demo's people (sign-in addresses), when the demo data was loaded. */
   demoPeople: DemoPerson[];
+  /** Every app of the process by name, with its routes and its way in (for route sweeps). */
+  apps: EmbeddedApp[];
   stop(): Promise<void>;
+}
+
+export interface EmbeddedApp {
+  name: string;
+  routes: { method: string; path: string }[];
+  handle: (request: Request) => Response | Promise<Response>;
 }
 
 export async function startEmbedded(
@@ -93,6 +101,15 @@ export async function startEmbedded(
     testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
     testKeyOrg: "testKeyOrg" in demo ? demo.testKeyOrg : undefined,
     demoPeople: "people" in demo ? (demo.people ?? []) : [],
+    apps: [
+      ...[...services, workspace].map((service) => ({
+        name: service.name,
+        routes: service.app.routes,
+        handle: serviceEntry(service),
+      })),
+      { name: "workspace-web", routes: workspace.web.app.routes, handle: workspace.web.handle },
+      { name: "gateway", routes: gateway.routes, handle: gateway.handle },
+    ],
     stop: async () => {
       await server.stop();
       await workspaceServer.stop();
