@@ -9,7 +9,7 @@ import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
-import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
+import { SERVER_BODY_LIMIT, serverOptions } from "@newsroom/shared/http/server-safety";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";
@@ -89,7 +89,7 @@ export async function startEmbedded(
     ),
   });
   const server = serveOn("PORT", {
-    ...SERVER_SAFETY,
+    ...serverOptions(config),
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
