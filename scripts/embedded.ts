@@ -9,7 +9,7 @@ import { createGateway } from "@newsroom/gateway/app";
 import { createPublicReadService } from "@newsroom/public-read/app";
 import type { Config } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
-import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
+import { SERVER_BODY_LIMIT, serverOptions } from "@newsroom/shared/http/server-safety";
 import { openRuntime, type Runtime } from "@newsroom/shared/runtime";
 import { type ServiceHandle, serviceEntry } from "@newsroom/shared/service";
 import { serveOn } from "@newsroom/shared/startup";
@@ -27,7 +27,15 @@ export interface Embedded {
   testKeyOrg?: string;
   /** The demo's people (sign-in addresses), when the demo data was loaded. */
   demoPeople: DemoPerson[];
+  /** Every app of the process by name, with its routes and its way in (for route sweeps). */
+  apps: EmbeddedApp[];
   stop(): Promise<void>;
+}
+
+export interface EmbeddedApp {
+  name: string;
+  routes: { method: string; path: string }[];
+  handle: (request: Request) => Response | Promise<Response>;
 }
 
 export async function startEmbedded(
@@ -81,7 +89,7 @@ export async function startEmbedded(
     ),
   });
   const server = serveOn("PORT", {
-    ...SERVER_SAFETY,
+    ...serverOptions(config),
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
@@ -93,6 +101,15 @@ export async function startEmbedded(
     testKey: demo.seeded ? (demo as { testKey?: string }).testKey : undefined,
     testKeyOrg: "testKeyOrg" in demo ? demo.testKeyOrg : undefined,
     demoPeople: "people" in demo ? (demo.people ?? []) : [],
+    apps: [
+      ...[...services, workspace].map((service) => ({
+        name: service.name,
+        routes: service.app.routes,
+        handle: serviceEntry(service),
+      })),
+      { name: "workspace-web", routes: workspace.web.app.routes, handle: workspace.web.handle },
+      { name: "gateway", routes: gateway.routes, handle: gateway.handle },
+    ],
     stop: async () => {
       await server.stop();
       await workspaceServer.stop();

@@ -25,6 +25,11 @@ export const SERVER_ROOT = process.env.BENCH_SERVER_ROOT
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const BENCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 export const CONNECTIONS = 50;
+/**
+ * The `Accept-Encoding` every request of a bench sends (BENCH_ACCEPT_ENCODING, e.g. `gzip, br`);
+ * none by default, as wrk sends none.
+ */
+export const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING ?? "";
 
 const cleanups: (() => unknown)[] = [];
 const scratch = mkdtempSync(join(tmpdir(), "newsroom-bench-"));
@@ -102,7 +107,11 @@ export async function captureAnswer(
   url: string,
   headers: Record<string, string> = {},
 ): Promise<CapturedAnswer & { bytes: number }> {
-  const response = await fetch(url, { headers });
+  // The bytes as sent: fetch would otherwise ask for and undo a compression of its own.
+  const response = await fetch(url, {
+    headers: { "accept-encoding": ACCEPT_ENCODING || "identity", ...headers },
+    decompress: false,
+  });
   const body = new Uint8Array(await response.arrayBuffer());
   // Bun.serve writes these itself for every answer.
   const own = new Set(["date", "content-length", "transfer-encoding", "connection", "keep-alive"]);
@@ -232,7 +241,10 @@ end
  */
 export function wrkScript(requestLua = ""): string {
   const file = scratchPath(`wrk-${Math.random().toString(36).slice(2)}.lua`);
-  writeFileSync(file, `${requestLua}\n${DONE_HOOK}`);
+  const encoding = ACCEPT_ENCODING
+    ? `wrk.headers["Accept-Encoding"] = ${JSON.stringify(ACCEPT_ENCODING)}\n`
+    : "";
+  writeFileSync(file, `${encoding}${requestLua}\n${DONE_HOOK}`);
   return file;
 }
 

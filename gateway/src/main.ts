@@ -1,7 +1,7 @@
 import { type EventBus, openBus, type Subscription } from "@newsroom/shared/bus/index";
 import { loadConfigOrExit } from "@newsroom/shared/config";
 import { edge } from "@newsroom/shared/http/edge";
-import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
+import { SERVER_BODY_LIMIT, serverOptions } from "@newsroom/shared/http/server-safety";
 import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
@@ -69,7 +69,7 @@ const gateway = createGateway({
     })),
 });
 const server = Bun.serve({
-  ...SERVER_SAFETY,
+  ...serverOptions(config),
   port: config.PORT,
   maxRequestBodySize: SERVER_BODY_LIMIT,
   fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),

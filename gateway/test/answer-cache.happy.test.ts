@@ -270,9 +270,9 @@ describe("kept and served again", () => {
     expect(await lookups("miss")).toBe(missesBefore);
     expect(refused.headers.get("retry-after")).toBe("60");
     expect(service.count("/v1/public/newsroom/z")).toBe(0);
-    // What is kept is still answered; HEAD, never kept, is counted and refused.
+    // What is kept is still answered, to GET and HEAD alike.
     expect((await send("/v1/public/newsroom/x")).status).toBe(200);
-    expect((await send("/v1/public/newsroom", {}, "HEAD")).status).toBe(429);
+    expect((await send("/v1/public/newsroom/x", {}, "HEAD")).status).toBe(200);
   });
 
   test("without an answer cache every GET reaches public-read, and the organization header is still removed", async () => {
@@ -445,17 +445,22 @@ describe("never kept", () => {
     expect(service.count("/v1/public/just-fits")).toBe(1);
   });
 
-  test("HEAD is neither kept nor answered from the cache", async () => {
+  test("HEAD is answered as GET: from the entry a GET made, headers and length, no body", async () => {
     const { send, service } = gatewayWith();
-    await send("/v1/public/newsroom", {}, "HEAD");
-    await send("/v1/public/newsroom", {}, "HEAD");
-    expect(service.count("/v1/public/newsroom")).toBe(2);
-    await send("/v1/public/newsroom");
-    await send("/v1/public/newsroom");
-    expect(service.count("/v1/public/newsroom")).toBe(3);
+    const get = await send("/v1/public/newsroom");
     const head = await send("/v1/public/newsroom", {}, "HEAD");
+    expect(service.count("/v1/public/newsroom")).toBe(1);
     expect(head.status).toBe(200);
-    expect(service.reached.map((r) => r.method)).toEqual(["HEAD", "HEAD", "GET", "HEAD"]);
+    expect(head.body.byteLength).toBe(0);
+    expect(head.headers.get("content-length")).toBe(String(get.body.byteLength));
+    for (const name of ["etag", "cache-control", "cache-tag", "content-type"]) {
+      expect(head.headers.get(name)).toBe(get.headers.get(name));
+    }
+    // A HEAD first reads the answer as GET, and the GET after it is the kept one.
+    await send("/v1/public/newsroom/x", {}, "HEAD");
+    await send("/v1/public/newsroom/x");
+    expect(service.reached.filter((r) => r.target === "/v1/public/newsroom/x")).toHaveLength(1);
+    expect(service.reached.map((r) => r.method)).toEqual(["GET", "GET"]);
   });
 
   test("a request with Range is neither kept nor answered from the cache", async () => {

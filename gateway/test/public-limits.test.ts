@@ -86,7 +86,13 @@ for (const [kind, makeStore] of stores) {
       await expectPasses(Array.from({ length: PER_MINUTE }, (_, i) => send(ip, paths[i % 3])));
       expect(seen.count).toBe(PER_MINUTE);
       await expectTooMany(await send(ip, "/v1/public/newsroom?cursor=forged"));
-      await expectTooMany(await send(ip, "/v1/public/newsroom", "HEAD"));
+      // HEAD as GET: the same refusal, without its body.
+      const head = await send(ip, "/v1/public/newsroom", "HEAD");
+      expect([head.status, head.headers.get("retry-after"), await head.text()]).toEqual([
+        429,
+        "60",
+        "",
+      ]);
       expect(seen.count).toBe(PER_MINUTE);
       // Another address, a form post of the same address, and the gateway's health are untouched.
       expect((await send(uniqueIp())).status).toBe(200);

@@ -38,6 +38,12 @@ export const ProcessConfig = T.Object({
     [T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")],
     { default: "info" },
   ),
+  /**
+   * Seconds an idle keep-alive connection stays open: longer than the idle timeout of a proxy or
+   * load balancer in front (60 s is common), which must never reuse a connection just closed.
+   * At most 255 (Bun's limit).
+   */
+  HTTP_IDLE_TIMEOUT_SECONDS: T.Integer({ default: 75, minimum: 1, maximum: 255 }),
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 

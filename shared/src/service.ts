@@ -3,7 +3,7 @@ import type { AnyElysia } from "elysia";
 import { type Config, loadConfigOrExit } from "./config.ts";
 import type { EdgeConfig, ProcessConfig, RuntimeConfig } from "./config-variables.ts";
 import { edge } from "./http/edge.ts";
-import { SERVER_BODY_LIMIT, SERVER_SAFETY } from "./http/server-safety.ts";
+import { SERVER_BODY_LIMIT, serverOptions } from "./http/server-safety.ts";
 import { pathOf } from "./http/urls.ts";
 import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
@@ -104,7 +104,7 @@ async function startService<S extends TObject>(
   const ready = readinessResponse(readiness(service.readiness));
   const handle = serviceEntry(service);
   const server = serveOn("PORT", {
-    ...SERVER_SAFETY,
+    ...serverOptions(config),
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
     fetch: serviceEdge(config, (request) =>

@@ -240,6 +240,7 @@ describe("a service's own schema", () => {
       SERVICE_ENV: "development",
       PORT: 3600,
       LOG_LEVEL: "info",
+      HTTP_IDLE_TIMEOUT_SECONDS: 75,
       PUBLIC_BASE_URL: "http://localhost:3600",
     });
   });

@@ -1,6 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { edge, type FetchHandler } from "@newsroom/shared/http/edge";
-import { SERVER_SAFETY } from "@newsroom/shared/http/server-safety";
+import { serverOptions } from "@newsroom/shared/http/server-safety";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { serviceEntry } from "@newsroom/shared/service";
 import { type PortVariable, serveOn } from "@newsroom/shared/startup";
@@ -17,7 +17,11 @@ import { isWebAppPath } from "./web/app.ts";
 export function serveWorkspace(
   config: Pick<
     WorkspaceConfig,
-    "WORKSPACE_PORT" | "WORKSPACE_WEB_PORT" | "TRUSTED_PROXIES" | "GATEWAY_ADDRESSES"
+    | "WORKSPACE_PORT"
+    | "WORKSPACE_WEB_PORT"
+    | "TRUSTED_PROXIES"
+    | "GATEWAY_ADDRESSES"
+    | "HTTP_IDLE_TIMEOUT_SECONDS"
   >,
   workspace: WorkspaceService,
   options: { hostname: string },
@@ -30,7 +34,7 @@ export function serveWorkspace(
     gatewayAddresses: config.GATEWAY_ADDRESSES,
   };
   const serve = (variable: PortVariable, port: number, fetch: FetchHandler) =>
-    serveOn(variable, { ...SERVER_SAFETY, port, hostname: options.hostname, fetch });
+    serveOn(variable, { ...serverOptions(config), port, hostname: options.hostname, fetch });
   const servers: ReturnType<typeof Bun.serve>[] = [];
   let webUrl: string | undefined;
   if (config.WORKSPACE_WEB_PORT === undefined) {

@@ -10,8 +10,8 @@ import {
   knownContextOf,
   REQUEST_ID_HEADER,
 } from "./request-context.ts";
-import { withServiceHeaders } from "./service-headers.ts";
-import { isValidHost, pathOf, routable } from "./urls.ts";
+import { withHeader, withServiceHeaders } from "./service-headers.ts";
+import { asGet, isValidHost, pathOf, routable } from "./urls.ts";
 
 const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
 
@@ -61,7 +61,10 @@ export function edge(
       });
       return withServiceHeaders(errorResponse(refused, requestId), requestId);
     }
-    const request = withRequestId(routable(incoming), requestId);
+    // HEAD answers as GET would (RFC 9110 section 9.3.2), on every route of every app: the app
+    // sees a GET, and the body goes on the way out (`headless`).
+    const head = incoming.method === "HEAD";
+    const request = withRequestId(routable(head ? asGet(incoming) : incoming), requestId);
     if (server) {
       contextOf(request).clientIp = () => {
         const peer = server.requestIP(incoming)?.address;
@@ -89,6 +92,7 @@ export function edge(
     } catch (error) {
       answer = failureOf(error, request, requestId);
     }
+    if (head) answer = headless(answer);
     if (answer instanceof Promise) {
       return answer.then(
         (response) => finish(response, incoming, request, requestId, started),
@@ -98,6 +102,24 @@ export function edge(
     }
     return finish(answer, incoming, request, requestId, started);
   };
+}
+
+/**
+ * The answer to a HEAD: the GET's status and headers, `Content-Length` the length of the body
+ * the GET would have sent (read here when the answer does not say it), and no body.
+ */
+async function headless(answer: Response | Promise<Response>): Promise<Response> {
+  const response = await answer;
+  // Bun's server dates every answer but a HEAD's.
+  const date = response.headers.get("date") ?? new Date().toUTCString();
+  if (response.body === null) return withHeader(response, "date", date);
+  let length = response.headers.get("content-length");
+  if (length === null) length = String((await response.arrayBuffer()).byteLength);
+  else await response.body.cancel();
+  const headers = new Headers(response.headers);
+  headers.set("content-length", length);
+  headers.set("date", date);
+  return new Response(null, { status: response.status, statusText: response.statusText, headers });
 }
 
 function failureOf(error: unknown, request: Request, requestId: string): Response {

@@ -6,7 +6,7 @@ import { answerObserver } from "./answer-observer.ts";
 import { type ElysiaError, errorResponse, toApiError } from "./error-response.ts";
 import { noteRepeated, queryNamesOf, refuseRepeated } from "./repeated-query.ts";
 import { contextOf, knownContextOf, requestIdOf } from "./request-context.ts";
-import { pathOf } from "./urls.ts";
+import { asGet, pathOf } from "./urls.ts";
 
 /**
  * An answer an app finds before its router: the route template it counts under (its metrics,
@@ -78,8 +78,7 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
       refuseRepeated(request);
     })
     .onError({ as: "global" }, ({ error, request, set }) => {
-      const allowed =
-        (error as ElysiaError)?.code === "NOT_FOUND" ? routesOf(pathOf(request.url)) : [];
+      const allowed = (error as ElysiaError)?.code === "NOT_FOUND" ? allowedOn(request) : [];
       const response = failureAnswer(error, request, allowed);
       const route = knownContextOf(request)?.route;
       for (const header of ["deprecation", "sunset", "link"]) {
@@ -88,6 +87,16 @@ export function httpKit(name: string, options: HttpKitOptions = {}) {
       }
       return response;
     });
+  /**
+   * The methods a path answers, for 405 and `Allow`: the router's, or GET and HEAD where the
+   * early-answer path answers a GET (robots.txt, feeds, a client's hostname). HEAD is answered
+   * as GET by the edge, and OPTIONS is refused like any other method a path does not answer.
+   */
+  const allowedOn = (request: Request): string[] => {
+    const routed = routesOf(pathOf(request.url));
+    if (routed.length > 0 || !options.earlyAnswer || request.method === "GET") return routed;
+    return options.earlyAnswer(asGet(request)) ? ["GET", "HEAD"] : [];
+  };
   /** What a throw becomes: the app's own rendering, else the Error record. */
   const failureAnswer = (error: unknown, request: Request, allowed: string[]): Response => {
     let failure: ApiError | undefined;

@@ -18,5 +18,10 @@ export const SERVER_SAFETY = {
   },
 } as const;
 
+/** The options of every Bun server of the service: SERVER_SAFETY, and how long idle connections stay. */
+export function serverOptions(config: { HTTP_IDLE_TIMEOUT_SECONDS: number }) {
+  return { ...SERVER_SAFETY, idleTimeout: config.HTTP_IDLE_TIMEOUT_SECONDS };
+}
+
 /** What Bun itself accepts; above it Bun answers 413 on its own, without our headers. */
 export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;

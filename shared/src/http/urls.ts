@@ -54,3 +54,12 @@ export function routable(request: Request): Request {
   if (url.indexOf("/", 11) === url.length - target.length) return request;
   return new Request(PLACEHOLDER_ORIGIN + target, request);
 }
+
+/** The GET a request of another method asks about: the same target and headers. */
+export function asGet(request: Request): Request {
+  return new Request(request.url, {
+    method: "GET",
+    headers: request.headers,
+    signal: request.signal,
+  });
+}
