@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
+import { renderBody } from "@newsroom/shared/story-body-html";
 import type { ContentItemOut } from "../content/model.ts";
-import { renderBody } from "./body.ts";
 import type { Brand } from "./brand.ts";
 import { cards, displayDate, typeLabel } from "./cards.ts";
 import { layout } from "./layout.ts";
