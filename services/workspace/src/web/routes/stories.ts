@@ -1,3 +1,4 @@
+import { bodyBeforePublication } from "@newsroom/shared/asset-urls";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
@@ -38,6 +39,8 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       storyDecisions(deps.db, orgId, storyId),
       storyEvents(deps.db, orgId, storyId),
     ]);
+    const current = versions.find((v) => v.version === story.currentVersion);
+    const reading = current ? await bodyBeforePublication(deps.db, orgId, current.body) : [];
     const publicPages =
       story.status === "published"
         ? await storyPublicPages(deps.db, addresses, access.organization, story.slug)
@@ -50,6 +53,8 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       events,
       mayDecide: can(access.role, "story.decide"),
       mayPublish: can(access.role, "story.publish"),
+      mayEdit: can(access.role, "story.edit"),
+      reading,
       publicPages,
     };
   }
@@ -129,12 +134,31 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     return kit.redirect(`/app/stories/${storyId}`);
   }
 
+  /** Submit the saved version for review (`story.edit`), from the edit or story page. */
+  async function submit(request: Request, storyId: string) {
+    const who = await kit.signedIn(request);
+    await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await kit.permit(who, access.organization.id, "story.edit");
+    try {
+      await transition(who, access.organization.id, access.role, storyId, "submit", null);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "invalid_transition") throw error;
+      const state = { problem: `Nothing changed: ${error.message}` };
+      return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
+    }
+    return kit.redirect(`/app/stories/${storyId}?done=submitted`);
+  }
+
   return new Elysia()
     .get("/app/stories/:id", async ({ request, params, query }) => {
       const who = await kit.signedIn(request);
       const done =
         typeof query.done === "string" && query.done in STORY_DONE ? query.done : undefined;
       return kit.page(who, storyPage(who, await load(who, params.id), { done }));
+    })
+    .post("/app/stories/:id/submit", ({ request, params }) => submit(request, params.id), {
+      parse: "none",
     })
     .post(
       "/app/stories/:id/approve",
