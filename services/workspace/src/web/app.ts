@@ -16,6 +16,7 @@ import { sitesWebRoutes } from "./routes/sites.ts";
 import { ssoWebRoutes } from "./routes/sso.ts";
 import { storiesWebRoutes } from "./routes/stories.ts";
 import { storyEditorWebRoutes } from "./routes/story-editor.ts";
+import { storyPreviewWebRoutes } from "./routes/story-preview.ts";
 import { webhookCatalogWebRoutes } from "./routes/webhook-catalog.ts";
 import { webhookEndpointsWebRoutes } from "./routes/webhook-endpoints.ts";
 import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
@@ -62,6 +63,7 @@ export function createWebApp(deps: WebDeps) {
     .use(organizationsWebRoutes(deps, kit))
     .use(storiesWebRoutes(deps, kit))
     .use(storyEditorWebRoutes(deps, kit))
+    .use(storyPreviewWebRoutes(deps, kit))
     .use(newsletterWebRoutes(deps, kit))
     .use(sitesWebRoutes(deps, kit))
     .use(membersWebRoutes(deps, kit))

@@ -1,6 +1,7 @@
 import { STORY_TYPES, type StoryStatus } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../identity/members/access.ts";
+import { type PreviewPlace, previewPath } from "../../sites/public-pages.ts";
 import type { DiffLine } from "../diff.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
@@ -50,7 +51,7 @@ export interface EditorData {
   draft: StoryDraft;
   assets: AssetChoice[];
   /** The organization's newsrooms a preview can show the story on. */
-  previewSites?: { slug: string; name: string }[];
+  previewPlaces?: PreviewPlace[];
 }
 
 export const EDITOR_DONE: Record<string, string> = {
@@ -276,7 +277,7 @@ ${story ? html`<a href="/app/stories/${story.id}">Back to the story</a>` : html`
 </div>
 </form>
 ${story ? submitForm(who, data) : ""}
-${story && data.previewSites ? previewLinks(story.id, story.currentVersion, data.previewSites) : ""}
+${story && data.previewPlaces ? previewLinks(story.id, story.currentVersion, data.previewPlaces) : ""}
 <p id="editor-status" role="status" class="visually-hidden"></p>
 ${BLOCK_TYPES.map(
   (type) =>
@@ -297,15 +298,9 @@ function submitForm(who: Visitor, data: EditorData): Html {
 <button type="submit">Submit for review</button></form></section>`;
 }
 
-function previewLinks(
-  storyId: string,
-  version: number | null,
-  sites: { slug: string; name: string }[],
-): Html {
+function previewLinks(storyId: string, version: number | null, places: PreviewPlace[]): Html {
   if (version === null) return html``;
   return html`<section aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>
-<ul>${sites.map(
-    (site) =>
-      html`<li><a href="/app/stories/${storyId}/versions/${version}/preview?site=${encodeURIComponent(site.slug)}">Version ${version} on ${site.name}</a></li>`,
-  )}</ul></section>`;
+<p>The saved version ${version} as readers will see it (save your changes first):</p>
+<ul>${places.map((place) => html`<li><a href="${previewPath(storyId, version, place)}">On ${place.name}</a></li>`)}</ul></section>`;
 }

@@ -2,7 +2,7 @@ import { type Html, html } from "@newsroom/shared/html";
 import { renderBody } from "@newsroom/shared/story-body-html";
 import type { StoryRow } from "@newsroom/shared/story-records";
 import type { OrgAccess } from "../../identity/members/access.ts";
-import type { PublicPage } from "../../sites/public-pages.ts";
+import { type PreviewPlace, type PublicPage, previewPath } from "../../sites/public-pages.ts";
 import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
 import { NEW_VERSION_ALLOWED, TRANSITIONS } from "../../stories/state-machine.ts";
 import { type DiffLine, diffLines } from "../diff.ts";
@@ -25,6 +25,8 @@ export interface StoryPageData {
   mayEdit: boolean;
   /** The current version's body with its images, as readers will see it (uncleared ones marked). */
   reading: Record<string, unknown>[];
+  /** The organization's newsrooms, for the previews of each version. */
+  previewPlaces: PreviewPlace[];
   /** Where readers find the story, while it is published. */
   publicPages: PublicPage[];
 }
@@ -185,8 +187,14 @@ ${renderBody(data.reading)}`
 ${decisionForms(who, data, state)}
 ${releaseForms(who, data)}
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
-<table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th></tr></thead>
-<tbody>${data.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.title ?? ""}</td><td>${when(v.createdAt)}</td></tr>`)}</tbody></table></section>
+<table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th><th scope="col">Preview</th></tr></thead>
+<tbody>${data.versions.map(
+      (v) =>
+        html`<tr><td>${v.version}</td><td>${v.title ?? ""}</td><td>${when(v.createdAt)}</td><td>${data.previewPlaces.map(
+          (place, i) =>
+            html`${i > 0 ? ", " : ""}<a href="${previewPath(story.id, v.version, place)}">Version ${v.version} on ${place.name}</a>`,
+        )}</td></tr>`,
+    )}</tbody></table></section>
 <section aria-labelledby="decisions"><h2 id="decisions">Decisions</h2>
 ${
   data.decisions.length === 0

@@ -3,7 +3,7 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
 import { can } from "../../identity/members/permissions.ts";
-import { storyPublicPages } from "../../sites/public-pages.ts";
+import { previewPlaces, storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,
   organizationOfStory,
@@ -55,6 +55,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       mayPublish: can(access.role, "story.publish"),
       mayEdit: can(access.role, "story.edit"),
       reading,
+      previewPlaces: await previewPlaces(deps.db, deps.houseOrg, access.organization),
       publicPages,
     };
   }

@@ -1,5 +1,6 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
+import { previewPlaces } from "../../sites/public-pages.ts";
 import { findStoryInOrganization } from "../../stories/lookup.ts";
 import {
   findStory,
@@ -61,6 +62,7 @@ export function storyEditorWebRoutes(deps: WebDeps, kit: WebKit) {
       story: { id: story.id, status: story.status, currentVersion: story.currentVersion },
       draft,
       assets: await organizationImages(deps.db, access.organization.id),
+      previewPlaces: await previewPlaces(deps.db, deps.houseOrg, access.organization),
     };
   }
 
