@@ -48,6 +48,7 @@ export function clusterPlan(ports: ClusterPorts) {
         PORT: ports.gateway,
         WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
         FORMS_URL: `http://127.0.0.1:${ports.forms}`,
+        PUBLIC_READ_URL: `http://127.0.0.1:${ports.publicRead}`,
       },
     },
     gateway: {

@@ -64,7 +64,11 @@ export async function startEmbedded(
   // It keeps its own port too (the internal API, for the CLI): loopback by default.
   const workspace = await createWorkspaceService(runtime, {
     now: options.now,
-    inProcess: { webhooks: serviceEntry(webhooks), forms: serviceEntry(forms) },
+    inProcess: {
+      webhooks: serviceEntry(webhooks),
+      forms: serviceEntry(forms),
+      publicRead: serviceEntry(publicRead),
+    },
   });
   const workspaceServer = serveWorkspace(config, workspace, {
     hostname: options.workspaceHost ?? "127.0.0.1",

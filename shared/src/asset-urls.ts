@@ -128,3 +128,35 @@ export function namesAsset(text: string, urls: ReadonlySet<string>, ids: Readonl
   const lower = text.toLowerCase();
   return urls.has(lower) || ids.has(lower);
 }
+
+/**
+ * A body as it reads before publication (the preview and the review page): a block naming an
+ * asset of the organization by `asset_id` gets that asset, cleared or not (the renderer marks an
+ * uncleared one); an image pasted by the URL of an uncleared asset is marked the same way; a block
+ * naming an id that is not the organization's asset is left out.
+ */
+export async function bodyBeforePublication(
+  db: Queryable,
+  organizationId: string,
+  body: Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
+  const refs = assetReferences([body]);
+  const found = await findReferencedAssets(db, organizationId, refs);
+  if (found.length === 0) return body.filter((block) => block.asset_id === undefined);
+  const byId = new Map(found.map((asset) => [asset.id, asset]));
+  const byUrl = new Map(found.map((asset) => [asset.url.toLowerCase(), asset]));
+  return body.flatMap((block) => {
+    if (block.asset_id !== undefined) {
+      const id = typeof block.asset_id === "string" ? block.asset_id.toLowerCase() : "";
+      const asset = byId.get(id);
+      if (!asset) return [];
+      return [{ ...block, asset: { url: asset.url, alt: asset.alt, cleared: asset.cleared } }];
+    }
+    const pasted = block.type === "image" && typeof block.url === "string" ? block.url : null;
+    const asset = pasted ? byUrl.get(pasted.toLowerCase()) : undefined;
+    if (!asset || asset.cleared) return [block];
+    return [
+      { ...block, asset: { url: asset.url, alt: String(block.alt ?? asset.alt), cleared: false } },
+    ];
+  });
+}

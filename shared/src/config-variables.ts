@@ -164,7 +164,8 @@ export const GatewayRoutingConfig = T.Object({
 
 /**
  * Distributed mode: where the workspace sends its commands to the services that own the data
- * (their internal APIs, behind ADMIN_TOKEN). The workspace also reads FORMS_URL. Unset in the
+ * (their internal APIs, behind ADMIN_TOKEN). The workspace also reads FORMS_URL and PUBLIC_READ_URL
+ * (story previews). Unset in the
  * embedded start: the services are called in-process.
  */
 export const ServiceCallsConfig = T.Object({

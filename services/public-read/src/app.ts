@@ -1,5 +1,8 @@
 import type { Subscription } from "@newsroom/shared/bus/index";
+import { adminToken } from "@newsroom/shared/config";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
+import { pathOf } from "@newsroom/shared/http/urls";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
@@ -16,6 +19,7 @@ import { healthRoutes } from "./health/routes.ts";
 import { newsroomRoutes } from "./newsroom/routes.ts";
 import { houseNewsroom } from "./newsroom/service.ts";
 import { documentsRoutes } from "./pages/documents.ts";
+import { previewRoutes } from "./pages/preview.ts";
 import { HOST_PAGE_ROUTE, pagesRoutes } from "./pages/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 
@@ -55,6 +59,7 @@ export async function createPublicReadService(
     },
   ];
 
+  const token = adminToken(runtime.config);
   const kit = httpKit("public-read", {
     // What the path router cannot say, asked first: robots.txt, sitemaps and feeds, on the
     // service's host and on a client's hostname; then a client's hostname: its pages, whatever
@@ -70,7 +75,13 @@ export async function createPublicReadService(
     .use(healthRoutes({ databaseKind: runtime.database.kind, checks: readiness }))
     .use(newsroomRoutes(deps))
     .use(sitesRoutes(deps))
+    .onRequest(({ request }) => {
+      if (pathOf(request.url).startsWith("/internal/")) {
+        checkAdminToken(request.headers.get("authorization"), token);
+      }
+    })
     .use(pages.routes)
+    .use(previewRoutes(deps, pages.brandOf))
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 

@@ -5,6 +5,7 @@ import {
   ProcessConfig,
   PublicAddressConfig,
   RuntimeConfig,
+  WorkspaceServerConfig,
 } from "@newsroom/shared/config-variables";
 import { type Static, Type as T } from "@sinclair/typebox";
 
@@ -20,5 +21,7 @@ export const PublicReadConfig = T.Composite([
   PublicAddressConfig,
   CheckoutConfig,
   CdnPurgeConfig,
+  // The internal preview route the workspace calls.
+  T.Pick(WorkspaceServerConfig, ["ADMIN_TOKEN"]),
 ]);
 export type PublicReadConfig = Static<typeof PublicReadConfig>;

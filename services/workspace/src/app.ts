@@ -81,10 +81,11 @@ export interface WorkspaceServiceOptions {
 
 /**
  * The internal APIs the workspace sends commands to: in this process when given (the embedded
- * start), else at WEBHOOKS_URL and FORMS_URL. One that is neither answers 503 to every call.
+ * start), else at WEBHOOKS_URL, FORMS_URL and PUBLIC_READ_URL. One that is neither answers 503
+ * to every call.
  */
 export function workspaceCalls(
-  config: Pick<WorkspaceConfig, "WEBHOOKS_URL" | "FORMS_URL" | "ADMIN_TOKEN">,
+  config: Pick<WorkspaceConfig, "WEBHOOKS_URL" | "FORMS_URL" | "PUBLIC_READ_URL" | "ADMIN_TOKEN">,
   inProcess: WorkspaceServiceOptions["inProcess"] = {},
 ): WorkspaceCalls {
   const token = adminToken(config);
@@ -99,6 +100,11 @@ export function workspaceCalls(
     forms: new InternalClient(
       "forms",
       target(inProcess.forms, config.FORMS_URL, "FORMS_URL"),
+      token,
+    ),
+    publicRead: new InternalClient(
+      "public-read",
+      target(inProcess.publicRead, config.PUBLIC_READ_URL, "PUBLIC_READ_URL"),
       token,
     ),
   };

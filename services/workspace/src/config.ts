@@ -35,6 +35,6 @@ export const WorkspaceConfig = T.Composite([
   // Distributed mode: the internal APIs of the services that own webhooks and mailings (the
   // digest and newsletter sends go to the forms service).
   ServiceCallsConfig,
-  T.Pick(GatewayRoutingConfig, ["FORMS_URL"]),
+  T.Pick(GatewayRoutingConfig, ["FORMS_URL", "PUBLIC_READ_URL"]),
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;

@@ -26,4 +26,6 @@ export interface WorkspaceCalls {
   webhooks: InternalClient;
   /** Mailing lists, the digest and organization newsletters. */
   forms: InternalClient;
+  /** Story previews through the public page template. */
+  publicRead: InternalClient;
 }

@@ -12,9 +12,9 @@ import { serveWorkspace } from "./server.ts";
  * WORKSPACE_PORT, not PORT (the gateway's, the default of the links), so not through runService.
  */
 const config = loadConfigOrExit(WorkspaceConfig);
-// Its commands go to the services that own webhooks and mailings: without their addresses those
+// Its commands go to the services that own webhooks and mailings, previews to public-read: without their addresses those
 // pages and routes answer 503, which only a development setup may accept.
-for (const variable of ["WEBHOOKS_URL", "FORMS_URL"] as const) {
+for (const variable of ["WEBHOOKS_URL", "FORMS_URL", "PUBLIC_READ_URL"] as const) {
   if (config[variable]) continue;
   if (config.SERVICE_ENV !== "development") {
     console.error(`${variable} is required: the workspace sends its commands there.`);

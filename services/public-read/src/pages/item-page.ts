@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
+import { renderBody } from "@newsroom/shared/story-body-html";
 import type { ContentItemOut } from "../content/model.ts";
-import { renderBody } from "./body.ts";
 import type { Brand } from "./brand.ts";
 import { cards, displayDate, typeLabel } from "./cards.ts";
 import { layout } from "./layout.ts";
@@ -31,7 +31,11 @@ export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, 
 }
 
 /** One item: its body from its blocks, cleared assets, people, related items. */
-export function itemPage(brand: Brand, item: ContentItemOut): Html {
+export function itemPage(
+  brand: Brand,
+  item: ContentItemOut,
+  options: { preview?: string } = {},
+): Html {
   const title = item.title ?? item.slug;
   const lead = item.image;
   const main = html`<article>
@@ -61,5 +65,6 @@ ${
     ogType: "article",
     image: lead,
     jsonLd: newsArticle(brand, item),
+    preview: options.preview,
   });
 }

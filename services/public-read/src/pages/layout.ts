@@ -14,6 +14,8 @@ export interface Alternate {
 
 export interface PageParts {
   brand: Brand;
+  /** A preview's banner: the page is marked as one and never indexed. */
+  preview?: string;
   /** The `<title>`, without the newsroom's name. */
   title: string;
   description: string;
@@ -51,7 +53,7 @@ export function layout(parts: PageParts): Html {
 <title>${title}</title>
 <meta name="description" content="${parts.description}">
 <link rel="canonical" href="${parts.canonical}">
-${brand.live ? "" : raw('<meta name="robots" content="noindex">\n')}<meta property="og:site_name" content="${brand.name}">
+${brand.live && !parts.preview ? "" : raw('<meta name="robots" content="noindex">\n')}<meta property="og:site_name" content="${brand.name}">
 <meta property="og:type" content="${parts.ogType ?? "website"}">
 <meta property="og:title" content="${parts.title}">
 <meta property="og:description" content="${parts.description}">
@@ -63,7 +65,7 @@ ${image ? html`<meta name="twitter:image" content="${image.url}">\n` : ""}${[...
 ${parts.jsonLd ? html`<script type="application/ld+json">${raw(jsonForScript(parts.jsonLd))}</script>\n` : ""}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="banner">
+${parts.preview ? html`<aside class="preview-banner" aria-label="Preview"><p><strong>${parts.preview}</strong></p></aside>\n` : ""}<header class="banner">
 <a class="brand" href="${brand.home}">${brand.logo ? html`<img src="${brand.logo.url}" alt="" height="40">` : ""}<span>${brand.name}</span></a>
 </header>
 <main id="main" tabindex="-1">

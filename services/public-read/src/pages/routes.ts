@@ -286,6 +286,8 @@ export function pagesRoutes(deps: ReadDeps) {
 
   return {
     routes,
+    /** The brand of a newsroom's pages (the preview renders with it). */
+    brandOf,
     /**
      * Whether the request is for a page on a client's hostname: sent to a host that is not the
      * service's own, for anything but the API (`/v1/…`) and health.

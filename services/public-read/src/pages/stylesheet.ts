@@ -30,4 +30,6 @@ figcaption{color:#525252;font-size:.9375rem}
 .newsletter input[type=email]{padding:.5rem;font:inherit;border:1px solid #737373;border-radius:.25rem;min-width:16rem}
 .newsletter button{padding:.5rem 1rem;font:inherit;background:var(--accent);color:var(--on-accent);border:0;border-radius:.25rem;cursor:pointer}
 .footer{color:#525252;font-size:.9375rem}
+.preview-banner{background:#fff4d6;border-bottom:4px solid #8a5a00;color:#1b1f24;padding:.5rem 1rem;margin:0}
+.uncleared{background:#fff4d6;border-left:4px solid #8a5a00;color:#1b1f24;padding:.25rem .5rem;margin:0}
 `;

@@ -61,3 +61,32 @@ export async function storyPublicPages(
   }
   return pages;
 }
+
+/** A newsroom a story can be previewed on: a hosted site by slug, or (no slug) the default one. */
+export interface PreviewPlace {
+  site: string | null;
+  name: string;
+}
+
+/**
+ * The organization's newsrooms, for previews: the house newsroom for HOUSE_ORG, and each enabled
+ * hosted site; an organization with neither previews on a page under its own name.
+ */
+export async function previewPlaces(
+  db: Queryable,
+  houseOrg: string,
+  organization: { id: string; slug: string; name: string },
+): Promise<PreviewPlace[]> {
+  const sites = await sitesOfOrganization(db, organization.id);
+  const places: PreviewPlace[] = sites
+    .filter((site) => site.enabled)
+    .map((site) => ({ site: site.slug, name: site.name }));
+  if (organization.slug === houseOrg) places.unshift({ site: null, name: "the newsroom" });
+  return places.length > 0 ? places : [{ site: null, name: organization.name }];
+}
+
+/** The workspace's preview page of a version on one place. */
+export function previewPath(storyId: string, version: number, place: PreviewPlace): string {
+  const query = place.site ? `?site=${encodeURIComponent(place.site)}` : "";
+  return `/app/stories/${storyId}/versions/${version}/preview${query}`;
+}

@@ -1,6 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import {
   approvalDecisions,
+  assets,
   outboxEvents,
   type StoryStatus,
   stories,
@@ -135,4 +136,14 @@ export async function storyEvents(db: Queryable, organizationId: string, storyId
     .from(outboxEvents)
     .where(and(eq(outboxEvents.organizationId, organizationId), eq(outboxEvents.storyId, storyId)))
     .orderBy(desc(outboxEvents.createdAt));
+}
+
+/** The organization's images an image block may name (cleared or not), newest first. */
+export async function organizationImages(db: Queryable, organizationId: string) {
+  return db
+    .select({ id: assets.id, alt: assets.alt, url: assets.url, cleared: assets.cleared })
+    .from(assets)
+    .where(and(eq(assets.organizationId, organizationId), eq(assets.kind, "image")))
+    .orderBy(desc(assets.createdAt))
+    .limit(500);
 }

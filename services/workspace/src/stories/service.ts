@@ -127,12 +127,27 @@ async function lockStory(
   return row;
 }
 
+export interface StoryVersionInput {
+  title: string;
+  summary?: string | null;
+  body?: StoryBody;
+  /**
+   * The version the writer started from: when another version was written meanwhile, nothing
+   * is written and the answer is a conflict (checked under the story's lock).
+   */
+  base_version?: number;
+  /** The story's own fields, changed with the version when given. */
+  topics?: string[];
+  featured?: boolean;
+  external_url?: string | null;
+}
+
 /** Writes a new version; an approved or scheduled story goes back to draft. */
 export async function addStoryVersion(
   db: Db,
   organizationId: string,
   storyId: string,
-  input: { title: string; summary?: string | null; body?: StoryBody },
+  input: StoryVersionInput,
 ): Promise<StoryOut> {
   return db.transaction(async (tx) => {
     const row = await lockStory(tx, organizationId, storyId);
@@ -141,6 +156,22 @@ export async function addStoryVersion(
         "invalid_transition",
         `A story in ${row.status} cannot take a new version.`,
       );
+    }
+    if (input.base_version !== undefined && input.base_version !== row.currentVersion) {
+      throw new ApiError(
+        "conflict",
+        `Version ${row.currentVersion} was written after version ${input.base_version}, which this edit started from.`,
+        { fields: [{ field: "base_version", reason: "stale" }] },
+      );
+    }
+    if (input.topics !== undefined) {
+      const topicRows = await ensureTopics(tx, organizationId, input.topics);
+      await tx.delete(storyTopics).where(eq(storyTopics.storyId, row.id));
+      if (topicRows.length > 0) {
+        await tx
+          .insert(storyTopics)
+          .values(topicRows.map((topic) => ({ storyId: row.id, topicId: topic.id })));
+      }
     }
     const version = (row.currentVersion ?? 0) + 1;
     await tx.insert(storyVersions).values({
@@ -156,6 +187,11 @@ export async function addStoryVersion(
       .set({
         currentVersion: version,
         status: statusAfterNewVersion(row.status),
+        featured: input.featured ?? row.featured,
+        externalUrl:
+          row.type === "in_the_news" && input.external_url !== undefined
+            ? input.external_url
+            : row.externalUrl,
         updatedAt: new Date(),
       })
       .where(eq(stories.id, row.id))

@@ -15,6 +15,8 @@ import { signInWebRoutes } from "./routes/sign-in.ts";
 import { sitesWebRoutes } from "./routes/sites.ts";
 import { ssoWebRoutes } from "./routes/sso.ts";
 import { storiesWebRoutes } from "./routes/stories.ts";
+import { storyEditorWebRoutes } from "./routes/story-editor.ts";
+import { storyPreviewWebRoutes } from "./routes/story-preview.ts";
 import { webhookCatalogWebRoutes } from "./routes/webhook-catalog.ts";
 import { webhookEndpointsWebRoutes } from "./routes/webhook-endpoints.ts";
 import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
@@ -60,6 +62,8 @@ export function createWebApp(deps: WebDeps) {
     .use(signInWebRoutes(deps, kit, signIn))
     .use(organizationsWebRoutes(deps, kit))
     .use(storiesWebRoutes(deps, kit))
+    .use(storyEditorWebRoutes(deps, kit))
+    .use(storyPreviewWebRoutes(deps, kit))
     .use(newsletterWebRoutes(deps, kit))
     .use(sitesWebRoutes(deps, kit))
     .use(membersWebRoutes(deps, kit))

@@ -8,6 +8,7 @@ export const DONE_MESSAGES = {
   rejected: "The story was rejected: its author sees your note.",
   published: "The story is published.",
   unpublished: "The story is unpublished: it is no longer on the public newsroom.",
+  submitted: "Submitted for review: an approver decides it.",
   "key-revoked": "The key was revoked: requests made with it are refused from now on.",
   "endpoint-disabled": "The endpoint was disabled: nothing is sent to it until it is enabled.",
   "endpoint-deleted": "The endpoint was deleted.",

@@ -58,6 +58,15 @@ fieldset.choices { border: 1px solid var(--line); border-radius: 4px; margin: 1r
 fieldset.choices label { font-weight: normal; }
 .actions { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: 1rem 0; }
 .chart svg { max-width: 40rem; }
+.review { display: grid; grid-template-columns: 1fr 1fr; gap: 1.5rem; }
+.review .compare { grid-template-columns: 1fr; }
+article.reading { border: 1px solid var(--line); border-radius: 4px; padding: 0 1rem; overflow-wrap: anywhere; }
+article.reading img { max-width: 100%; height: auto; }
+.uncleared { background: #fff4d6; border-left: 4px solid #8a5a00; padding: .25rem .5rem; margin: 0; }
+fieldset.block { border: 1px solid var(--line); border-radius: 4px; margin: 1rem 0; max-width: 40rem; }
+fieldset.block.has-error { border-color: var(--bad); border-width: 2px; }
+.handle { cursor: grab; margin-right: .5rem; }
+@media (max-width: 48rem) { .review { grid-template-columns: 1fr; } }
 .legend { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }

@@ -2,6 +2,7 @@ import type { MemberRole, StoryStatus } from "@newsroom/shared/db/schema";
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../identity/members/access.ts";
+import { can } from "../../identity/members/permissions.ts";
 import type { StoryListItem } from "../../stories/queries.ts";
 import { freshSignInUrl } from "../fresh-sign-in.ts";
 import type { Visitor } from "../kit.ts";
@@ -13,7 +14,7 @@ export interface OrgSummary {
   role: MemberRole;
 }
 
-const statusLabel = (status: string) => status.replace(/_/g, " ");
+export const statusLabel = (status: string) => status.replace(/_/g, " ");
 
 export function statusBadge(status: StoryStatus): Html {
   return html`<span class="status">${statusLabel(status)}</span>`;
@@ -119,7 +120,12 @@ ${storyTable(inStatus, `Stories in ${statusLabel(status)}`)}</section>`;
   return layout(
     who,
     `Stories of ${access.organization.name}`,
-    items.length === 0 ? html`<p>No stories yet.</p>` : html`${sections}`,
+    html`${
+      can(access.role, "story.edit")
+        ? html`<p><a class="button" href="/app/orgs/${encodeURIComponent(access.organization.slug)}/stories/new">New story</a></p>`
+        : ""
+    }
+${items.length === 0 ? html`<p>No stories yet.</p>` : sections}`,
     { org: navOf(access, "stories") },
   );
 }

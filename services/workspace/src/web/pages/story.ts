@@ -1,9 +1,10 @@
 import { type Html, html } from "@newsroom/shared/html";
+import { renderBody } from "@newsroom/shared/story-body-html";
 import type { StoryRow } from "@newsroom/shared/story-records";
 import type { OrgAccess } from "../../identity/members/access.ts";
-import type { PublicPage } from "../../sites/public-pages.ts";
+import { type PreviewPlace, type PublicPage, previewPath } from "../../sites/public-pages.ts";
 import type { StoryVersionRow, storyDecisions, storyEvents } from "../../stories/queries.ts";
-import { TRANSITIONS } from "../../stories/state-machine.ts";
+import { NEW_VERSION_ALLOWED, TRANSITIONS } from "../../stories/state-machine.ts";
 import { type DiffLine, diffLines } from "../diff.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
@@ -20,6 +21,12 @@ export interface StoryPageData {
   mayDecide: boolean;
   /** Whether the person's role may publish and unpublish. */
   mayPublish: boolean;
+  /** Whether the person's role may write new versions and submit them. */
+  mayEdit: boolean;
+  /** The current version's body with its images, as readers will see it (uncleared ones marked). */
+  reading: Record<string, unknown>[];
+  /** The organization's newsrooms, for the previews of each version. */
+  previewPlaces: PreviewPlace[];
   /** Where readers find the story, while it is published. */
   publicPages: PublicPage[];
 }
@@ -127,6 +134,22 @@ ${
 </form></section>`;
 }
 
+/** Edit (a new version) and submit for review, for those whose role writes stories. */
+function editActions(who: Visitor, data: StoryPageData): Html {
+  const { story } = data;
+  if (!data.mayEdit) return html``;
+  const editable = NEW_VERSION_ALLOWED.includes(story.status);
+  const submittable = TRANSITIONS.submit.from.includes(story.status);
+  if (!editable && !submittable) return html``;
+  return html`<div class="actions">${editable ? html`<a class="button secondary" href="/app/stories/${story.id}/edit">Edit the story</a>` : ""}
+${
+  submittable
+    ? html`<form method="post" action="/app/stories/${story.id}/submit" class="inline">${csrfInput(who)}
+<button type="submit">Submit version ${story.currentVersion} for review</button></form>`
+    : ""
+}</div>`;
+}
+
 /** /app/stories/{id}: versions, the comparison, decisions and events; the decision forms. */
 export function storyPage(who: Visitor, data: StoryPageData, state: DecisionFormState = {}): Html {
   const { story, access } = data;
@@ -139,12 +162,29 @@ export function storyPage(who: Visitor, data: StoryPageData, state: DecisionForm
 ${state.noteError ? notice("error", "The story was not rejected: see the note below.") : ""}
 <p>Status: ${statusBadge(story.status)} · Version ${story.currentVersion ?? "none"} ·
 Approved version ${story.approvedVersion ?? "none"} · <a href="${orgPath}/stories">All stories</a></p>
+${editActions(who, data)}
+<div class="review">
+<section aria-labelledby="reading"><h2 id="reading">As readers will see it</h2>
+<article class="reading">${
+      current
+        ? html`<p class="reading-title"><strong>${current.title ?? ""}</strong></p>
+${current.summary ? html`<p><em>${current.summary}</em></p>` : ""}
+${renderBody(data.reading)}`
+        : html`<p>This story has no version yet.</p>`
+    }</article></section>
+<section aria-labelledby="compare"><h2 id="compare">Changes since the last approval</h2>${comparison(data)}</section>
+</div>
 ${decisionForms(who, data, state)}
 ${releaseForms(who, data)}
-<section aria-labelledby="compare"><h2 id="compare">Changes since the last approval</h2>${comparison(data)}</section>
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
-<table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th></tr></thead>
-<tbody>${data.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.title ?? ""}</td><td>${when(v.createdAt)}</td></tr>`)}</tbody></table></section>
+<table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th><th scope="col">Preview</th></tr></thead>
+<tbody>${data.versions.map(
+      (v) =>
+        html`<tr><td>${v.version}</td><td>${v.title ?? ""}</td><td>${when(v.createdAt)}</td><td>${data.previewPlaces.map(
+          (place, i) =>
+            html`${i > 0 ? ", " : ""}<a href="${previewPath(story.id, v.version, place)}">Version ${v.version} on ${place.name}</a>`,
+        )}</td></tr>`,
+    )}</tbody></table></section>
 <section aria-labelledby="decisions"><h2 id="decisions">Decisions</h2>
 ${
   data.decisions.length === 0

@@ -1,8 +1,9 @@
+import { bodyBeforePublication } from "@newsroom/shared/asset-urls";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
 import { can } from "../../identity/members/permissions.ts";
-import { storyPublicPages } from "../../sites/public-pages.ts";
+import { previewPlaces, storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,
   organizationOfStory,
@@ -34,6 +35,8 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       storyDecisions(deps.db, orgId, storyId),
       storyEvents(deps.db, orgId, storyId),
     ]);
+    const current = versions.find((v) => v.version === story.currentVersion);
+    const reading = current ? await bodyBeforePublication(deps.db, orgId, current.body) : [];
     const publicPages =
       story.status === "published"
         ? await storyPublicPages(deps.db, addresses, access.organization, story.slug)
@@ -46,6 +49,9 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       events,
       mayDecide: can(access.role, "story.decide"),
       mayPublish: can(access.role, "story.publish"),
+      mayEdit: can(access.role, "story.edit"),
+      reading,
+      previewPlaces: await previewPlaces(deps.db, deps.houseOrg, access.organization),
       publicPages,
     };
   }
@@ -127,10 +133,29 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     );
   }
 
+  /** Submit the saved version for review (`story.edit`), from the edit or story page. */
+  async function submit(request: Request, storyId: string) {
+    const who = await kit.signedIn(request);
+    await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await kit.permit(who, access.organization.id, "story.edit");
+    try {
+      await transition(who, access.organization.id, access.role, storyId, "submit", null);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "invalid_transition") throw error;
+      const state = { problem: `Nothing changed: ${error.message}` };
+      return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
+    }
+    return kit.redirect(withDone(`/app/stories/${storyId}`, "submitted"));
+  }
+
   return new Elysia()
     .get("/app/stories/:id", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       return kit.page(who, storyPage(who, await load(who, params.id)));
+    })
+    .post("/app/stories/:id/submit", ({ request, params }) => submit(request, params.id), {
+      parse: "none",
     })
     .post(
       "/app/stories/:id/approve",
