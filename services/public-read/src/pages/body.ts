@@ -1,4 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
+import type { AssetOut } from "../content/model.ts";
+import { ARTICLE_IMAGE_SIZES, imageTag } from "./image.ts";
 
 type Block = Record<string, unknown>;
 
@@ -27,11 +29,12 @@ function renderBlock(block: Block): Html | string {
       return block.ordered ? html`<ol>${list}</ol>\n` : html`<ul>${list}</ul>\n`;
     }
     case "image": {
-      const asset = block.asset as { url?: string; alt?: string } | undefined;
+      const asset = block.asset as AssetOut | undefined;
       const src = asset?.url ?? text(block.url);
       if (!src) return "";
       const alt = asset?.alt ?? text(block.alt);
-      return html`<figure><img src="${src}" alt="${alt}" loading="lazy">${block.caption ? html`<figcaption>${text(block.caption)}</figcaption>` : ""}</figure>\n`;
+      const image = imageTag({ ...asset, url: src, alt }, { sizes: ARTICLE_IMAGE_SIZES });
+      return html`<figure>${image}${block.caption ? html`<figcaption>${text(block.caption)}</figcaption>` : ""}</figure>\n`;
     }
     case "embed": {
       const url = text(block.url);
