@@ -54,6 +54,8 @@ export function serviceForRequest(
   if (isClientHost(host, config)) return "public-read";
   const hosted = hostedPagesPrefix(config) || "/newsrooms";
   if (under(path, "/newsroom") || under(path, hosted)) return "public-read";
+  // Uploaded images' public variants, which the pages on the service's hosts name.
+  if (under(path, "/assets")) return "public-read";
   // The service's host's own robots.txt and the house sitemap (split into parts past 50,000).
   if (path === "/robots.txt" || /^\/sitemap(?:-[1-9][0-9]{0,5})?\.xml$/.test(path)) {
     return "public-read";

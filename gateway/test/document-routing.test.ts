@@ -33,3 +33,14 @@ describe("robots.txt, sitemaps and feeds through the gateway", () => {
     }
   });
 });
+
+describe("uploaded images' public variants through the gateway", () => {
+  test("/assets/… goes to public reads on every host that serves pages", () => {
+    for (const host of ["api.example.com", "news.client.example", "localhost:3000", null]) {
+      expect(route("/assets/0123456789abcdef0123-480.webp", host), String(host)).toBe(
+        "public-read",
+      );
+    }
+    expect(route("/assetsx/a.webp")).toBeNull();
+  });
+});

@@ -56,6 +56,9 @@ export interface ReferencedAsset {
   alt: string;
   kind: "image" | "video" | "document" | "logo";
   cleared: boolean;
+  /** An uploaded image's recorded size. */
+  width: number | null;
+  height: number | null;
 }
 
 /** The organization's assets named by these references (URLs compared case-insensitively). */
@@ -80,6 +83,8 @@ export async function findReferencedAssets(
       alt: assets.alt,
       kind: assets.kind,
       cleared: assets.cleared,
+      width: assets.width,
+      height: assets.height,
     })
     .from(assets)
     .where(and(eq(assets.organizationId, organizationId), or(...match)));

@@ -1,4 +1,5 @@
 import { escapeHtml, type Html, html, raw } from "./html.ts";
+import { ARTICLE_IMAGE_SIZES, type ImageSource, imageTag } from "./image-tag.ts";
 
 type Block = Record<string, unknown>;
 
@@ -32,9 +33,7 @@ export function inlineMarkup(value: string): Html {
 }
 
 /** An image's asset as the renderer takes it; `cleared: false` only ever reaches a preview. */
-export interface RenderedAsset {
-  url?: string;
-  alt?: string;
+export interface RenderedAsset extends Partial<ImageSource> {
   cleared?: boolean;
 }
 
@@ -67,13 +66,14 @@ function renderBlock(block: Block): Html | string {
     case "image": {
       const asset = block.asset as RenderedAsset | undefined;
       const src = asset?.url ?? text(block.url);
-      if (!/^https?:\/\//i.test(src)) return "";
+      // An uploaded asset is served by this service (`/assets/...`); a URL an author typed must be http(s).
+      if (!/^https?:\/\//i.test(src) && !(asset && src.startsWith("/"))) return "";
       const alt = asset?.alt ?? text(block.alt);
       const uncleared =
         asset?.cleared === false
           ? html`<p class="uncleared"><strong>Not cleared:</strong> readers will not see this image until it is cleared.</p>`
           : "";
-      return html`<figure>${uncleared}<img src="${src}" alt="${alt}" loading="lazy">${block.caption ? html`<figcaption>${inlineMarkup(text(block.caption))}</figcaption>` : ""}</figure>\n`;
+      return html`<figure>${uncleared}${imageTag({ ...asset, url: src, alt }, { sizes: ARTICLE_IMAGE_SIZES })}${block.caption ? html`<figcaption>${inlineMarkup(text(block.caption))}</figcaption>` : ""}</figure>\n`;
     }
     case "embed": {
       const url = text(block.url);

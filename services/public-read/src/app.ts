@@ -6,6 +6,7 @@ import { pathOf } from "@newsroom/shared/http/urls";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ReadinessCheck, ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { assetsRoutes, isAssetPath } from "./assets/routes.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
 import { subscribePurges } from "./caching/invalidation.ts";
 import { createReader } from "./caching/reader.ts";
@@ -63,10 +64,10 @@ export async function createPublicReadService(
   const kit = httpKit("public-read", {
     // What the path router cannot say, asked first: robots.txt, sitemaps and feeds, on the
     // service's host and on a client's hostname; then a client's hostname: its pages, whatever
-    // the path (`/newsroom` there is its own story).
+    // the path (`/newsroom` there is its own story), except the routed asset variants.
     earlyAnswer: (request) =>
       documents.match(request) ??
-      (pages.servesHost(request)
+      (pages.servesHost(request) && !isAssetPath(pathOf(request.url))
         ? { route: HOST_PAGE_ROUTE, respond: () => pages.hostPage(request) }
         : null),
   });
@@ -82,6 +83,7 @@ export async function createPublicReadService(
     })
     .use(pages.routes)
     .use(previewRoutes(deps, pages.brandOf))
+    .use(assetsRoutes(deps))
     .use(checkoutRoutes(checkout && cachedCheckoutReader(checkout)));
   kit.bindRoutes(app);
 

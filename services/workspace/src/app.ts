@@ -10,6 +10,7 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
+import { assetsRoutes } from "./assets/routes.ts";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
 import { digestRoutes } from "./digest/routes.ts";
@@ -53,6 +54,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(sitesRoutes(deps))
     .use(keysRoutes(deps))
     .use(storiesRoutes(deps))
+    .use(assetsRoutes(deps))
     .use(webhookEndpointsRoutes(deps))
     .use(webhookDeliveriesRoutes(deps))
     .use(ssoRoutes(deps))

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -293,8 +294,11 @@ export const storyPeople = pgTable(
 );
 
 /**
- * Written by: workspace (the demo data). Read by: client-api, forms (uncleared URLs kept out of newsletters), public-read.
- * Images and files. Only assets cleared for publication may appear on public routes.
+ * Written by: workspace (uploads, clearing, the demo data). Read by: client-api, forms (uncleared
+ * URLs kept out of newsletters), public-read.
+ * Images and files. Only assets cleared for publication may appear on public routes. An uploaded
+ * image has its type, size and checksum recorded and its bytes in `asset_variants`; `url` is then
+ * the service-relative address of its largest public variant.
  */
 export const assets = pgTable("assets", {
   id: uuid("id").primaryKey(),
@@ -307,8 +311,55 @@ export const assets = pgTable("assets", {
     .notNull()
     .default("image"),
   cleared: boolean("cleared").notNull().default(false),
+  /** The sniffed type of an uploaded file (never the name's); null for an asset known by URL. */
+  contentType: text("content_type"),
+  width: integer("width"),
+  height: integer("height"),
+  /** The uploaded file's size in bytes. */
+  bytes: integer("bytes"),
+  credit: text("credit"),
+  rightsHolder: text("rights_holder"),
+  /** SHA-256 of the uploaded bytes, hex. */
+  sha256: text("sha256"),
+  /** Who uploaded it: `admin` (the internal API) or `person:<id>`. */
+  uploadedBy: text("uploaded_by"),
+  clearedBy: text("cleared_by"),
+  clearedAt: tstz("cleared_at"),
   createdAt: createdAt(),
 });
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => "bytea",
+});
+
+/**
+ * Written by: workspace. Read by: public-read (the variants of cleared assets).
+ * The stored bytes of an uploaded image: resized WebP variants and the original format
+ * re-encoded, every one without metadata. `name` (`{sha256 prefix}-{width}.{ext}`, hashed over
+ * the variant's own bytes) is its public address under `/assets/`, so one name is one content.
+ */
+export const assetVariants = pgTable(
+  "asset_variants",
+  {
+    assetId: uuid("asset_id")
+      .notNull()
+      .references(() => assets.id, { onDelete: "cascade" }),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    width: integer("width").notNull(),
+    height: integer("height").notNull(),
+    bytes: integer("bytes").notNull(),
+    data: bytea("data").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.assetId, table.name] }),
+    index("asset_variants_name_idx").on(table.name),
+  ],
+);
 
 /** Written by: workspace (the demo data). Read by: public-read. */
 export const storyAssets = pgTable(

@@ -3,6 +3,7 @@ import { ApiError } from "../errors.ts";
 import { newRequestId } from "../ids.ts";
 import { log } from "../log.ts";
 import { requestMetrics, requestsAborted } from "../metrics.ts";
+import { isUploadPath, UPLOAD_BODY_LIMIT } from "../uploads.ts";
 import { errorResponse, toApiError } from "./error-response.ts";
 import {
   CLIENT_IP_HEADER,
@@ -18,7 +19,7 @@ const REQUEST_ID_SHAPE = /^req_[A-Za-z0-9_-]{20}$/;
 /** The status a request whose client left before the answer is counted under (nginx's). */
 const CLIENT_CLOSED_REQUEST = 499;
 
-/** The largest body the service reads (forms set their own, smaller limit). */
+/** The largest body the service reads (forms set their own, smaller limit; uploads a larger one). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface EdgeOptions {
@@ -85,8 +86,9 @@ export function edge(
     let answer: Response | Promise<Response>;
     try {
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > MAX_BODY_BYTES) {
-        throw new ApiError("body_too_large", `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      const limit = isUploadPath(pathOf(request.url)) ? UPLOAD_BODY_LIMIT : MAX_BODY_BYTES;
+      if (length > limit) {
+        throw new ApiError("body_too_large", `The body may be at most ${limit} bytes.`);
       }
       answer = handle(request);
     } catch (error) {

@@ -1,4 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
+import { readLimitedBody } from "@newsroom/shared/http/limited-body";
 
 /** The largest form body read: 64 KiB. */
 export const FORM_BODY_LIMIT = 64 * 1024;
@@ -34,7 +35,11 @@ export function bodyKindOf(request: Request): BodyKind | null {
 export async function readBody(request: Request, limit = FORM_BODY_LIMIT): Promise<ParsedBody> {
   const kind = bodyKindOf(request);
   if (!kind) throw new ApiError("unsupported_body");
-  const bytes = await readLimited(request, limit);
+  const bytes = await readLimitedBody(
+    request,
+    limit,
+    () => new ApiError("body_too_large", `The body may be at most ${limit} bytes (64 KiB).`),
+  );
   if (kind === "json") return { kind, fields: parseJson(bytes) };
   const type = mediaTypeOf(request);
   if (type === "application/x-www-form-urlencoded") {
@@ -53,35 +58,6 @@ export async function readBody(request: Request, limit = FORM_BODY_LIMIT): Promi
     pairs.push([name, typeof value === "string" ? value : FILE_PART]);
   }
   return { kind, fields: formFields(pairs) };
-}
-
-async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const tooLarge = () =>
-    new ApiError("body_too_large", `The body may be at most ${limit} bytes (64 KiB).`);
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge();
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      // Not awaited: cancelling a copied request's stream may never settle in Bun.
-      void reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function unreadable(reason: string, message: string): ApiError {

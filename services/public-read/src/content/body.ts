@@ -7,7 +7,7 @@ import {
   withoutUrls,
 } from "@newsroom/shared/asset-urls";
 import type { Queryable } from "@newsroom/shared/db/index";
-import type { AssetOut } from "./model.ts";
+import { publicAssetsById } from "../assets/public-assets.ts";
 
 type Block = Record<string, unknown>;
 
@@ -27,6 +27,11 @@ export async function publicBodies(
   if (refs.ids.size === 0 && refs.urls.size === 0) return bodies;
   const found = await findReferencedAssets(db, organizationId, refs);
   const byId = new Map(found.map((asset) => [asset.id, asset]));
+  const cleared = await publicAssetsById(
+    db,
+    organizationId,
+    found.filter((asset) => asset.cleared),
+  );
   const uncleared = found.filter((asset) => !asset.cleared);
   const unclearedUrls = new Set(uncleared.map((asset) => asset.url.toLowerCase()));
   const unclearedIds = new Set(uncleared.map((asset) => asset.id));
@@ -38,9 +43,8 @@ export async function publicBodies(
       if (assetId === undefined) return [clean];
       const asset = typeof assetId === "string" ? byId.get(assetId.toLowerCase()) : undefined;
       if (!asset?.cleared) return [];
-      const out: AssetOut = { url: asset.url, alt: asset.alt, kind: asset.kind };
       const { asset_id: _internal, ...rest } = clean;
-      return [{ ...rest, asset: out }];
+      return [{ ...rest, asset: cleared.get(asset.id) }];
     }),
   );
 }

@@ -16,6 +16,20 @@ export const AssetOut = T.Object({
   url: T.String(),
   alt: T.String(),
   kind: T.Union([T.Literal("image"), T.Literal("video"), T.Literal("document"), T.Literal("logo")]),
+  /** An uploaded image's recorded size, in pixels. */
+  width: T.Optional(T.Integer({ minimum: 1 })),
+  height: T.Optional(T.Integer({ minimum: 1 })),
+  /** An uploaded image's WebP renditions, narrowest first, at immutable service-relative URLs. */
+  variants: T.Optional(
+    T.Array(
+      T.Object({
+        url: T.String(),
+        content_type: T.String(),
+        width: T.Integer({ minimum: 1 }),
+        height: T.Integer({ minimum: 1 }),
+      }),
+    ),
+  ),
 });
 export type AssetOut = Static<typeof AssetOut>;
 

@@ -1,6 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { STORY_TYPES, type StoryType } from "@newsroom/shared/db/schema";
 import { iso } from "@newsroom/shared/records";
+import { publicAssetsById } from "../assets/public-assets.ts";
 import { plainText, publicBodies, publicTexts } from "./body.ts";
 import { encodeCursor, type Position } from "./cursor.ts";
 import type {
@@ -72,10 +73,10 @@ async function summaries(
     topicsOf.set(t.storyId, [...(topicsOf.get(t.storyId) ?? []), { slug: t.slug, name: t.name }]);
   }
   const imageOf = new Map<string, AssetOut>();
-  for (const a of assetRows) {
-    if (a.kind === "image" && !imageOf.has(a.storyId)) {
-      imageOf.set(a.storyId, { url: a.url, alt: a.alt, kind: a.kind });
-    }
+  const images = assetRows.filter((a) => a.kind === "image");
+  const publicImages = await publicAssetsById(db, newsroom.organizationId, images);
+  for (const a of images) {
+    if (!imageOf.has(a.storyId)) imageOf.set(a.storyId, publicImages.get(a.id)!);
   }
   return texts.map((row) => ({
     object: "content_item" as const,
@@ -198,10 +199,11 @@ export async function contentItem(
     publishedRelated(db, orgId, row.id),
     row.type === "in_the_news" ? Promise.resolve([[]]) : publicBodies(db, orgId, [row.body ?? []]),
   ]);
+  const publicAssets = await publicAssetsById(db, orgId, assetRows);
   return {
     ...summary!,
     body: body ?? [],
-    assets: assetRows.map((a) => ({ url: a.url, alt: a.alt, kind: a.kind })),
+    assets: assetRows.map((a) => publicAssets.get(a.id)!),
     people,
     related: await summaries(
       db,

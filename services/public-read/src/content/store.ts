@@ -248,6 +248,8 @@ export async function clearedAssetsOfStories(
       url: assets.url,
       alt: assets.alt,
       kind: assets.kind,
+      width: assets.width,
+      height: assets.height,
     })
     .from(storyAssets)
     .innerJoin(assets, eq(assets.id, storyAssets.assetId))

@@ -1,5 +1,6 @@
 import type { StoryType } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
+import { CARD_IMAGE_SIZES, imageTag } from "@newsroom/shared/image-tag";
 import type { ContentSummaryOut } from "../content/model.ts";
 
 const TYPE_LABELS: Record<StoryType, string> = {
@@ -37,7 +38,7 @@ function card(item: ContentSummaryOut, level: 2 | 3): Html {
       ? html`<h2><a href="${item.url}">${title}</a></h2>`
       : html`<h3><a href="${item.url}">${title}</a></h3>`;
   return html`<li class="card">
-${item.image ? html`<img src="${item.image.url}" alt="${item.image.alt}" loading="lazy">` : ""}
+${item.image ? imageTag(item.image, { sizes: CARD_IMAGE_SIZES }) : ""}
 <p class="meta">${typeLabel(item.type)} · <time datetime="${item.published_at}">${displayDate(item.published_at)}</time></p>
 ${heading}
 ${item.summary ? html`<p>${item.summary}</p>` : ""}

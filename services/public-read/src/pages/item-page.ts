@@ -1,4 +1,5 @@
 import { type Html, html } from "@newsroom/shared/html";
+import { ARTICLE_IMAGE_SIZES, imageTag } from "@newsroom/shared/image-tag";
 import { renderBody } from "@newsroom/shared/story-body-html";
 import type { ContentItemOut } from "../content/model.ts";
 import type { Brand } from "./brand.ts";
@@ -42,7 +43,7 @@ export function itemPage(
 <p class="meta">${typeLabel(item.type)} · <time datetime="${item.published_at}">${displayDate(item.published_at)}</time>${item.topics.length > 0 ? html` · ${item.topics.map((topic, i) => html`${i > 0 ? ", " : ""}<a href="${brand.topicBase}/${topic.slug}">${topic.name}</a>`)}` : ""}</p>
 <h1>${title}</h1>
 ${item.summary ? html`<p class="summary"><strong>${item.summary}</strong></p>` : ""}
-${lead && !item.body.some((block) => (block.asset as { url?: string } | undefined)?.url === lead.url) ? html`<figure><img src="${lead.url}" alt="${lead.alt}"></figure>` : ""}
+${lead && !item.body.some((block) => (block.asset as { url?: string } | undefined)?.url === lead.url) ? html`<figure>${imageTag(lead, { sizes: ARTICLE_IMAGE_SIZES, lazy: false })}</figure>` : ""}
 ${item.external_url ? html`<p><a href="${item.external_url}" rel="noopener">Read the coverage</a></p>` : ""}
 ${renderBody(item.body)}
 ${

@@ -212,6 +212,12 @@ export class FormFields {
     return typeof value === "string" ? value.trim().slice(0, maxLength) : "";
   }
 
+  /** The field's file, or null when absent or text. */
+  file(name: string): File | null {
+    const value = this.data.get(name);
+    return typeof value === "string" ? null : value;
+  }
+
   all(name: string): string[] {
     return this.data
       .getAll(name)
