@@ -39,7 +39,8 @@ export const StoryEvent = T.Object({
 export type StoryEvent = Static<typeof StoryEvent>;
 
 /**
- * The webhooks service disabled an endpoint after deliveries kept failing (a fact, published
+ * The webhooks service disabled an endpoint after deliveries kept failing or its receiver
+ * answered `410 Gone` (a fact, published
  * once the disabling committed, again until the bus took it: the same id each time). The
  * workspace records it in its audit trail and emails the organization's owners and admins;
  * `last_error` is a short reason, never an address.
@@ -55,6 +56,8 @@ export const WebhookEndpointDisabledEvent = T.Object({
     reason: T.Literal("failing"),
     failed_in_a_row: T.Integer(),
     last_error: T.Union([T.String(), T.Null()]),
+    /** The receiver answered `410 Gone`, which disables an endpoint at once. */
+    receiver_gone: T.Optional(T.Boolean()),
   }),
 });
 export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;

@@ -9,6 +9,9 @@ import { WEBHOOK_EVENT_TYPES } from "./events.ts";
  */
 
 const DateTime = T.String({ format: "date-time", description: "ISO 8601 with offset" });
+/** How long a key's or a webhook endpoint's optional name may be. */
+export const NAME_MAX_LENGTH = 100;
+
 const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
 const Enum = <V extends string>(values: readonly V[]) => T.Union(values.map((v) => T.Literal(v)));
 
@@ -75,6 +78,16 @@ export const WebhookEndpointOut = T.Object({
   }),
   created_at: DateTime,
   updated_at: DateTime,
+  // Additive fields, after the spec's.
+  name: Nullable(
+    T.String({ description: "What the organization calls the endpoint; null when unnamed." }),
+  ),
+  topics: Nullable(
+    T.Array(T.String(), {
+      description:
+        "Topic slugs: only events of stories with one of these topics are delivered. Null: every story.",
+    }),
+  ),
 });
 export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
 

@@ -1,5 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import { WebhookEventTypeSchema } from "./records.ts";
+import { NAME_MAX_LENGTH, WebhookEventTypeSchema } from "./records.ts";
 
 /**
  * The commands on webhook endpoints, as the webhooks service's internal API takes and answers
@@ -13,7 +13,19 @@ export const RECOVER_MAX_DAYS = 14;
 
 export const EndpointCreateIn = T.Object({
   url: T.String({ minLength: 1, maxLength: 2048 }),
+  name: T.Optional(T.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
   events: T.Array(WebhookEventTypeSchema, { minItems: 1, maxItems: 5, uniqueItems: true }),
+  /** Topic slugs: only stories with one of them are delivered; null or absent for every story. */
+  topics: T.Optional(
+    T.Union([
+      T.Array(T.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+      }),
+      T.Null(),
+    ]),
+  ),
 });
 export type EndpointCreateIn = Static<typeof EndpointCreateIn>;
 

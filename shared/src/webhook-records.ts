@@ -13,12 +13,14 @@ import { iso, type WebhookDeliveryOut, type WebhookEndpointOut } from "./records
  */
 export const webhookEndpointRecordColumns = {
   id: webhookEndpoints.id,
+  name: webhookEndpoints.name,
   url: webhookEndpoints.url,
   events: webhookEndpoints.events,
   status: webhookEndpoints.status,
   disabledReason: webhookEndpoints.disabledReason,
   secretHint: webhookEndpoints.secretHint,
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+  topics: webhookEndpoints.topics,
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt,
 };
@@ -70,6 +72,8 @@ export function webhookEndpointRecord(row: WebhookEndpointRecordRow): WebhookEnd
     previous_secret_expires_at: iso(row.previousSecretExpiresAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+    name: row.name,
+    topics: row.topics ?? null,
   };
 }
 

@@ -30,6 +30,8 @@ function endpointRow(
     previousSecretExpiresAt: null,
     disabledAnnouncementId: null,
     consecutiveFailures: 0,
+    name: null,
+    topics: null,
     createdAt: new Date("2025-03-01T09:30:00.123Z"),
     updatedAt: new Date("2025-03-02T10:00:00Z"),
     ...overrides,
@@ -61,7 +63,7 @@ function deliveryRow(
 }
 
 describe("the WebhookEndpoint record", () => {
-  test("has the spec's fields in order, dates as ISO 8601 with an offset", () => {
+  test("has the spec's fields in order, then the additive ones; dates as ISO 8601 with an offset", () => {
     const record = webhookEndpointRecord(endpointRow());
     expect(Object.keys(record)).toEqual([
       "object",
@@ -74,6 +76,8 @@ describe("the WebhookEndpoint record", () => {
       "previous_secret_expires_at",
       "created_at",
       "updated_at",
+      "name",
+      "topics",
     ]);
     expect(record).toEqual({
       object: "webhook_endpoint",
@@ -86,6 +90,8 @@ describe("the WebhookEndpoint record", () => {
       previous_secret_expires_at: null,
       created_at: "2025-03-01T09:30:00.123Z",
       updated_at: "2025-03-02T10:00:00.000Z",
+      name: null,
+      topics: null,
     });
     expect(record.created_at).toMatch(ISO_WITH_OFFSET);
     expect(record.updated_at).toMatch(ISO_WITH_OFFSET);

@@ -27,6 +27,7 @@ describe("an API key made in the workspace web app, on the client API", () => {
       environment: "test",
       scopes: "stories:read",
       lifetime_days: "90",
+      name: "Reader & co",
     });
     expect(created.status).toBe(200);
     const secret = /value="(armk_test_[A-Za-z0-9_-]{43})"/.exec(created.text)![1]!;
@@ -35,9 +36,25 @@ describe("an API key made in the workspace web app, on the client API", () => {
     expect((await read()).status).toBe(200);
 
     const list = await owner.get("/app/orgs/keys-org/keys");
+    expect(list.text).toContain("Reader &amp; co");
     const id = /href="\/app\/keys\/([^/"]+)\/revoke"/.exec(list.text)![1]!;
     await owner.get(`/app/keys/${id}/revoke`);
     expect((await owner.post(`/app/keys/${id}/revoke`)).status).toBe(303);
     expect((await read()).status).toBe(401);
+  });
+
+  test("a name over 100 characters is refused beside its field, and no key is made", async () => {
+    await owner.get("/app/orgs/keys-org/keys");
+    const before = (await owner.get("/app/orgs/keys-org/keys")).text.match(/\/revoke"/g)?.length;
+    const refused = await owner.post("/app/orgs/keys-org/keys", {
+      environment: "test",
+      scopes: "stories:read",
+      lifetime_days: "90",
+      name: "n".repeat(101),
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/id="field-name-error"[^>]*>Keep the name to 100 characters\./);
+    const after = (await owner.get("/app/orgs/keys-org/keys")).text.match(/\/revoke"/g)?.length;
+    expect(after).toBe(before);
   });
 });

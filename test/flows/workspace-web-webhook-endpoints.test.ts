@@ -202,6 +202,34 @@ describe("webhook endpoints in the web app", () => {
     expect(refused.text).toContain("at most 10 webhook endpoints. Delete one first.");
   });
 
+  test("the form's options: a name and topics, shown in the list and on the endpoint's page", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    const tooLong = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/named"),
+      events: "story.published",
+      name: "n".repeat(101),
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.text).toContain("Keep the name to 100 characters.");
+    expect(tooLong.text).toMatch(/id="field-name-error"/);
+    expect(await endpointCount()).toBe(0);
+
+    const added = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/named"),
+      events: "story.published",
+      name: "Search <index>",
+      topics: " climate, energy ,climate",
+    });
+    expect(added.status).toBe(200);
+    const [row] = await db().select().from(webhookEndpoints);
+    expect(row).toMatchObject({ name: "Search <index>", topics: ["climate", "energy"] });
+    const list = await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    expect(list.text).toContain("Search &lt;index&gt;");
+    const page = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(page.text).toContain("climate, energy");
+  });
+
   test("an endpoint's page: its delivery log and the last 24 hours by outcome", async () => {
     const id = await adminEndpoint("hooks-org", "/logged");
     const organizationId = (await endpointRow(id))!.organizationId;

@@ -59,6 +59,7 @@ describe("the webhook_endpoint.disabled event", () => {
         reason: "failing",
         failed_in_a_row: 3,
         last_error: "receiver answered 500",
+        receiver_gone: false,
       });
       // Announced: nothing is owed any more, and a later pass publishes nothing again.
       await eventually(
@@ -70,6 +71,46 @@ describe("the webhook_endpoint.disabled event", () => {
       expect(await announceDisabledEndpoints(fx.db, fx.bus, 3)).toBe(0);
       await Bun.sleep(200);
       expect(heard.filter((e) => e.data.endpoint_id === endpoint.id)).toHaveLength(1);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test("a 410 Gone disables the endpoint at its first answer, stops the rest and is announced", async () => {
+    receiver.on("/gone", () => new Response("unsubscribed", { status: 410 }));
+    const org = await fx.organization();
+    const endpoint = await fx.endpoint(receiver.url("/gone"), ["story.submitted"], org);
+    const service = await createWebhooksService(fx.runtime(), { pollIntervalMs: 20 });
+    try {
+      const { eventId } = await fx.submitted(org);
+      await eventually(async () => (await fx.endpointRow(endpoint.id)).status === "disabled", {
+        message: "the endpoint disabled",
+      });
+      expect(await fx.endpointRow(endpoint.id)).toMatchObject({
+        disabledReason: "failing",
+        consecutiveFailures: 1,
+      });
+      // One attempt, no retry: the delivery is failed with the receiver's answer.
+      expect(await fx.delivery(endpoint.id, eventId)).toMatchObject({
+        status: "failed",
+        attempts: 1,
+        lastStatusCode: 410,
+        lastError: "receiver answered 410",
+        nextAttemptAt: null,
+      });
+      const event = await eventually(() => heard.find((e) => e.data.endpoint_id === endpoint.id), {
+        message: "the event",
+      });
+      expect(event.data).toMatchObject({
+        reason: "failing",
+        failed_in_a_row: 1,
+        last_error: "receiver answered 410",
+        receiver_gone: true,
+      });
+      // Nothing more is sent: a later event is not even queued for the disabled endpoint.
+      await fx.submitted(org);
+      await Bun.sleep(300);
+      expect(receiver.at("/gone")).toHaveLength(1);
     } finally {
       await service.stop();
     }

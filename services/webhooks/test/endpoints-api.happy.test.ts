@@ -59,6 +59,21 @@ describe("endpoint commands", () => {
     const one = await call("GET", `/webhook-endpoints/${created.body.id}`);
     expect(one.body).not.toHaveProperty("secret");
     expect(one.body.id).toBe(created.body.id);
+    // Options left out read as null: no name, every topic.
+    expect(one.body).toMatchObject({ name: null, topics: null });
+  });
+
+  test("create with a name and topics: the record shows both", async () => {
+    const created = await call("POST", "/webhook-endpoints", {
+      url: "https://hooks.example.com/named",
+      events: ["story.published"],
+      name: "Search index",
+      topics: ["climate", "energy"],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: "Search index", topics: ["climate", "energy"] });
+    const one = await call("GET", `/webhook-endpoints/${created.body.id}`);
+    expect(one.body).toMatchObject({ name: "Search index", topics: ["climate", "energy"] });
   });
 
   test("disable, enable (the failure count starts again), rotate and delete", async () => {
@@ -144,6 +159,23 @@ describe("endpoint commands refused", () => {
       ]);
     });
   }
+
+  test("a name over 100 characters or an empty topic list is 422", async () => {
+    for (const body of [
+      { name: "n".repeat(101) },
+      { name: "" },
+      { topics: [] },
+      { topics: ["climate", "climate"] },
+    ]) {
+      const refused = await call("POST", "/webhook-endpoints", {
+        url: "https://hooks.example.com/in",
+        events: ["story.published"],
+        ...body,
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe("validation_failed");
+    }
+  });
 
   test("an unknown organization and an unknown endpoint are 404", async () => {
     const unknownOrg = await internalCall(service, fx, "GET", "/orgs/nobody/webhook-endpoints");

@@ -49,6 +49,8 @@ describe("list commands", () => {
       "feed:read",
       "--lifetime-days",
       "30",
+      "--name",
+      "Feed reader",
     );
     expect(key.code).toBe(0);
     await cli.admin("member-add", "lists", "editor@example.com", "--role", "editor");
@@ -68,6 +70,7 @@ describe("list commands", () => {
     const keys = await cli.admin("key-list", "lists");
     expect(keys.json().data).toHaveLength(1);
     expect(keys.json().data[0].id).toBe(key.json().id);
+    expect(keys.json().data[0].name).toBe("Feed reader");
     expect(keys.stdout).not.toContain(key.json().secret);
 
     const members = (await cli.admin("member-list", "lists")).json();

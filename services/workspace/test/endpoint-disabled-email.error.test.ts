@@ -23,3 +23,22 @@ test("the disabled-endpoint email escapes the organization's name, the URL and t
   expect(mail.html).not.toContain("<b>Acme");
   expect(mail.text).toContain(`<b>Acme</b> & "Co"`);
 });
+
+test("an endpoint whose receiver answered 410 Gone is explained as such, not as failed retries", () => {
+  const mail = disabledEndpointEmail(
+    ["owner@example.com"],
+    "Acme",
+    {
+      organization_id: "00000000-0000-4000-8000-000000000001",
+      endpoint_id: "00000000-0000-4000-8000-000000000002",
+      url: "https://hooks.example.com/in",
+      reason: "failing",
+      failed_in_a_row: 1,
+      last_error: "receiver answered 410",
+      receiver_gone: true,
+    },
+    "https://app.example.com/app",
+  );
+  expect(mail.text).toContain("the receiver answered 410 Gone");
+  expect(mail.text).not.toContain("after every retry");
+});

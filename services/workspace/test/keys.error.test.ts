@@ -17,6 +17,7 @@ describe("API keys", () => {
       { ...KEY, scopes: [] },
       { ...KEY, lifetime_days: 45 },
       { ...KEY, environment: "staging" },
+      { ...KEY, name: "n".repeat(101) },
     ]) {
       const response = await h.call("POST", "/orgs/keys/keys", bad);
       expect(response.status).toBe(422);
@@ -41,6 +42,20 @@ describe("API keys", () => {
     expect(refused.body.error.message).not.toContain("20 live keys");
     await h.call("POST", `/keys/${ids[0]}/revoke`);
     expect((await h.call("POST", "/orgs/many-keys/keys", KEY)).status).toBe(201);
+  });
+
+  test("a key's optional name is in its record and in the list; without one it is null", async () => {
+    const named = await h.call("POST", "/orgs/keys/keys", { ...KEY, name: "Search index" });
+    expect(named.status).toBe(201);
+    expect(named.body.name).toBe("Search index");
+    const unnamed = await h.call("POST", "/orgs/keys/keys", KEY);
+    expect(unnamed.body.name).toBeNull();
+    const list = await h.call("GET", "/orgs/keys/keys");
+    const names = Object.fromEntries(
+      list.body.data.map((key: { id: string; name: string | null }) => [key.id, key.name]),
+    );
+    expect(names[named.body.id]).toBe("Search index");
+    expect(names[unnamed.body.id]).toBeNull();
   });
 
   test("unknown organization or key: 404", async () => {

@@ -92,6 +92,8 @@ export const apiKeys = pgTable(
       .notNull()
       .references(() => organizations.id),
     environment: text("environment", { enum: ["live", "test"] }).notNull(),
+    /** What the organization calls the key (up to 100 characters), shown wherever keys are listed. */
+    name: text("name"),
     /** SHA-256 of the whole key, hex. The key itself is never stored. */
     keyHash: text("key_hash").notNull().unique(),
     prefix: text("prefix").notNull(),
@@ -235,7 +237,7 @@ export const storyVersions = pgTable(
   (table) => [uniqueIndex("story_versions_story_version_idx").on(table.storyId, table.version)],
 );
 
-/** Written by: workspace. Read by: client-api, public-read. */
+/** Written by: workspace. Read by: client-api, public-read, webhooks. */
 export const topics = pgTable(
   "topics",
   {
@@ -250,7 +252,7 @@ export const topics = pgTable(
   (table) => [uniqueIndex("topics_org_slug_idx").on(table.organizationId, table.slug)],
 );
 
-/** Written by: workspace. Read by: client-api, public-read. */
+/** Written by: workspace. Read by: client-api, public-read, webhooks. */
 export const storyTopics = pgTable(
   "story_topics",
   {
@@ -566,6 +568,8 @@ export const webhookEndpoints = pgTable(
       .notNull()
       .references(() => organizations.id),
     url: text("url").notNull(),
+    /** What the organization calls the endpoint (up to 100 characters). */
+    name: text("name"),
     events: jsonb("events").$type<WebhookEventType[]>().notNull(),
     status: text("status", { enum: ["enabled", "disabled"] })
       .notNull()
@@ -588,6 +592,8 @@ export const webhookEndpoints = pgTable(
     disabledAnnouncementId: uuid("disabled_announcement_id"),
     /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** Topic slugs: only events of stories with one of them are delivered. Null: every story. */
+    topics: jsonb("topics").$type<string[]>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -272,13 +272,20 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
  * A failed attempt. With retries left the delivery stays pending until `nextAttemptAt`;
  * otherwise it is failed, and the endpoint's run of failed deliveries grows: at
  * `disableAfter` the endpoint is disabled (reason `failing`) and its pending deliveries stop.
+ * A receiver that answered `410 Gone` (`gone`) asks to hear nothing more (Standard Webhooks):
+ * the delivery fails and the endpoint is disabled at once, whatever the count.
  * Returns the delivery's new status and whether this disabled the endpoint.
  */
 export async function recordFailedAttempt(
   db: Db,
   delivery: DeliveryRow,
   attempt: AttemptRecord,
-  options: { maxAttempts: number; nextAttemptAt: (attempts: number) => Date; disableAfter: number },
+  options: {
+    maxAttempts: number;
+    nextAttemptAt: (attempts: number) => Date;
+    disableAfter: number;
+    gone?: boolean;
+  },
   now: Date = new Date(),
 ): Promise<{ status: "pending" | "failed"; endpointDisabled: boolean }> {
   return db.transaction(async (tx) => {
@@ -292,7 +299,7 @@ export async function recordFailedAttempt(
     }
     // Counted when the attempt was opened, before its request left.
     const attempts = current.attempts;
-    const final = attempts >= options.maxAttempts;
+    const final = options.gone === true || attempts >= options.maxAttempts;
     await tx
       .update(d)
       .set({
@@ -329,7 +336,10 @@ export async function recordFailedAttempt(
       .set({ consecutiveFailures: sql`${e.consecutiveFailures} + 1` })
       .where(and(eq(e.organizationId, delivery.organizationId), eq(e.id, delivery.endpointId)))
       .returning({ failures: e.consecutiveFailures, status: e.status });
-    if (endpoint?.status !== "enabled" || endpoint.failures < options.disableAfter) {
+    if (
+      endpoint?.status !== "enabled" ||
+      (endpoint.failures < options.disableAfter && !options.gone)
+    ) {
       return { status: "failed" as const, endpointDisabled: false };
     }
     await disableFailingEndpoint(tx, delivery.organizationId, delivery.endpointId, now);

@@ -25,6 +25,9 @@ import type { HostResolver } from "./target-guard.ts";
 /** Failed deliveries in a row that disable an endpoint. */
 export const DISABLE_AFTER_FAILED_DELIVERIES = 3;
 
+/** A receiver's "stop sending": the endpoint is disabled at its first such answer. */
+const GONE = 410;
+
 /**
  * How long a claim holds unless renewed. A live worker renews its claims every quarter of it, so
  * a worker that dies hands its deliveries on within this time.
@@ -289,10 +292,11 @@ export class DeliveryWorker {
       nextAttemptAt: (attempts) =>
         laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
       disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
+      gone: result.statusCode === GONE,
     });
     webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
     if (outcome.endpointDisabled) {
-      log.warn("webhook endpoint disabled after failed deliveries", {
+      log.warn("webhook endpoint disabled after failed deliveries or a 410 Gone", {
         endpoint_id: endpoint.id,
         organization_id: endpoint.organizationId,
       });

@@ -33,6 +33,7 @@ export async function announceDisabledEndpoints(
       url: e.url,
       announcementId: e.disabledAnnouncementId,
       disabledAt: e.updatedAt,
+      failures: e.consecutiveFailures,
     })
     .from(e)
     .where(
@@ -46,6 +47,7 @@ export async function announceDisabledEndpoints(
     .limit(BATCH);
   for (const endpoint of owed) {
     const announcementId = endpoint.announcementId as string;
+    const last = await lastFailureOf(db, endpoint.organizationId, endpoint.id);
     const event: WebhookEndpointDisabledEvent = {
       id: announcementId,
       type: EVENT.webhookEndpointDisabled,
@@ -55,8 +57,9 @@ export async function announceDisabledEndpoints(
         endpoint_id: endpoint.id,
         url: endpoint.url,
         reason: "failing",
-        failed_in_a_row: failedInARow,
-        last_error: await lastFailureOf(db, endpoint.organizationId, endpoint.id),
+        failed_in_a_row: last?.gone ? endpoint.failures : failedInARow,
+        last_error: last?.error ?? null,
+        receiver_gone: last?.gone ?? false,
       },
     };
     await bus.publish(event);
@@ -78,14 +81,17 @@ export async function announceDisabledEndpoints(
   return owed.length;
 }
 
-/** The reason the endpoint's last failed delivery gave up (not the stop of its disabling). */
+/**
+ * Why the endpoint's last failed delivery gave up (not the stop of its disabling), and whether
+ * its receiver answered `410 Gone`, which alone disables an endpoint.
+ */
 async function lastFailureOf(
   db: Queryable,
   organizationId: string,
   endpointId: string,
-): Promise<string | null> {
+): Promise<{ error: string | null; gone: boolean } | null> {
   const [row] = await db
-    .select({ lastError: d.lastError })
+    .select({ lastError: d.lastError, lastStatusCode: d.lastStatusCode })
     .from(d)
     .where(
       and(
@@ -97,5 +103,5 @@ async function lastFailureOf(
     )
     .orderBy(desc(d.createdAt))
     .limit(1);
-  return row?.lastError ?? null;
+  return row ? { error: row.lastError, gone: row.lastStatusCode === 410 } : null;
 }

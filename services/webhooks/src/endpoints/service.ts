@@ -46,8 +46,10 @@ export async function createWebhookEndpoint(
       .values({
         id: newId(),
         organizationId,
+        name: input.name ?? null,
         url: input.url,
         events: input.events,
+        topics: input.topics ?? null,
         secretCiphertext: seal(secret, deps.secretsKey),
         secretHint: webhookSecretHint(secret),
       })

@@ -12,6 +12,8 @@ import {
   type OutboxRow,
   outboxEventsOf,
   recordFannedOut,
+  type SubscribedEndpoint,
+  topicsOfStories,
 } from "./store.ts";
 
 export interface FanOutResult {
@@ -46,9 +48,15 @@ export function isWellFormedStoryEvent(event: unknown): event is StoryEvent {
   );
 }
 
+/** Whether an endpoint wants a story with these topics: any story, or one of its topics. */
+function coversTopics(endpoint: SubscribedEndpoint, storyTopics: string[]): boolean {
+  return endpoint.topics === null || storyTopics.some((slug) => endpoint.topics!.includes(slug));
+}
+
 /**
  * Turns one story event into one pending delivery per enabled endpoint of its organization
- * subscribed to its type, and records the event as fanned out (`webhook_fanned_out_events`), in
+ * subscribed to its type (and, for an endpoint limited to topics, whose story has one of them
+ * as it reads now), and records the event as fanned out (`webhook_fanned_out_events`), in
  * one transaction. The record is written first, so the consumer and the reconciler (on any
  * replica) never both fan out one event, and an event already fanned out is left alone: a
  * redelivered message creates nothing. The outbox row, when there is one, is the event's
@@ -61,8 +69,8 @@ export async function fanOutEvent(db: Db, event: StoryEvent): Promise<FanOutResu
 
 /**
  * `fanOutEvent` for several events in one transaction and a fixed number of statements (record
- * the events, read their outbox rows and the organizations' enabled endpoints, insert), whatever the
- * number of events. Returns one result per event, in order; an event listed twice is handled
+ * the events, read their outbox rows and the organizations' enabled endpoints, the stories'
+ * topics when an endpoint is limited to some, insert), whatever the number of events. Returns one result per event, in order; an event listed twice is handled
  * once (the repeat reads as already fanned out).
  */
 export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOutResult[]> {
@@ -92,11 +100,22 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
     const endpoints = await enabledEndpointsOf(tx, [
       ...new Set([...todo.values()].map((item) => item.organizationId)),
     ]);
+    // Topics are read only when an endpoint in scope is limited to some.
+    const storyTopics = endpoints.some((endpoint) => endpoint.topics !== null)
+      ? await topicsOfStories(
+          tx,
+          [...todo.values()].flatMap(({ organizationId, delivery }) =>
+            delivery.storyId ? [{ organizationId, storyId: delivery.storyId }] : [],
+          ),
+        )
+      : new Map<string, string[]>();
     const wanted = [...todo.values()].flatMap(({ organizationId, delivery }) =>
       endpoints
         .filter(
           (endpoint) =>
-            endpoint.organizationId === organizationId && endpoint.events.includes(delivery.type),
+            endpoint.organizationId === organizationId &&
+            endpoint.events.includes(delivery.type) &&
+            coversTopics(endpoint, storyTopics.get(delivery.storyId ?? "") ?? []),
         )
         .map((endpoint) => ({ organizationId, endpointId: endpoint.id, event: delivery })),
     );

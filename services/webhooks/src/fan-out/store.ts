@@ -1,6 +1,8 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import {
   outboxEvents,
+  storyTopics,
+  topics,
   webhookDeliveries,
   webhookEndpoints,
   webhookFannedOutEvents,
@@ -48,6 +50,8 @@ export interface SubscribedEndpoint {
   id: string;
   organizationId: string;
   events: WebhookEventType[];
+  /** Topic slugs the endpoint is limited to; null for every story. */
+  topics: string[] | null;
 }
 
 /** The enabled endpoints of these organizations, with the event types each is subscribed to. */
@@ -61,6 +65,7 @@ export async function enabledEndpointsOf(
       id: webhookEndpoints.id,
       organizationId: webhookEndpoints.organizationId,
       events: webhookEndpoints.events,
+      topics: webhookEndpoints.topics,
     })
     .from(webhookEndpoints)
     .where(
@@ -69,6 +74,31 @@ export async function enabledEndpointsOf(
         eq(webhookEndpoints.status, "enabled"),
       ),
     );
+}
+
+/** The topic slugs of these stories (a story without topics is absent), by story id. */
+export async function topicsOfStories(
+  tx: Queryable,
+  stories: { organizationId: string; storyId: string }[],
+): Promise<Map<string, string[]>> {
+  if (stories.length === 0) return new Map();
+  const organizationOf = new Map(stories.map((story) => [story.storyId, story.organizationId]));
+  const rows = await tx
+    .select({
+      storyId: storyTopics.storyId,
+      organizationId: topics.organizationId,
+      slug: topics.slug,
+    })
+    .from(storyTopics)
+    .innerJoin(topics, eq(topics.id, storyTopics.topicId))
+    .where(sql`${storyTopics.storyId} = any(${uuidArray([...organizationOf.keys()])})`);
+  const slugs = new Map<string, string[]>();
+  for (const row of rows) {
+    // A story id never crosses organizations.
+    if (organizationOf.get(row.storyId) !== row.organizationId) continue;
+    slugs.set(row.storyId, [...(slugs.get(row.storyId) ?? []), row.slug]);
+  }
+  return slugs;
 }
 
 export interface DeliveryEvent {

@@ -22,6 +22,7 @@ import {
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { testRuntime } from "@newsroom/shared/testing/runtime";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
+import type { EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { and, eq } from "drizzle-orm";
 import { createWebhooksService } from "../../src/app.ts";
 import { createWebhookEndpoint } from "../../src/endpoints/service.ts";
@@ -141,8 +142,8 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     return eventId;
   }
 
-  const newStory = (org: string) =>
-    insertStory(db, org, { type: "insight", slug: `s-${random()}`, title: "A story" });
+  const newStory = (org: string, topics: string[] = []) =>
+    insertStory(db, org, { type: "insight", slug: `s-${random()}`, title: "A story", topics });
 
   return {
     database,
@@ -161,18 +162,30 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     },
     orgId,
     organization,
-    /** Registers an endpoint; returns its id and `whsec_` secret. */
-    async endpoint(url: string, events: WebhookEventType[] = ALL_EVENTS, org = orgId) {
-      const { row, secret } = await createWebhookEndpoint(endpointDeps(), org, { url, events });
+    /** Registers an endpoint (with any of its options); returns its id and `whsec_` secret. */
+    async endpoint(
+      url: string,
+      events: WebhookEventType[] = ALL_EVENTS,
+      org = orgId,
+      options: Omit<EndpointCreateIn, "url" | "events"> = {},
+    ) {
+      const { row, secret } = await createWebhookEndpoint(endpointDeps(), org, {
+        url,
+        events,
+        ...options,
+      });
       return { id: row.id, secret };
     },
     async story(org = orgId) {
       return newStory(org);
     },
     transition,
-    /** A new story sent for review: one `story.submitted` event on the bus. */
-    async submitted(org = orgId): Promise<{ storyId: string; eventId: string }> {
-      const story = await newStory(org);
+    /** A new story (with these topic slugs) sent for review: one `story.submitted` event. */
+    async submitted(
+      org = orgId,
+      topics: string[] = [],
+    ): Promise<{ storyId: string; eventId: string }> {
+      const story = await newStory(org, topics);
       return { storyId: story.id, eventId: await transition(story.id, { action: "submit" }) };
     },
     async deliveriesOf(endpointId: string) {

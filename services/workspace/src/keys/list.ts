@@ -9,6 +9,7 @@ export const apiKeyColumns = {
   id: apiKeys.id,
   organizationId: apiKeys.organizationId,
   environment: apiKeys.environment,
+  name: apiKeys.name,
   keyHash: apiKeys.keyHash,
   prefix: apiKeys.prefix,
   lastFour: apiKeys.lastFour,

@@ -1,6 +1,6 @@
 import { KEY_LIFETIMES_DAYS, KEY_SCOPES } from "@newsroom/shared/api-keys";
 import type { apiKeys } from "@newsroom/shared/db/schema";
-import { iso } from "@newsroom/shared/records";
+import { iso, NAME_MAX_LENGTH } from "@newsroom/shared/records";
 import { t } from "elysia";
 
 /**
@@ -19,6 +19,7 @@ export const KeyCreateIn = t.Object({
     uniqueItems: true,
   }),
   lifetime_days: t.Union(KEY_LIFETIMES_DAYS.map((days) => t.Literal(days))),
+  name: t.Optional(t.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
 });
 
 /** The key record: never the key itself, nor its hash. */
@@ -27,6 +28,7 @@ export function apiKeyOut(row: ApiKeyRow) {
     object: "api_key" as const,
     id: row.id,
     organization_id: row.organizationId,
+    name: row.name,
     environment: row.environment,
     prefix: row.prefix,
     last_four: row.lastFour,

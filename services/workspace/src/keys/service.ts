@@ -29,7 +29,12 @@ const DAY_MS = 86_400_000;
 export async function createApiKey(
   db: Db,
   orgIdOrSlug: string,
-  input: { environment: KeyEnvironment; scopes: KeyScope[]; lifetime_days: number },
+  input: {
+    environment: KeyEnvironment;
+    scopes: KeyScope[];
+    lifetime_days: number;
+    name?: string;
+  },
   serviceEnv: Config["SERVICE_ENV"],
   actor = "admin",
 ): Promise<{ row: ApiKeyRow; secret: string }> {
@@ -68,6 +73,7 @@ export async function createApiKey(
         id: newId(),
         organizationId: org.id,
         environment: input.environment,
+        name: input.name ?? null,
         keyHash: key.hash,
         prefix: key.prefix,
         lastFour: key.lastFour,

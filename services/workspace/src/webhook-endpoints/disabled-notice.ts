@@ -102,7 +102,9 @@ export function disabledEndpointEmail(
   appUrl: string,
 ): MailMessage {
   const page = `${appUrl}/webhook-endpoints/${endpoint.endpoint_id}`;
-  const why = `${endpoint.failed_in_a_row} deliveries in a row failed after every retry${endpoint.last_error ? ` (the last attempt: ${endpoint.last_error})` : ""}.`;
+  const why = endpoint.receiver_gone
+    ? "the receiver answered 410 Gone, which asks senders to stop."
+    : `${endpoint.failed_in_a_row} deliveries in a row failed after every retry${endpoint.last_error ? ` (the last attempt: ${endpoint.last_error})` : ""}.`;
   const text = `We disabled a webhook endpoint of ${organizationName}.
 
 Endpoint: ${endpoint.url}

@@ -5,10 +5,11 @@ import {
   MAX_LIVE_KEYS_PER_ORGANIZATION,
 } from "@newsroom/shared/api-keys";
 import { type Html, html } from "@newsroom/shared/html";
+import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import type { ApiKeyRow } from "../../keys/model.ts";
 import type { Visitor } from "../kit.ts";
-import { csrfInput, layout, notice } from "../layout.ts";
+import { csrfInput, field, layout, notice } from "../layout.ts";
 import { copyScriptTag, secretGone, secretOnce } from "../secret-once.ts";
 
 export type KeyStatus = "live" | "revoked" | "expired";
@@ -36,9 +37,10 @@ export interface KeysPageData {
 }
 
 export interface KeyFormState {
+  name?: string;
   scopes?: string[];
   lifetimeDays?: number;
-  errors?: { scopes?: string; lifetime_days?: string; environment?: string };
+  errors?: { name?: string; scopes?: string; lifetime_days?: string; environment?: string };
   /** A refusal of the whole form (the live-key limit). */
   problem?: string;
 }
@@ -55,7 +57,7 @@ function keyTable(data: KeysPageData): Html {
       status === "live"
         ? html`<a href="/app/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> ${keyLabel(key)}</span></a>`
         : "";
-    return html`<tr><td><code>${keyLabel(key)}</code></td><td>${key.environment}</td>
+    return html`<tr><td>${key.name ? html`${key.name}<br>` : ""}<code>${keyLabel(key)}</code></td><td>${key.environment}</td>
 <td>${key.scopes.join(", ")}</td><td>${day(key.createdAt)}</td><td>${day(key.lastUsedAt)}</td>
 <td>${day(key.expiresAt)}</td><td><span class="status">${status}</span></td>${data.mayRevoke ? html`<td>${revoke}</td>` : ""}</tr>`;
   })}</tbody></table>`;
@@ -74,6 +76,13 @@ function createForm(who: Visitor, data: KeysPageData, state: KeyFormState): Html
 ${state.problem ? notice("error", state.problem) : ""}
 ${data.needsCode ? notice("info", "Creating or revoking a key needs a sign-in code from the last 12 hours: you will be asked for a new one first.") : ""}
 <form method="post" action="/app/orgs/${slug}/keys" novalidate>${csrfInput(who)}
+  ${field({
+    name: "name",
+    label: "Name (optional)",
+    hint: `What the key is for, up to ${NAME_MAX_LENGTH} characters: shown in the list of keys.`,
+    value: state.name,
+    error: errors.name,
+  })}
   <input type="hidden" name="environment" value="${data.environment}">
   <p>Environment: <strong>${data.environment}</strong> (this deployment accepts ${data.environment} keys only).</p>
   ${errorOf("environment", errors.environment)}

@@ -1,6 +1,10 @@
 import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
-import type { WebhookDeliveryOut, WebhookEndpointOut } from "@newsroom/shared/records";
+import {
+  NAME_MAX_LENGTH,
+  type WebhookDeliveryOut,
+  type WebhookEndpointOut,
+} from "@newsroom/shared/records";
 import {
   type EndpointTestOutcome,
   MAX_ENDPOINTS_PER_ORGANIZATION,
@@ -41,8 +45,11 @@ function statusText(endpoint: WebhookEndpointOut): string {
 
 export interface EndpointFormState {
   url?: string;
+  name?: string;
   events?: string[];
-  errors?: { url?: string; events?: string };
+  /** Topic slugs as typed, comma-separated. */
+  topics?: string;
+  errors?: { url?: string; name?: string; events?: string; topics?: string };
   /** A refusal of the whole form (the endpoint limit). */
   problem?: string;
 }
@@ -69,6 +76,13 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
     error: errors.url,
     required: true,
   })}
+  ${field({
+    name: "name",
+    label: "Name (optional)",
+    hint: `What the endpoint is for, up to ${NAME_MAX_LENGTH} characters: shown in the list.`,
+    value: state.name,
+    error: errors.name,
+  })}
   <fieldset class="choices${errors.events ? " has-error" : ""}"${errors.events ? html` aria-describedby="events-error"` : ""}>
     <legend>Events to send</legend>
     ${WEBHOOK_EVENT_TYPES.map(
@@ -77,6 +91,13 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
     )}
     ${errors.events ? html`<p class="error" id="events-error">${errors.events}</p>` : ""}
   </fieldset>
+  ${field({
+    name: "topics",
+    label: "Topics (optional)",
+    hint: "Topic slugs, separated by commas: only stories with one of them are sent. Empty: every story.",
+    value: state.topics,
+    error: errors.topics,
+  })}
   <button type="submit">Add endpoint</button>
 </form></section>`;
 }
@@ -90,7 +111,7 @@ export function endpointsPage(
   const rows = data.endpoints.map(
     (
       endpoint,
-    ) => html`<tr><td><a href="/app/webhook-endpoints/${endpoint.id}">${endpoint.url}</a></td>
+    ) => html`<tr><td>${endpoint.name ? html`${endpoint.name}<br>` : ""}<a href="/app/webhook-endpoints/${endpoint.id}">${endpoint.url}</a></td>
 <td>${endpoint.events.join(", ")}</td><td><span class="status">${statusText(endpoint)}</span></td>
 <td><code>whsec_…${endpoint.secret_hint}</code></td><td>${when(endpoint.created_at)}</td></tr>`,
   );
@@ -245,8 +266,10 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
     `Webhook endpoint ${endpoint.url}`,
     html`${data.tested ? testedNotice(data.tested) : ""}
 ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
-<dl><dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
+<dl>${endpoint.name ? html`<dt>Name</dt><dd>${endpoint.name}</dd>` : ""}
+<dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
 <dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
+<dt>Topics</dt><dd>${endpoint.topics ? endpoint.topics.join(", ") : "every story"}</dd>
 <dt>Secret</dt><dd><code>whsec_…${endpoint.secret_hint}</code> (shown in full once, when added or rotated)${
       endpoint.previous_secret_expires_at &&
       Date.parse(endpoint.previous_secret_expires_at) > data.now.getTime()

@@ -1,5 +1,6 @@
 import { acceptedKeyEnvironment } from "@newsroom/shared/api-keys";
 import { ApiError } from "@newsroom/shared/errors";
+import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../identity/members/access.ts";
@@ -71,6 +72,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
         requireFreshSignIn(who, deps.now(), keysPath(access));
         const decoded = decodeForm(form, KeyCreateIn, {
           wording: {
+            name: `Keep the name to ${NAME_MAX_LENGTH} characters.`,
             scopes: "Choose at least one scope.",
             lifetime_days: "Choose a lifetime: 30, 90, 180 or 365 days.",
             environment: `This deployment accepts ${environment} keys only.`,
@@ -81,6 +83,7 @@ export function keysWebRoutes(deps: WebDeps, kit: WebKit) {
           errors.environment = `This deployment accepts ${environment} keys only.`;
         }
         const state: KeyFormState = {
+          name: decoded.given.name as string | undefined,
           scopes: (decoded.given.scopes as string[] | undefined) ?? [],
           lifetimeDays: Number(decoded.given.lifetime_days),
           errors,

@@ -1,5 +1,8 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
+import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
+import { EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
+import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
 import type { OrgAccess } from "../../identity/members/access.ts";
@@ -95,14 +98,30 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         const access = await kit.permit(who, params.org, "endpoint.create");
         requireFreshSignIn(who, deps.now(), listPath(access));
         const url = form.text("url", 2048);
+        const name = form.text("name", 1000);
         const events = [...new Set(form.all("events"))];
-        const state: EndpointFormState = { url, events, errors: {} };
+        const topicsText = form.text("topics", 6000);
+        const topics = [
+          ...new Set(
+            topicsText
+              .split(",")
+              .map((slug) => slug.trim())
+              .filter(Boolean),
+          ),
+        ];
+        const state: EndpointFormState = { url, name, events, topics: topicsText, errors: {} };
         if (!url) state.errors!.url = "Enter the URL.";
+        if (name.length > NAME_MAX_LENGTH) {
+          state.errors!.name = `Keep the name to ${NAME_MAX_LENGTH} characters.`;
+        }
         if (
           events.length === 0 ||
           events.some((type) => !WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
         ) {
           state.errors!.events = "Choose at least one event.";
+        }
+        if (topics.length > 0 && !Value.Check(EndpointCreateIn.properties.topics, topics)) {
+          state.errors!.topics = "Name at most 50 topics, each slug up to 100 characters.";
         }
         if (Object.keys(state.errors!).length > 0) {
           return kit.page(who, await listPage(who, access, state), 422);
@@ -111,7 +130,12 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           const { secret, ...endpoint } = await createEndpoint(
             deps,
             access.organization.id,
-            { url, events: events as WebhookEventType[] },
+            {
+              url,
+              ...(name ? { name } : {}),
+              events: events as WebhookEventType[],
+              ...(topics.length > 0 ? { topics } : {}),
+            },
             personActor(who.signedIn.person.id),
           );
           const subject = `endpoint:${endpoint.id}`;
