@@ -62,6 +62,7 @@ describeInBrowser("the editors' desk in Chromium", () => {
   test("write a story with blocks, reordered by keyboard, without a round trip", async () => {
     await signInAs(page, h, org.members.editor);
     await page.goto("/app/orgs/desk-co/stories");
+    await expectAccessible(page);
     await page.getByRole("link", { name: "New story" }).click();
     await page.waitForURL("**/app/orgs/desk-co/stories/new");
     await expectAccessible(page);
