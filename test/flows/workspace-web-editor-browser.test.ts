@@ -14,7 +14,8 @@ import {
 
 /**
  * An editor in Chromium: writes a story (the slug follows the title), adds a heading and an
- * image of the organization without a round trip, moves the heading up with the keyboard,
+ * image of the organization without a round trip, moves the heading up with the keyboard (and
+ * blocks by their drag handles),
  * creates the story, previews it on the organization's newsroom (public-read's template, the
  * image marked as not cleared) and submits it; then the same form without JavaScript, where
  * adding a block is a post. Every page is checked with axe-core, the editor at 390 px too.
@@ -61,6 +62,7 @@ describeInBrowser("the editors' desk in Chromium", () => {
   test("write a story with blocks, reordered by keyboard, without a round trip", async () => {
     await signInAs(page, h, org.members.editor);
     await page.goto("/app/orgs/desk-co/stories");
+    await expectAccessible(page);
     await page.getByRole("link", { name: "New story" }).click();
     await page.waitForURL("**/app/orgs/desk-co/stories/new");
     await expectAccessible(page);
@@ -98,6 +100,38 @@ describeInBrowser("the editors' desk in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe(
       "block-0-text",
     );
+    // Dragging a block by its handle onto another (the drag events a browser sends) moves it.
+    const drag = (from: number, to: number) =>
+      page.evaluate(
+        ([a, b]) => {
+          const blocks = document.querySelectorAll("fieldset[data-block]");
+          const handle = blocks[a!]!.querySelector("[data-handle]")!;
+          const target = blocks[b!]!.querySelector("legend")!;
+          const data = new DataTransfer();
+          const fire = (on: Element, type: string) =>
+            on.dispatchEvent(
+              new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }),
+            );
+          fire(handle, "dragstart");
+          fire(target, "dragover");
+          fire(target, "drop");
+          fire(handle, "dragend");
+        },
+        [from, to],
+      );
+    expect(await page.locator("[data-handle][draggable=true]").count()).toBe(3);
+    await drag(2, 0);
+    expect(await legends(page)).toEqual([
+      "Block 1: Image",
+      "Block 2: Heading",
+      "Block 3: Paragraph",
+    ]);
+    await drag(0, 2);
+    expect(await legends(page)).toEqual([
+      "Block 1: Heading",
+      "Block 2: Paragraph",
+      "Block 3: Image",
+    ]);
     await expectAccessible(page);
 
     // At a phone's width the form fits.

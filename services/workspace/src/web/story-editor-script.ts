@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 
 /**
  * The block editor's script: the form works without it (every step is a post); with it, blocks
- * move (buttons, Alt+Arrow keys on a block, or dragging by its handle), are added and removed
+ * move (buttons, Alt+Arrow keys on a block, or dragging its handle), are added and removed
  * without a round trip, and the slug follows the title until someone types one. Fields are
  * renumbered (`block-{i}-...`) after each change so that a post reads them in page order.
  */
@@ -78,13 +78,13 @@ const EDITOR_SCRIPT = `(function () {
   });
 
   var dragged = null;
-  list.addEventListener("mousedown", function (event) {
-    var handle = event.target.closest("[data-handle]");
-    if (handle) handle.closest("fieldset[data-block]").draggable = true;
-  });
   list.addEventListener("dragstart", function (event) {
+    if (!event.target.closest || !event.target.closest("[data-handle]")) return;
     dragged = event.target.closest("fieldset[data-block]");
-    if (event.dataTransfer) event.dataTransfer.effectAllowed = "move";
+    if (event.dataTransfer) {
+      event.dataTransfer.effectAllowed = "move";
+      event.dataTransfer.setData("text/plain", "");
+    }
   });
   list.addEventListener("dragover", function (event) { if (dragged) event.preventDefault(); });
   list.addEventListener("drop", function (event) {
@@ -97,11 +97,9 @@ const EDITOR_SCRIPT = `(function () {
     renumber();
     say("Block moved to position " + (blocks().indexOf(dragged) + 1) + ".");
   });
-  list.addEventListener("dragend", function () {
-    if (dragged) dragged.draggable = false;
-    dragged = null;
-  });
-  list.querySelectorAll("[data-handle]").forEach(function (handle) { handle.hidden = false; });
+  list.addEventListener("dragend", function () { dragged = null; });
+  var showHandle = function (handle) { handle.hidden = false; handle.draggable = true; };
+  list.querySelectorAll("[data-handle]").forEach(showHandle);
 
   var add = form.querySelector("button[name=op][value=add]");
   add.addEventListener("click", function (event) {
@@ -112,7 +110,7 @@ const EDITOR_SCRIPT = `(function () {
     list.appendChild(template.content.cloneNode(true));
     renumber();
     var block = blocks().pop();
-    block.querySelectorAll("[data-handle]").forEach(function (handle) { handle.hidden = false; });
+    block.querySelectorAll("[data-handle]").forEach(showHandle);
     block.querySelector("input:not([type=hidden]), textarea, select").focus();
     say("Block added.");
   });

@@ -57,7 +57,6 @@ export interface EditorData {
 export const EDITOR_DONE: Record<string, string> = {
   saved: "Saved as a new version.",
   created: "The story is created as a draft.",
-  submitted: "Submitted for review: an approver decides it.",
 };
 
 const MARKUP_HELP = html`<details class="markup-help"><summary>Formatting in text</summary>

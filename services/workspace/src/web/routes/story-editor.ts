@@ -122,8 +122,7 @@ export function storyEditorWebRoutes(deps: WebDeps, kit: WebKit) {
         }
         const decided = createInputOfDraft(form, draft);
         if (!decided.ok) {
-          const shown = { ...draft, slug: draft.slug || form.text("slug", 120) };
-          return page(who, { access, draft: shown, assets }, { errors: decided.errors }, 422);
+          return page(who, { access, draft, assets }, { errors: decided.errors }, 422);
         }
         try {
           const story = await createStory(deps.db, access.organization.id, decided.input);
