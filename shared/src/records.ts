@@ -88,6 +88,16 @@ export const WebhookEndpointOut = T.Object({
         "Topic slugs: only events of stories with one of these topics are delivered. Null: every story.",
     }),
   ),
+  auth_type: T.Union(
+    [
+      ...(["bearer", "headers", "oauth2_client_credentials"] as const).map((v) => T.Literal(v)),
+      T.Null(),
+    ],
+    {
+      description:
+        "How requests authenticate beyond the signature; the credentials are never shown. Null: the signature alone.",
+    },
+  ),
 });
 export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
 

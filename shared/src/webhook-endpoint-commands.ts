@@ -11,6 +11,34 @@ export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
 /** How far back a recovery may reach. */
 export const RECOVER_MAX_DAYS = 14;
 
+/**
+ * How requests to an endpoint authenticate beyond the signature: a bearer token, custom headers
+ * (never the signature's or `content-type`: refused by name), or an OAuth 2.0 client-credentials
+ * token the dispatcher fetches and caches. Sealed at rest; the record shows `auth_type` only.
+ */
+export const EndpointAuthIn = T.Union([
+  T.Object({
+    type: T.Literal("bearer"),
+    token: T.String({ minLength: 1, maxLength: 4096 }),
+  }),
+  T.Object({
+    type: T.Literal("headers"),
+    headers: T.Record(T.String({ minLength: 1, maxLength: 100 }), T.String({ maxLength: 4096 }), {
+      minProperties: 1,
+      maxProperties: 20,
+    }),
+  }),
+  T.Object({
+    type: T.Literal("oauth2_client_credentials"),
+    token_url: T.String({ minLength: 1, maxLength: 2048 }),
+    client_id: T.String({ minLength: 1, maxLength: 1000 }),
+    client_secret: T.String({ minLength: 1, maxLength: 4096 }),
+    scope: T.Optional(T.String({ maxLength: 1000 })),
+  }),
+]);
+export type EndpointAuthIn = Static<typeof EndpointAuthIn>;
+export type EndpointAuthType = EndpointAuthIn["type"];
+
 export const EndpointCreateIn = T.Object({
   url: T.String({ minLength: 1, maxLength: 2048 }),
   name: T.Optional(T.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
@@ -26,6 +54,7 @@ export const EndpointCreateIn = T.Object({
       T.Null(),
     ]),
   ),
+  auth: T.Optional(EndpointAuthIn),
 });
 export type EndpointCreateIn = Static<typeof EndpointCreateIn>;
 

@@ -21,6 +21,7 @@ export const webhookEndpointRecordColumns = {
   secretHint: webhookEndpoints.secretHint,
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
   topics: webhookEndpoints.topics,
+  authType: webhookEndpoints.authType,
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt,
 };
@@ -74,6 +75,7 @@ export function webhookEndpointRecord(row: WebhookEndpointRecordRow): WebhookEnd
     updated_at: iso(row.updatedAt),
     name: row.name,
     topics: row.topics ?? null,
+    auth_type: row.authType ?? null,
   };
 }
 

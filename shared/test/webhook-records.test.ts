@@ -32,6 +32,8 @@ function endpointRow(
     consecutiveFailures: 0,
     name: null,
     topics: null,
+    authType: null,
+    authCiphertext: null,
     createdAt: new Date("2025-03-01T09:30:00.123Z"),
     updatedAt: new Date("2025-03-02T10:00:00Z"),
     ...overrides,
@@ -78,6 +80,7 @@ describe("the WebhookEndpoint record", () => {
       "updated_at",
       "name",
       "topics",
+      "auth_type",
     ]);
     expect(record).toEqual({
       object: "webhook_endpoint",
@@ -92,6 +95,7 @@ describe("the WebhookEndpoint record", () => {
       updated_at: "2025-03-02T10:00:00.000Z",
       name: null,
       topics: null,
+      auth_type: null,
     });
     expect(record.created_at).toMatch(ISO_WITH_OFFSET);
     expect(record.updated_at).toMatch(ISO_WITH_OFFSET);
@@ -118,8 +122,12 @@ describe("the WebhookEndpoint record", () => {
     const row = endpointRow({
       previousSecretCiphertext: PREVIOUS_SECRET_CIPHERTEXT,
       previousSecretExpiresAt: new Date("2025-03-03T10:00:00Z"),
+      authType: "bearer",
+      authCiphertext: "sealed-auth-credentials",
     });
     const text = JSON.stringify(webhookEndpointRecord(row));
+    expect(webhookEndpointRecord(row).auth_type).toBe("bearer");
+    expect(text).not.toContain("sealed-auth-credentials");
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(SECRET.slice(0, -4));
     expect(text).not.toContain(SECRET_CIPHERTEXT);

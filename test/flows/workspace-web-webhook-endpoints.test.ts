@@ -230,6 +230,40 @@ describe("webhook endpoints in the web app", () => {
     expect(page.text).toContain("climate, energy");
   });
 
+  test("the form's authentication: a reserved header is refused beside it; a bearer token is sealed", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    const reserved = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/authed"),
+      events: "story.published",
+      auth_type: "headers",
+      auth_headers: "X-Api-Key: k\nwebhook-signature: forged",
+    });
+    expect(reserved.status).toBe(422);
+    expect(reserved.text).toMatch(/id="auth-error">webhook-signature is set by the service/);
+    const missing = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/authed"),
+      events: "story.published",
+      auth_type: "bearer",
+    });
+    expect(missing.status).toBe(422);
+    expect(await endpointCount()).toBe(0);
+
+    const added = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/authed"),
+      events: "story.published",
+      auth_type: "bearer",
+      auth_token: "tok-from-the-form",
+    });
+    expect(added.status).toBe(200);
+    const [row] = await db().select().from(webhookEndpoints);
+    expect(row!.authType).toBe("bearer");
+    expect(row!.authCiphertext).not.toContain("tok-from-the-form");
+    const page = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(page.text).toContain("A bearer token");
+    expect(page.text).not.toContain("tok-from-the-form");
+  });
+
   test("an endpoint's page: its delivery log and the last 24 hours by outcome", async () => {
     const id = await adminEndpoint("hooks-org", "/logged");
     const organizationId = (await endpointRow(id))!.organizationId;

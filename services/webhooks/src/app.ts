@@ -116,6 +116,7 @@ export async function createWebhooksService(
         sendToInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
         attemptTimeoutMs: options.attemptTimeoutMs,
         resolveHost: options.resolveHost,
+        tokens: worker.tokens,
       }),
     );
   kit.bindRoutes(app);

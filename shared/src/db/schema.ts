@@ -594,6 +594,10 @@ export const webhookEndpoints = pgTable(
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     /** Topic slugs: only events of stories with one of them are delivered. Null: every story. */
     topics: jsonb("topics").$type<string[]>(),
+    /** How requests authenticate beyond the signature; null for the signature alone. */
+    authType: text("auth_type", { enum: ["bearer", "headers", "oauth2_client_credentials"] }),
+    /** The `auth` of the create command as JSON, sealed like the secret: never readable. */
+    authCiphertext: text("auth_ciphertext"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -37,25 +37,36 @@ export interface SendRequest {
   allowInsecureTargets: boolean;
   /** How host names are resolved (the system resolver unless a test gives its own). */
   resolve?: HostResolver;
+  /** The endpoint's own authentication headers (its bearer token, headers or OAuth token). */
+  extraHeaders?: Record<string, string>;
 }
 
 /** The errors that mean nothing was sent: the next address of the name may be tried. */
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "ConnectionRefused", "EHOSTUNREACH", "ENETUNREACH"]);
 
+export interface CheckedPost {
+  url: string;
+  /** Every header but `host`, which is the checked target's. */
+  headers: (host: string) => Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowInsecureTargets: boolean;
+  resolve?: HostResolver;
+}
+
+/** A POST that went out and got an answer, or why it did not. */
+export type CheckedPostResult =
+  | { ok: true; response: Response }
+  | { ok: false; failure: Exclude<AttemptFailure, { kind: "answered" }> };
+
 /**
- * One attempt: checks the target (see `checkTarget`: a refused address is a failed attempt and
- * nothing is sent), signs now, POSTs to the checked address with the original `Host` and TLS
- * server name, and says how it went. Success is a 2xx within the timeout; a redirect is never
- * followed and counts as a failure, as do other statuses, a timeout, a refused connection and a
- * TLS error. The timeout covers the lookup too. Never throws.
+ * A POST through the target guard (see `checkTarget`: a refused address sends nothing) to the
+ * checked address itself, with the original `Host` and TLS server name, no proxy and no
+ * redirect followed. The timeout covers the lookup too. Never throws. Webhook attempts and the
+ * OAuth token requests of endpoints that use them go through here.
  */
-export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
-  const startedAt = performance.now();
-  const timed = (result: Omit<AttemptResult, "durationMs">): AttemptResult => ({
-    ...result,
-    durationMs: Math.round(performance.now() - startedAt),
-  });
-  const timeoutMs = request.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+export async function postToCheckedTarget(request: CheckedPost): Promise<CheckedPostResult> {
+  const timeoutMs = request.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   let target: CheckedTarget;
   try {
@@ -64,21 +75,15 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       resolve: request.resolve,
       signal,
     });
-    if (!checked.ok) return timed(failed({ kind: "refused", refusal: checked.refusal }));
+    if (!checked.ok) return { ok: false, failure: { kind: "refused", refusal: checked.refusal } };
     target = checked.target;
   } catch (error) {
-    return timed(failed({ kind: "thrown", error, timeoutMs }));
+    return { ok: false, failure: { kind: "thrown", error, timeoutMs } };
   }
-  const headers = {
-    host: target.host,
-    "content-type": "application/json",
-    "user-agent": USER_AGENT,
-    ...signedHeaders(request.secret, request.eventId, request.body),
-  };
-  let response: Response | undefined;
+  const headers = request.headers(target.host);
   for (const [index, url] of target.urls.entries()) {
     try {
-      response = await fetch(url, {
+      const response = await fetch(url, {
         method: "POST",
         headers,
         body: request.body,
@@ -88,16 +93,48 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
         tls: target.serverName ? { serverName: target.serverName } : undefined,
         signal,
       });
-      break;
+      return { ok: true, response };
     } catch (error) {
       const code = String((error as { code?: unknown } | null)?.code ?? "");
       if (NOT_CONNECTED.has(code) && index < target.urls.length - 1) continue;
-      return timed(failed({ kind: "thrown", error, timeoutMs }));
+      return { ok: false, failure: { kind: "thrown", error, timeoutMs } };
     }
   }
-  if (!response) {
-    return timed({ ok: false, statusCode: null, error: "connection refused", responseBody: null });
-  }
+  return {
+    ok: false,
+    failure: { kind: "thrown", error: { code: "ECONNREFUSED" }, timeoutMs },
+  };
+}
+
+/**
+ * One attempt: checks the target, signs now, POSTs it (`postToCheckedTarget`) and says how it
+ * went. Success is a 2xx within the timeout; a redirect is never followed and counts as a
+ * failure, as do other statuses, a timeout, a refused connection and a TLS error. The endpoint's
+ * own headers (`extraHeaders`) go first: the signature's, `content-type`, `user-agent` and
+ * `host` are always the service's. Never throws.
+ */
+export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
+  const startedAt = performance.now();
+  const timed = (result: Omit<AttemptResult, "durationMs">): AttemptResult => ({
+    ...result,
+    durationMs: Math.round(performance.now() - startedAt),
+  });
+  const posted = await postToCheckedTarget({
+    url: request.url,
+    headers: (host) => ({
+      ...request.extraHeaders,
+      host,
+      "content-type": "application/json",
+      "user-agent": USER_AGENT,
+      ...signedHeaders(request.secret, request.eventId, request.body),
+    }),
+    body: request.body,
+    timeoutMs: request.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    allowInsecureTargets: request.allowInsecureTargets,
+    resolve: request.resolve,
+  });
+  if (!posted.ok) return timed(failed(posted.failure));
+  const response = posted.response;
   const responseBody = await readAnswer(response);
   const status = response.status;
   if (status >= 200 && status < 300) {

@@ -2,9 +2,11 @@ import type { Db } from "@newsroom/shared/db/index";
 import { newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import type { EndpointTestOutcome } from "@newsroom/shared/webhook-endpoint-commands";
+import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
+import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
 import { testEventBody } from "./payload.ts";
-import { sendWebhook } from "./send.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import type { EndpointRow } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
 
@@ -15,6 +17,8 @@ export interface TestEventDeps {
   timeoutMs?: number;
   allowInsecureTargets: boolean;
   resolve?: HostResolver;
+  /** The OAuth tokens of endpoints that use them, shared with the delivery worker. */
+  tokens?: OAuthTokens;
 }
 
 /**
@@ -27,20 +31,35 @@ export async function sendTestEvent(
   deps: TestEventDeps,
   endpoint: Pick<
     EndpointRow,
-    "id" | "url" | "secretCiphertext" | "previousSecretCiphertext" | "previousSecretExpiresAt"
+    | "id"
+    | "url"
+    | "secretCiphertext"
+    | "previousSecretCiphertext"
+    | "previousSecretExpiresAt"
+    | "authCiphertext"
   >,
 ): Promise<EndpointTestOutcome> {
   const now = new Date();
   const eventId = newId();
-  const result = await sendWebhook({
-    url: endpoint.url,
-    secret: signingSecrets(endpoint, deps.secretsKey, now),
-    eventId,
-    body: testEventBody({ id: eventId, createdAt: now, endpointId: endpoint.id }),
-    timeoutMs: deps.timeoutMs,
-    allowInsecureTargets: deps.allowInsecureTargets,
-    resolve: deps.resolve,
-  });
+  const result = await sendAuthenticated(
+    endpoint.id,
+    openEndpointAuth(endpoint, deps.secretsKey),
+    deps.tokens ??
+      new OAuthTokens({
+        allowInsecureTargets: deps.allowInsecureTargets,
+        resolve: deps.resolve,
+        timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      }),
+    {
+      url: endpoint.url,
+      secret: signingSecrets(endpoint, deps.secretsKey, now),
+      eventId,
+      body: testEventBody({ id: eventId, createdAt: now, endpointId: endpoint.id }),
+      timeoutMs: deps.timeoutMs,
+      allowInsecureTargets: deps.allowInsecureTargets,
+      resolve: deps.resolve,
+    },
+  );
   log.info("webhook test event sent", {
     endpoint_id: endpoint.id,
     ok: result.ok,

@@ -2,11 +2,14 @@ import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
+import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
+import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
+import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
 import { eventBodies } from "./payload.ts";
 import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
-import { ATTEMPT_TIMEOUT_MS, sendWebhook } from "./send.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import {
   claimDueDeliveries,
   type DeliveredAttempt,
@@ -57,6 +60,14 @@ export interface DeliveryWorkerOptions {
   now?: () => Date;
   /** Called after the commit that disabled an endpoint for failing (the owners' email). */
   onEndpointDisabled?: (endpoint: EndpointRow, lastError: string | null) => Promise<void>;
+  /** The OAuth tokens of endpoints that use them (shared with the test event). */
+  tokens?: OAuthTokens;
+}
+
+/** What a batch opens of an endpoint once: its signing secrets and its `auth`. */
+interface OpenedEndpoint {
+  secrets: string[];
+  auth: EndpointAuthIn | null;
 }
 
 /**
@@ -67,6 +78,7 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   /** Attempts this worker made (delivered or failed); test events not included. */
   attempts = 0;
+  readonly tokens: OAuthTokens;
   private readonly db: Db;
   private readonly concurrency: number;
   private readonly endpointConcurrency: number;
@@ -95,6 +107,13 @@ export class DeliveryWorker {
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? CLAIM_LEASE_MS;
     this.maxAttempts = maxAttempts(options.schedule);
+    this.tokens =
+      options.tokens ??
+      new OAuthTokens({
+        allowInsecureTargets: options.allowInsecureTargets,
+        resolve: options.resolve,
+        timeoutMs: this.timeoutMs,
+      });
     this.delivered = new Batcher<DeliveredAttempt, void>(async (attempts) => {
       await recordDeliveredBatch(this.db, attempts);
       return attempts.map(() => undefined);
@@ -182,16 +201,19 @@ export class DeliveryWorker {
       if (this.stopped) return 0;
       throw error;
     }
-    // Each endpoint's secrets are opened once per batch.
-    const secrets = new Map<string, string[]>();
+    // Each endpoint's secrets and credentials are opened once per batch.
+    const opened = new Map<string, OpenedEndpoint>();
     const now = this.options.now?.() ?? new Date();
     const secretOf = (endpoint: EndpointRow) => {
-      let secret = secrets.get(endpoint.id);
-      if (secret === undefined) {
-        secret = signingSecrets(endpoint, this.options.secretsKey, now);
-        secrets.set(endpoint.id, secret);
+      let found = opened.get(endpoint.id);
+      if (found === undefined) {
+        found = {
+          secrets: signingSecrets(endpoint, this.options.secretsKey, now),
+          auth: openEndpointAuth(endpoint, this.options.secretsKey),
+        };
+        opened.set(endpoint.id, found);
       }
-      return secret;
+      return found;
     };
     for (const row of rows) {
       this.track(
@@ -234,7 +256,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => string[],
+    secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
   ): Promise<void> {
     let slotHeld = true;
     const freeSlot = () => {
@@ -256,7 +278,7 @@ export class DeliveryWorker {
     delivery: DeliveryRow,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => string[],
+    secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
     requestOver: () => void,
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
@@ -265,9 +287,10 @@ export class DeliveryWorker {
       await stopClaimedDelivery(this.db, delivery);
       return;
     }
-    const result = await sendWebhook({
+    const { secrets, auth } = secretOf(endpoint);
+    const result = await sendAuthenticated(endpoint.id, auth, this.tokens, {
       url: endpoint.url,
-      secret: secretOf(endpoint),
+      secret: secrets,
       eventId: delivery.eventId,
       body: bodies.get(delivery.eventId)!,
       timeoutMs: this.timeoutMs,

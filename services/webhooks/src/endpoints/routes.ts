@@ -15,6 +15,7 @@ import {
 import { webhookDeliveryRecord, webhookEndpointRecord } from "@newsroom/shared/webhook-records";
 import { signingSecrets } from "@newsroom/shared/webhook-secrets";
 import { Elysia, t } from "elysia";
+import type { OAuthTokens } from "../delivery/endpoint-auth.ts";
 import type { HostResolver } from "../delivery/target-guard.ts";
 import { sendTestEvent } from "../delivery/test-event.ts";
 import {
@@ -46,6 +47,8 @@ export interface EndpointRoutesDeps {
   /** How long a receiver has to answer the test event (the attempts' timeout). */
   attemptTimeoutMs?: number;
   resolveHost?: HostResolver;
+  /** The OAuth tokens of endpoints that use them (the delivery worker's). */
+  tokens: OAuthTokens;
 }
 
 const TAGS = ["Webhook endpoints (internal)"];
@@ -209,6 +212,7 @@ export function endpointRoutes(deps: EndpointRoutesDeps) {
             timeoutMs: deps.attemptTimeoutMs,
             allowInsecureTargets: deps.sendToInsecureTargets,
             resolve: deps.resolveHost,
+            tokens: deps.tokens,
           },
           endpoint,
         );

@@ -10,6 +10,7 @@ import {
 } from "@newsroom/shared/webhook-endpoint-commands";
 import { webhookSecretHint } from "@newsroom/shared/webhook-records";
 import { and, count, eq, sql } from "drizzle-orm";
+import { checkEndpointAuth, sealEndpointAuth } from "./auth.ts";
 import { findWebhookEndpoint } from "./list.ts";
 import type { WebhookEndpointRow } from "./model.ts";
 import { checkEndpointUrl } from "./url-rules.ts";
@@ -26,8 +27,12 @@ export async function createWebhookEndpoint(
   organizationId: string,
   input: EndpointCreateIn,
 ): Promise<{ row: WebhookEndpointRow; secret: string }> {
-  const bad = checkEndpointUrl(input.url, { allowInsecureTargets: deps.allowInsecureTargets });
-  if (bad) throw validationFailed([bad]);
+  const rules = { allowInsecureTargets: deps.allowInsecureTargets };
+  const bad = [
+    checkEndpointUrl(input.url, rules),
+    ...(input.auth ? checkEndpointAuth(input.auth, rules) : []),
+  ].filter((error) => error !== null);
+  if (bad.length > 0) throw validationFailed(bad);
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`endpoints:${organizationId}`}))`);
     const [existing] = await tx
@@ -50,6 +55,7 @@ export async function createWebhookEndpoint(
         url: input.url,
         events: input.events,
         topics: input.topics ?? null,
+        ...sealEndpointAuth(input.auth, deps.secretsKey),
         secretCiphertext: seal(secret, deps.secretsKey),
         secretHint: webhookSecretHint(secret),
       })

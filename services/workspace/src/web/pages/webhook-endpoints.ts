@@ -49,9 +49,41 @@ export interface EndpointFormState {
   events?: string[];
   /** Topic slugs as typed, comma-separated. */
   topics?: string;
-  errors?: { url?: string; name?: string; events?: string; topics?: string };
+  /** The authentication chosen and its fields as typed (the secret ones are never sent back). */
+  auth?: { type: string; headers?: string; tokenUrl?: string; clientId?: string; scope?: string };
+  errors?: { url?: string; name?: string; events?: string; topics?: string; auth?: string };
   /** A refusal of the whole form (the endpoint limit). */
   problem?: string;
+}
+
+const AUTH_CHOICES = [
+  ["none", "The signature alone"],
+  ["bearer", "A bearer token"],
+  ["headers", "Headers of your own"],
+  ["oauth2_client_credentials", "OAuth 2.0 client credentials"],
+] as const;
+
+/** How requests authenticate beyond the signature: a choice, and the fields each one needs. */
+function authFields(state: EndpointFormState): Html {
+  const chosen = state.auth?.type ?? "none";
+  const error = state.errors?.auth;
+  return html`<fieldset class="choices${error ? " has-error" : ""}"${error ? html` aria-describedby="auth-error"` : ""}>
+    <legend>Authentication beyond the signature (optional)</legend>
+    ${AUTH_CHOICES.map(
+      ([value, label]) =>
+        html`<label><input type="radio" name="auth_type" value="${value}"${value === chosen ? html` checked` : ""}> ${label}</label>`,
+    )}
+    ${error ? html`<p class="error" id="auth-error">${error}</p>` : ""}
+    ${field({ name: "auth_token", label: "Bearer token", type: "password", autocomplete: "off" })}
+    <div class="field"><label for="field-auth_headers">Headers, one <code>Name: value</code> a line</label>
+    <p class="hint" id="field-auth_headers-hint">Never the webhook-* headers or content-type.</p>
+    <textarea id="field-auth_headers" name="auth_headers" rows="3" aria-describedby="field-auth_headers-hint">${state.auth?.headers ?? ""}</textarea></div>
+    ${field({ name: "auth_token_url", label: "OAuth token endpoint (its https address)", type: "url", value: state.auth?.tokenUrl })}
+    ${field({ name: "auth_client_id", label: "OAuth client id", value: state.auth?.clientId })}
+    ${field({ name: "auth_client_secret", label: "OAuth client secret", type: "password", autocomplete: "off" })}
+    ${field({ name: "auth_scope", label: "OAuth scope (optional)", value: state.auth?.scope })}
+    <p class="hint">Fill in the fields of your choice only. Credentials are stored sealed and never shown again.</p>
+  </fieldset>`;
 }
 
 export interface EndpointsPageData {
@@ -98,6 +130,7 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
     value: state.topics,
     error: errors.topics,
   })}
+  ${authFields(state)}
   <button type="submit">Add endpoint</button>
 </form></section>`;
 }
@@ -270,6 +303,7 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
 <dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
 <dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
 <dt>Topics</dt><dd>${endpoint.topics ? endpoint.topics.join(", ") : "every story"}</dd>
+<dt>Authentication</dt><dd>${AUTH_CHOICES.find(([value]) => value === (endpoint.auth_type ?? "none"))?.[1] ?? endpoint.auth_type}</dd>
 <dt>Secret</dt><dd><code>whsec_…${endpoint.secret_hint}</code> (shown in full once, when added or rotated)${
       endpoint.previous_secret_expires_at &&
       Date.parse(endpoint.previous_secret_expires_at) > data.now.getTime()

@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
 import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
-import { EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
+import { EndpointAuthIn, EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
@@ -23,7 +23,7 @@ import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import { isFreshSignIn, requireFreshSignIn } from "../fresh-sign-in.ts";
-import type { SignedInVisitor, WebKit } from "../kit.ts";
+import type { FormFields, SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import {
   type EndpointFormState,
@@ -35,6 +35,53 @@ import {
 import { allowOwnScripts } from "../secret-once.ts";
 
 const DELIVERY_LOG_LENGTH = 50;
+
+/**
+ * The form's authentication: the chosen kind's fields as the create command's `auth`, what was
+ * typed (never the secrets) to show again, or what is missing.
+ */
+function authOf(form: FormFields): {
+  value?: EndpointAuthIn;
+  typed: NonNullable<EndpointFormState["auth"]>;
+  error?: string;
+} {
+  const type = form.text("auth_type", 40) || "none";
+  const typed = {
+    type,
+    headers: form.text("auth_headers", 10_000),
+    tokenUrl: form.text("auth_token_url", 2048),
+    clientId: form.text("auth_client_id", 1000),
+    scope: form.text("auth_scope", 1000),
+  };
+  let value: unknown;
+  if (type === "bearer") value = { type, token: form.text("auth_token", 4096) };
+  if (type === "headers") {
+    value = { type, headers: Object.fromEntries(parsePastedHeadersKeepingCase(typed.headers)) };
+  }
+  if (type === "oauth2_client_credentials") {
+    value = {
+      type,
+      token_url: typed.tokenUrl,
+      client_id: typed.clientId,
+      client_secret: form.text("auth_client_secret", 4096),
+      ...(typed.scope ? { scope: typed.scope } : {}),
+    };
+  }
+  if (value === undefined) return { typed };
+  if (!Value.Check(EndpointAuthIn, value)) {
+    return { typed, error: "Fill in every field of the authentication you chose." };
+  }
+  return { value, typed };
+}
+
+/** `Name: value` lines as pairs, the names as typed; a line without a colon is left out. */
+function parsePastedHeadersKeepingCase(text: string): [string, string][] {
+  return text.split(/\r?\n/).flatMap((line): [string, string][] => {
+    const at = line.indexOf(":");
+    const name = at > 0 ? line.slice(0, at).trim() : "";
+    return name ? [[name, line.slice(at + 1).trim()]] : [];
+  });
+}
 
 /**
  * An organization's webhook endpoints: the list, adding one (the secret shown once), a page per
@@ -109,7 +156,16 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
               .filter(Boolean),
           ),
         ];
-        const state: EndpointFormState = { url, name, events, topics: topicsText, errors: {} };
+        const auth = authOf(form);
+        const state: EndpointFormState = {
+          url,
+          name,
+          events,
+          topics: topicsText,
+          auth: auth.typed,
+          errors: {},
+        };
+        if (auth.error) state.errors!.auth = auth.error;
         if (!url) state.errors!.url = "Enter the URL.";
         if (name.length > NAME_MAX_LENGTH) {
           state.errors!.name = `Keep the name to ${NAME_MAX_LENGTH} characters.`;
@@ -135,6 +191,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
               ...(name ? { name } : {}),
               events: events as WebhookEventType[],
               ...(topics.length > 0 ? { topics } : {}),
+              ...(auth.value ? { auth: auth.value } : {}),
             },
             personActor(who.signedIn.person.id),
           );
@@ -149,7 +206,9 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
-            state.errors!.url = error.fields?.[0]?.message ?? error.message;
+            const [first] = error.fields ?? [];
+            const which = first?.field.startsWith("auth") ? "auth" : "url";
+            state.errors![which] = first?.message ?? error.message;
             return kit.page(who, await listPage(who, access, state), 422);
           }
           if (error.code !== "limit_reached") throw error;
