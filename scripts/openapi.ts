@@ -1,7 +1,7 @@
 /**
  * `npm run openapi`: builds the OpenAPI 3.1 document from the routes of every public service
  * (their validating TypeBox schemas and `operation()` descriptions) and writes
- * gateway/openapi.json, which the gateway serves in every mode. `--check` fails when the file
+ * gateway/openapi.json (compact JSON), which the gateway serves in every mode. `--check` fails when the file
  * differs from what the routes say (CI runs it through the contract tests).
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -61,7 +61,7 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
 }
 
 export async function renderDocument(): Promise<string> {
-  return `${JSON.stringify(buildOpenApiDocument(await publicRoutes()), null, 2)}\n`;
+  return `${JSON.stringify(buildOpenApiDocument(await publicRoutes()))}\n`;
 }
 
 if (import.meta.main) {

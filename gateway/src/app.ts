@@ -81,7 +81,10 @@ export function createGateway(given: GatewayOptions) {
       }),
       {
         detail: operation({
+          operationId: "getHealth",
           summary: "Health: the service version and whether a database is configured",
+          description:
+            "Liveness: answers while the process runs, with its version, environment, mode and whether a database is configured. Never reads the database.",
           tags: ["Health"],
           status: "Live",
           responses: { 200: { description: "Up.", schema: HealthOut } },
@@ -90,6 +93,7 @@ export function createGateway(given: GatewayOptions) {
     )
     .get("/health/ready", () => ready(), {
       detail: operation({
+        operationId: "getReadiness",
         summary: "Readiness: whether the database answers and the public read path works",
         description: "Cached 15 s per process.",
         tags: ["Health"],

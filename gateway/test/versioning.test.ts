@@ -21,7 +21,9 @@ function appWithRetiringRoute() {
     .get("/v1/old/:id", ({ params }) => ({ id: params.id }), {
       params: t.Object({ id: t.String({ pattern: "^[0-9]+$" }) }),
       detail: operation({
+        operationId: "getOld",
         summary: "An old route",
+        description: "Answers until its sunset.",
         tags: ["Test"],
         retiring: {
           deprecatedAt: new Date("2026-06-01T00:00:00Z"),
@@ -36,7 +38,9 @@ function appWithRetiringRoute() {
     })
     .get("/v1/current", () => ({ ok: true }), {
       detail: operation({
+        operationId: "getCurrent",
         summary: "A current route",
+        description: "Answers.",
         tags: ["Test"],
         responses: { 200: { description: "Yes." } },
       }),

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { docsRoutes } from "@newsroom/gateway/docs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { DOCUMENT_PATH, renderDocument } from "../../scripts/openapi.ts";
 import { contractChecker } from "../support/contract.ts";
@@ -45,6 +46,11 @@ describe("the OpenAPI document", () => {
       type: "http",
       scheme: "bearer",
     });
+    expect(document.components.securitySchemes.feedKey).toMatchObject({
+      type: "apiKey",
+      in: "query",
+      name: "key",
+    });
     const error = document.components.schemas.Error.properties.error.properties;
     expect(error.code.anyOf.map((c: { const: string }) => c.const)).toContain("invalid_parameters");
     expect(error.type.anyOf.map((c: { const: string }) => c.const)).toContain("rate_limited");
@@ -60,6 +66,62 @@ describe("the OpenAPI document", () => {
       (p: { name: string }) => p.name,
     );
     expect(signed).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+  });
+});
+
+describe("the document's shape", () => {
+  const operations = [
+    ...Object.values(document.paths).flatMap((methods) => Object.values(methods as object)),
+    ...Object.values(document.webhooks).map((event) => (event as { post: unknown }).post),
+  ] as { operationId?: string; description?: string; security?: unknown[] }[];
+
+  test("is compact JSON with no TypeBox option and one Error record, referenced everywhere", () => {
+    expect(text.split("\n").length).toBe(2);
+    expect(text).not.toContain('"honeypot"');
+    expect(text).not.toContain('"trim"');
+    expect(text.match(/"request_id":\{/g)).toHaveLength(1);
+    expect(text.match(/"#\/components\/schemas\/Error"/g)!.length).toBeGreaterThan(100);
+  });
+
+  test("names every operation by hand, once, and describes it", () => {
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("listStories");
+    expect(ids).toContain("storyPublished");
+    expect(operations.every((operation) => (operation.description ?? "").length > 0)).toBe(true);
+    expect(document.info.contact.name).toBeTruthy();
+    expect(document.info.license.name).toBeTruthy();
+  });
+
+  test("the feeds take the key as a bearer token or as ?key=, and say what they vary on", () => {
+    const feed = document.paths["/v1/feed.xml"].get;
+    expect(feed.security).toEqual([{ apiKey: ["feed:read"] }, { feedKey: ["feed:read"] }]);
+    expect(feed.parameters.map((p: { name: string }) => p.name)).not.toContain("key");
+    expect(Object.keys(feed.responses[200].headers)).toEqual(
+      expect.arrayContaining(["Vary", "Last-Modified", "ETag"]),
+    );
+    expect(Object.keys(feed.responses[403].headers)).toContain("WWW-Authenticate");
+    for (const event of Object.values(document.webhooks) as { post: { security: unknown } }[]) {
+      expect(event.post.security).toEqual([{ webhookSignature: [] }]);
+    }
+  });
+
+  test("is served with a strong ETag, and 304 to a matching If-None-Match", async () => {
+    const first = await docsRoutes.handle(new Request("http://gateway/v1/openapi.json"));
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(await first.text()).toBe(text);
+    const again = await docsRoutes.handle(
+      new Request("http://gateway/v1/openapi.json", { headers: { "if-none-match": etag } }),
+    );
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+    const other = await docsRoutes.handle(
+      new Request("http://gateway/v1/openapi.json", { headers: { "if-none-match": '"x"' } }),
+    );
+    expect(other.status).toBe(200);
   });
 });
 

@@ -3,6 +3,7 @@ import { JSON_FEED_TYPE, JsonFeed, RSS_TYPE } from "@newsroom/shared/feed-format
 import {
   CLIENT_API_ERRORS,
   errorAnswer,
+  type HeaderName,
   operation,
   type ResponseSpec,
 } from "@newsroom/shared/openapi/operation";
@@ -25,8 +26,9 @@ const invalidParameters = errorAnswer(
 );
 
 function clientApi(spec: {
+  operationId: string;
   summary: string;
-  description?: string;
+  description: string;
   scope: KeyScope;
   ok: ResponseSpec;
   extra?: Record<number, ResponseSpec>;
@@ -35,6 +37,7 @@ function clientApi(spec: {
   status?: "Live" | "Coming";
 }) {
   return operation({
+    operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags ?? ["Client API"],
@@ -53,6 +56,7 @@ function clientApi(spec: {
 }
 
 export const listStoriesOperation = clientApi({
+  operationId: "listStories",
   summary: "List stories",
   description:
     "Every status of the key's organization, newest change first, keyset-paged. Empty until the organization's newsroom runs.",
@@ -62,7 +66,10 @@ export const listStoriesOperation = clientApi({
 });
 
 export const getStoryOperation = clientApi({
+  operationId: "getStory",
   summary: "One story with its body and approval decisions",
+  description:
+    "A story of the key's organization, any status, with its current body and its approval decisions.",
   scope: "stories:read",
   ok: { description: "The story.", schema: StoryDetailOut },
   extra: {
@@ -72,6 +79,7 @@ export const getStoryOperation = clientApi({
 });
 
 export const approvalsOperation = clientApi({
+  operationId: "listApprovals",
   summary: "The approval queue",
   description: "Stories in `review_required`, newest change first.",
   scope: "approvals:read",
@@ -79,17 +87,20 @@ export const approvalsOperation = clientApi({
   extra: { 400: invalidParameters },
 });
 
-/** Feed readers poll: an `ETag` with every feed, and 304 for a matching `If-None-Match`. */
+/** Feed readers poll: an `ETag` and `Last-Modified` with every feed, and 304 when unchanged. */
 const CONDITIONAL_FEED =
-  " Answers carry an `ETag` (`Cache-Control: private, no-cache`); a request with a matching `If-None-Match` gets 304 without a body.";
+  " Answers carry an `ETag` and, once a story exists, `Last-Modified` (the newest change of any of the organization's stories), with `Cache-Control: private, no-cache` and `Vary: Authorization`; a request with a matching `If-None-Match`, or without one an `If-Modified-Since` no older than `Last-Modified`, gets 304 without a body.";
+const FEED_HEADERS: HeaderName[] = ["ETag", "Last-Modified", "Vary"];
 const feedNotModified: Record<number, ResponseSpec> = {
   304: {
-    description: "The feed has not changed since the `ETag` sent as `If-None-Match`.",
-    headers: ["ETag", "Cache-Control"],
+    description:
+      "The feed has not changed since the `ETag` sent as `If-None-Match` (or the date sent as `If-Modified-Since`).",
+    headers: [...FEED_HEADERS, "Cache-Control"],
   },
 };
 
 export const jsonFeedOperation = clientApi({
+  operationId: "getJsonFeed",
   summary: "JSON Feed 1.1 of the 50 most recent published stories",
   description: `The key may be given as \`?key=\` only if its sole scope is \`feed:read\`.${CONDITIONAL_FEED}`,
   scope: "feed:read",
@@ -98,21 +109,28 @@ export const jsonFeedOperation = clientApi({
     description: "The feed.",
     schema: JsonFeed,
     contentType: JSON_FEED_TYPE,
-    headers: ["ETag"],
+    headers: FEED_HEADERS,
   },
   extra: feedNotModified,
 });
 
 export const rssFeedOperation = clientApi({
+  operationId: "getRssFeed",
   summary: "RSS 2.0 of the 50 most recent published stories",
   description: `With \`content:encoded\` bodies. The key may be given as \`?key=\` (feed:read only).${CONDITIONAL_FEED}`,
   scope: "feed:read",
   queryKey: true,
-  ok: { description: "The feed.", schema: T.String(), contentType: RSS_TYPE, headers: ["ETag"] },
+  ok: {
+    description: "The feed.",
+    schema: T.String(),
+    contentType: RSS_TYPE,
+    headers: FEED_HEADERS,
+  },
   extra: feedNotModified,
 });
 
 export const webhookEndpointsOperation = clientApi({
+  operationId: "listWebhookEndpoints",
   summary: "Webhook endpoints",
   description: "Every endpoint, enabled or not, newest first, in one page. Never the secret.",
   scope: "webhooks:read",
@@ -122,6 +140,7 @@ export const webhookEndpointsOperation = clientApi({
 });
 
 export const webhookDeliveriesOperation = clientApi({
+  operationId: "listWebhookDeliveries",
   summary: "Webhook delivery log",
   description: "One record per event per endpoint, newest first. Payloads are not kept.",
   scope: "webhooks:read",

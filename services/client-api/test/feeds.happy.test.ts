@@ -6,8 +6,10 @@ import { newId } from "@newsroom/shared/ids";
 import {
   applyStoryAction,
   insertOrganization,
+  insertPublishedStory,
   insertStories,
 } from "@newsroom/shared/testing/builders";
+import { parseFeed } from "@rowanmanning/feed-parser";
 import Parser from "rss-parser";
 import {
   AWKWARD_TITLE,
@@ -40,7 +42,7 @@ async function jsonFeed(
 ): Promise<{ version: string; items: Item[]; feed_url?: string } & Record<string, unknown>> {
   const response = await f.get(`/v1/feed.json${query}`, query ? {} : { key });
   expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toBe("application/feed+json");
+  expect(response.headers.get("content-type")).toBe("application/feed+json; charset=utf-8");
   expect(response.headers.get("cache-control")).toBe("private, no-cache");
   const feed = JSON.parse(await response.text());
   expectShape(JsonFeed, feed);
@@ -59,7 +61,7 @@ async function jsonFeed(
 async function rssFeed(key: string, query = "") {
   const response = await f.get(`/v1/feed.xml${query}`, query ? {} : { key });
   expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toBe("application/rss+xml");
+  expect(response.headers.get("content-type")).toBe("application/rss+xml; charset=utf-8");
   expect(response.headers.get("cache-control")).toBe("private, no-cache");
   const xml = await response.text();
   const parser = new Parser({ customFields: { item: [["content:encoded", "contentEncoded"]] } });
@@ -92,6 +94,8 @@ describe("GET /v1/feed.json", () => {
     expect(awkward.content_html).not.toContain("cdn.example.com");
     const coverage = feed.items.find((i) => i.id !== f.a.decided)!;
     expect(coverage.external_url).toBe("https://press.example.com/story");
+    // No newsroom page without a site: the coverage is the item's address in both formats.
+    expect(coverage.url).toBe("https://press.example.com/story");
     expect(coverage.content_text).toBe("A newspaper wrote about us.");
     expect(coverage.content_html).toBe("<p>A newspaper wrote about us.</p>");
   });
@@ -297,5 +301,106 @@ describe("conditional requests", () => {
     expect(after.status).toBe(200);
     expect(after.headers.get("etag")).not.toBe(etag);
     expect(await after.text()).toContain(inReview!);
+  });
+});
+
+describe("what feed readers check", () => {
+  /** An organization with a hosted site and one published `in_the_news` item. */
+  async function sitedCoverage() {
+    const org = await insertOrganization(f.db, {
+      slug: `cover-${random()}`,
+      name: "Covered",
+      newsroomRunning: true,
+    });
+    const siteSlug = `covered-${random()}`;
+    await f.db.insert(sites).values({
+      id: newId(),
+      organizationId: org.id,
+      slug: siteSlug,
+      name: "Covered",
+      publisher: "Covered",
+      enabled: true,
+    });
+    await insertPublishedStory(f.db, org.id, {
+      type: "in_the_news",
+      slug: "coverage",
+      title: "Coverage",
+      summary: "They wrote about us.",
+      externalUrl: "https://press.example.com/coverage",
+    });
+    const key = (await makeKey(f.db, org.id, ["feed:read"])).secret;
+    return { key, page: `https://news.example.com/${siteSlug}/coverage` };
+  }
+
+  test("RSS <link> and JSON Feed url agree on an in_the_news item: its newsroom page", async () => {
+    const { key, page } = await sitedCoverage();
+    const json = await jsonFeed(key);
+    expect(json.items[0]).toMatchObject({
+      url: page,
+      external_url: "https://press.example.com/coverage",
+    });
+    const xml = await (await f.get("/v1/feed.xml", { key })).text();
+    const parsed = parseFeed(xml);
+    expect(parsed.items[0]!.url).toBe(page);
+    expect((await rssFeed(key)).feed.items[0]!.link).toBe(page);
+  });
+
+  test("both formats name the language, as two independent parsers read it", async () => {
+    const { key } = await sitedCoverage();
+    const xml = await (await f.get("/v1/feed.xml", { key })).text();
+    expect(parseFeed(xml).language).toBe("en");
+    expect(xml).toContain("<language>en</language>");
+    expect((await jsonFeed(key)).language).toBe("en");
+  });
+
+  test("Last-Modified, and 304 to an If-Modified-Since no older than it", async () => {
+    for (const format of ["json", "xml"]) {
+      const first = await f.get(`/v1/feed.${format}`, { key: f.a.key });
+      const lastModified = first.headers.get("last-modified");
+      expect(lastModified).toMatch(
+        /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+      );
+      const since = async (date: string) =>
+        f.get(`/v1/feed.${format}`, { key: f.a.key, headers: { "if-modified-since": date } });
+      const same = await since(lastModified!);
+      expect(same.status).toBe(304);
+      expect(await same.text()).toBe("");
+      expect(same.headers.get("last-modified")).toBe(lastModified);
+      expect(same.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(same.headers.get("vary")).toBe("Authorization");
+      const older = new Date(Date.parse(lastModified!) - 1000).toUTCString();
+      expect((await since(older)).status).toBe(200);
+      // If-None-Match decides when both are sent: a tag that does not match gets the feed.
+      const both = await f.get(`/v1/feed.${format}`, {
+        key: f.a.key,
+        headers: { "if-modified-since": lastModified!, "if-none-match": '"other"' },
+      });
+      expect(both.status).toBe(200);
+    }
+  });
+
+  test("a story taken down moves Last-Modified, though the feed only lost an item", async () => {
+    const org = await insertOrganization(f.db, {
+      slug: `down-${random()}`,
+      name: "Down",
+      newsroomRunning: true,
+    });
+    const story = await insertPublishedStory(f.db, org.id, {
+      type: "insight",
+      slug: "soon-gone",
+      title: "Soon gone",
+      summary: null,
+    });
+    const downKey = (await makeKey(f.db, org.id, ["feed:read"])).secret;
+    const listed = await f.get("/v1/feed.json", { key: downKey });
+    const shownAt = listed.headers.get("last-modified")!;
+    await Bun.sleep(1100);
+    await applyStoryAction(f.db, story.id, "unpublish");
+    const after = await f.get("/v1/feed.json", {
+      key: downKey,
+      headers: { "if-modified-since": shownAt },
+    });
+    expect(after.status).toBe(200);
+    expect(Date.parse(after.headers.get("last-modified")!)).toBeGreaterThan(Date.parse(shownAt));
   });
 });

@@ -52,12 +52,14 @@ const FORM_ERRORS: Record<number, ResponseSpec> = {
 
 /** A website form: 202 accepted (also, silently, for automated-looking submissions). */
 export function formOperation(spec: {
+  operationId: string;
   summary: string;
-  description?: string;
+  description: string;
   schema: TSchema;
   tags?: string[];
 }) {
   return operation({
+    operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags ?? ["Forms"],
@@ -76,6 +78,7 @@ export function formOperation(spec: {
 }
 
 export const digestConfirmOperation = operation({
+  operationId: "confirmDigestSubscription",
   summary: "Confirm a digest subscription",
   description:
     "Joins the digest, then sends the welcome email. A used link answers confirmed again.",
@@ -98,6 +101,7 @@ export const digestConfirmOperation = operation({
 });
 
 export const organizationSubscribeOperation = operation({
+  operationId: "subscribeToOrganizationNewsletter",
   summary: "Subscribe to an organization's newsletter from its website",
   pathParameters: {
     org: t.String({ maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
@@ -129,7 +133,10 @@ export const organizationSubscribeOperation = operation({
 });
 
 export const organizationPreflightOperation = operation({
+  operationId: "preflightOrganizationSubscribe",
   summary: "CORS preflight of the organization subscribe route",
+  description:
+    "What a browser asks before posting the subscribe form from the organization's website: allowed only for an origin the organization listed.",
   pathParameters: {
     org: t.String({ maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
   },
@@ -144,6 +151,7 @@ export const organizationPreflightOperation = operation({
 });
 
 export const confirmPageOperation = operation({
+  operationId: "getNewsletterConfirmationPage",
   summary: "Organization newsletter confirmation page",
   description: "An HTML page with one button that POSTs the token. Opening it never subscribes.",
   tags: ["Newsletters"],
@@ -157,6 +165,7 @@ export const confirmPageOperation = operation({
 });
 
 export const confirmPostOperation = operation({
+  operationId: "confirmOrganizationSubscription",
   summary: "Confirm an organization newsletter subscription",
   description:
     "Adds the address to the organization's list, removes it from this service's database and sends the welcome email. Idempotent. A page for a browser; JSON with `Accept: application/json`. A body without a valid `t` is answered like an unknown link (410).",
@@ -185,6 +194,7 @@ export const confirmPostOperation = operation({
 });
 
 export const unsubscribePageOperation = operation({
+  operationId: "getDigestUnsubscribePage",
   summary: "Digest unsubscribe page",
   description: "A page with one button; opening it changes nothing.",
   tags: ["Newsletters"],
@@ -196,7 +206,10 @@ export const unsubscribePageOperation = operation({
 });
 
 export const unsubscribePostOperation = operation({
+  operationId: "unsubscribeFromDigest",
   summary: "Unsubscribe from the digest (RFC 8058 one-click)",
+  description:
+    "Takes the signed token from the page's form or from a mail client's one-click `List-Unsubscribe-Post`; unsubscribing twice answers the same.",
   tags: ["Newsletters"],
   status: "Live",
   requestBody: {
@@ -210,6 +223,7 @@ export const unsubscribePostOperation = operation({
 });
 
 export const embedOperation = operation({
+  operationId: "getNewsletterEmbedScript",
   summary: "embed.js for client websites",
   description:
     "Enhances `form[data-newsletter]` to post with fetch and show the outcome in place. No dependencies, no cookies.",

@@ -17,8 +17,9 @@ const TOO_MANY_READS = errorAnswer(
  * matching `If-None-Match`, 400 for malformed parameters, the route's 404, 429, and 503.
  */
 export function publicContent(spec: {
+  operationId: string;
   summary: string;
-  description?: string;
+  description: string;
   tags: string[];
   schema: TSchema;
   /** When the route answers 404, and why. */
@@ -30,11 +31,12 @@ export function publicContent(spec: {
     200: {
       description: "Published, public content. Cacheable 300 s at the edge.",
       schema: spec.schema,
-      headers: ["Cache-Control", "Cache-Tag", "ETag"],
+      headers: ["Cache-Control", "Cache-Tag", "ETag", "Last-Modified"],
     },
     304: {
-      description: "Not modified since the `ETag` given in `If-None-Match`.",
-      headers: ["ETag"],
+      description:
+        "Not modified since the `ETag` given in `If-None-Match` (or, without one, the date given in `If-Modified-Since`).",
+      headers: ["Cache-Control", "Cache-Tag", "ETag", "Last-Modified"],
     },
   };
   if (spec.parameters) {
@@ -44,6 +46,7 @@ export function publicContent(spec: {
   responses[429] = TOO_MANY_READS;
   responses[503] = CONTENT_UNAVAILABLE;
   return operation({
+    operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,

@@ -81,10 +81,19 @@ describe("sitemap.xml", () => {
         org: world.client,
       },
       {
+        // Under the service's path, a site with an active hostname lists its canonical addresses.
         path: `/n/${world.client.site}/sitemap.xml`,
         headers: {} as Record<string, string>,
-        home: `${NEWSROOM_HOST}/${world.client.site}`,
+        home: `https://${CLIENT_HOST}`,
         org: world.client,
+      },
+      {
+        path: `/n/${world.dormant.site}/sitemap.xml`,
+        headers: {} as Record<string, string>,
+        // No active hostname: the site's address here is its canonical one. (Its content is
+        // not shown: the organization's newsroom is not running.)
+        home: `${NEWSROOM_HOST}/${world.dormant.site}`,
+        org: { ...world.dormant, published: [] },
       },
     ];
     for (const { path, headers, home, org } of cases) {
@@ -119,7 +128,21 @@ describe("feeds", () => {
       expect(json.headers.get("content-type")).toBe("application/feed+json; charset=utf-8");
       expect([...Value.Errors(JsonFeed, json.body)]).toEqual([]);
       expect(json.body.items.map((item: { id: string }) => item.id).sort()).toEqual(ids);
+      expect(parsed.language).toBe("en");
+      expect(json.body.language).toBe("en");
+      // Both formats give an item the same address: its page here (the coverage of an
+      // in_the_news item stays in JSON Feed's external_url).
+      const links = new Map(parsed.items.map((item) => [item.guid, item.link]));
+      for (const item of json.body.items as { id: string; url: string }[]) {
+        expect(links.get(item.id), item.id).toBe(item.url);
+      }
+      for (const answer of [rss, json]) {
+        const tags = answer.headers.get("cache-tag")!.split(",");
+        expect(new Set(tags).size, tags.join(",")).toBe(tags.length);
+      }
     }
+    const coverage = world.client.published.find((story) => story.type === "in_the_news");
+    expect(coverage).toBeDefined();
   });
 
   test("a site that is not live answers with X-Robots-Tag: noindex", async () => {

@@ -1,4 +1,10 @@
-import { type FeedData, JSON_FEED_VERSION, type JsonFeed, type JsonFeedItem } from "./model.ts";
+import {
+  type FeedData,
+  itemLink,
+  JSON_FEED_VERSION,
+  type JsonFeed,
+  type JsonFeedItem,
+} from "./model.ts";
 
 /** JSON Feed 1.1. */
 export function renderJsonFeed(feed: FeedData): JsonFeed {
@@ -10,7 +16,8 @@ export function renderJsonFeed(feed: FeedData): JsonFeed {
       date_published: entry.publishedAt,
       date_modified: entry.updatedAt,
     };
-    if (entry.url) item.url = entry.url;
+    const link = itemLink(entry);
+    if (link) item.url = link;
     if (entry.externalUrl) item.external_url = entry.externalUrl;
     if (entry.title !== null) item.title = entry.title;
     if (entry.summary !== null) item.summary = entry.summary;
@@ -20,6 +27,7 @@ export function renderJsonFeed(feed: FeedData): JsonFeed {
   return {
     version: JSON_FEED_VERSION,
     title: feed.title,
+    language: feed.language,
     ...(feed.homePageUrl ? { home_page_url: feed.homePageUrl } : {}),
     feed_url: feed.feedUrl,
     description: feed.description,

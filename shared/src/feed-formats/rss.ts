@@ -1,4 +1,4 @@
-import type { FeedData } from "./model.ts";
+import { type FeedData, itemLink } from "./model.ts";
 
 /** Characters XML 1.0 does not allow (controls, lone surrogates), removed rather than escaped. */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -31,6 +31,7 @@ export function renderRss(feed: FeedData): string {
     `<title>${xmlText(feed.title)}</title>`,
     `<link>${xmlText(feed.homePageUrl ?? feed.feedUrl)}</link>`,
     `<description>${xmlText(feed.description)}</description>`,
+    `<language>${xmlText(feed.language)}</language>`,
     `<atom:link href="${xmlText(feed.feedUrl)}" rel="self" type="application/rss+xml"/>`,
   ];
   const newest = feed.items[0];
@@ -38,7 +39,7 @@ export function renderRss(feed: FeedData): string {
   for (const entry of feed.items) {
     lines.push("<item>");
     if (entry.title !== null) lines.push(`<title>${xmlText(entry.title)}</title>`);
-    const link = entry.externalUrl ?? entry.url;
+    const link = itemLink(entry);
     if (link) lines.push(`<link>${xmlText(link)}</link>`);
     lines.push(`<guid isPermaLink="false">${entry.id}</guid>`);
     lines.push(`<pubDate>${rfc822(entry.publishedAt)}</pubDate>`);

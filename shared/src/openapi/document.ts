@@ -50,7 +50,20 @@ const HEADERS: Record<HeaderName | "X-Request-Id" | "X-Service-Version", object>
   },
   "Cache-Control": { description: "Caching rules of this answer.", schema: { type: "string" } },
   ETag: { description: "Entity tag; send it back as `If-None-Match`.", schema: { type: "string" } },
-  "WWW-Authenticate": { description: "`Bearer`.", schema: { type: "string" } },
+  "WWW-Authenticate": {
+    description:
+      'RFC 6750: `Bearer` on 401; `Bearer error="insufficient_scope", scope="<scope>"` on 403.',
+    schema: { type: "string" },
+  },
+  Vary: {
+    description:
+      "`Authorization`: one address, a different answer per key (a shared cache must not mix them).",
+    schema: { type: "string" },
+  },
+  "Last-Modified": {
+    description: "The newest change the answer shows; send it back as `If-Modified-Since`.",
+    schema: { type: "string" },
+  },
   Location: { description: "Where the form post goes next.", schema: { type: "string" } },
   Allow: { description: "Methods this path answers.", schema: { type: "string" } },
   Deprecation: {
@@ -60,17 +73,117 @@ const HEADERS: Record<HeaderName | "X-Request-Id" | "X-Service-Version", object>
   Sunset: { description: "RFC 8594: when the route stops answering.", schema: { type: "string" } },
 };
 
-/** Plain JSON Schema from a TypeBox schema, named records replaced by `$ref`. */
-function jsonSchema(schema: TSchema, named: Map<unknown, string>, root = true): unknown {
+/**
+ * The keywords of JSON Schema 2020-12 and the OpenAPI 3.1 Schema Object. Anything else a
+ * TypeBox schema carries (options the app reads itself, such as `honeypot` or `trim`) is left out
+ * of the document; `x-` extensions stay.
+ */
+const SCHEMA_KEYWORDS = new Set([
+  "$ref",
+  "$schema",
+  "$comment",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "prefixItems",
+  "items",
+  "contains",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "format",
+  "contentEncoding",
+  "contentMediaType",
+  "contentSchema",
+  "title",
+  "description",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "examples",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "example",
+]);
+/** Keywords whose value is a schema or a list of schemas. */
+const SUBSCHEMA = new Set([
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "prefixItems",
+  "items",
+  "contains",
+  "additionalProperties",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contentSchema",
+]);
+/** Keywords whose value maps names to schemas. */
+const SCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas", "$defs"]);
+
+/**
+ * Plain JSON Schema from a TypeBox schema: only schema keywords, named records replaced by
+ * `$ref` (except at the root of a named record's own definition).
+ */
+function jsonSchema(schema: TSchema, named: Map<unknown, string>, root = false): unknown {
   const name = named.get(schema);
   if (name && !root) return { $ref: `#/components/schemas/${name}` };
-  if (Array.isArray(schema)) return schema.map((item) => jsonSchema(item, named, false));
+  if (Array.isArray(schema)) return schema.map((item) => jsonSchema(item, named));
   if (!schema || typeof schema !== "object") return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (value === undefined || key === "$id") continue;
-    out[key] =
-      value && typeof value === "object" ? jsonSchema(value as TSchema, named, false) : value;
+    if (value === undefined) continue;
+    if (SCHEMA_MAP.has(key)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, TSchema>).map(([property, sub]) => [
+          property,
+          jsonSchema(sub, named),
+        ]),
+      );
+    } else if (SUBSCHEMA.has(key)) {
+      out[key] = typeof value === "object" ? jsonSchema(value as TSchema, named) : value;
+    } else if (SCHEMA_KEYWORDS.has(key) || key.startsWith("x-")) {
+      out[key] = value;
+    }
   }
   return out;
 }
@@ -109,15 +222,6 @@ function parameters(route: RouteInfo, named: Map<unknown, string>, spec: Operati
       schema: schema ? jsonSchema(schema, named) : { type: "string" },
     });
   }
-  if (spec.queryKey) {
-    out.push({
-      name: "key",
-      in: "query",
-      required: false,
-      description: "The API key, only for a key whose sole scope is `feed:read`.",
-      schema: { type: "string", pattern: "^armk_(live|test)_[A-Za-z0-9_-]{43}$" },
-    });
-  }
   return out;
 }
 
@@ -145,23 +249,29 @@ function response(answer: ResponseSpec, named: Map<unknown, string>) {
   return out;
 }
 
+/**
+ * Who may call: nobody needs credentials on a public route; a client API route needs a key with
+ * its scope (OpenAPI 3.1 allows role names on non-OAuth schemes), and a feed takes the same key
+ * as `?key=` instead, the alternative requirement.
+ */
+function security(spec: OperationSpec): Record<string, string[]>[] {
+  if (!spec.scope) return [];
+  const bearer = { apiKey: [spec.scope] };
+  return spec.queryKey ? [bearer, { feedKey: [spec.scope] }] : [bearer];
+}
+
 function operationObject(route: RouteInfo, spec: OperationSpec, named: Map<unknown, string>) {
   const out: Record<string, unknown> = {
-    operationId: `${route.method.toLowerCase()}${openApiPath(route.path)
-      .replace(/[{}]/g, "")
-      .split(/[/._-]/)
-      .filter(Boolean)
-      .map((part) => part[0]!.toUpperCase() + part.slice(1))
-      .join("")}`,
+    operationId: spec.operationId,
     summary: spec.summary,
+    description: spec.description,
     tags: spec.tags,
     parameters: parameters(route, named, spec),
     responses: Object.fromEntries(
       Object.entries(spec.responses).map(([status, answer]) => [status, response(answer, named)]),
     ),
-    security: spec.scope ? [{ apiKey: [spec.scope] }] : [],
+    security: security(spec),
   };
-  if (spec.description) out.description = spec.description;
   if (spec.status) out["x-status"] = spec.status;
   if (spec.scope) out["x-scopes"] = [spec.scope];
   if (spec.retiring) out.deprecated = true;
@@ -212,19 +322,31 @@ const WEBHOOK_HEADERS = [
 
 function webhooks(named: Map<unknown, string>) {
   const types = [
-    ["story.submitted", "A story was sent for review and is in the approval queue."],
-    ["story.approved", "A person approved the current version."],
-    ["story.rejected", "A person sent the story back with a note."],
-    ["story.published", "The story was published."],
-    ["story.unpublished", "A published story was taken down."],
-    ["webhook.test", "The test-event button was pressed; sent once, never recorded or retried."],
+    [
+      "story.submitted",
+      "storySubmitted",
+      "A story was sent for review and is in the approval queue.",
+    ],
+    ["story.approved", "storyApproved", "A person approved the current version."],
+    ["story.rejected", "storyRejected", "A person sent the story back with a note."],
+    ["story.published", "storyPublished", "The story was published."],
+    ["story.unpublished", "storyUnpublished", "A published story was taken down."],
+    [
+      "webhook.test",
+      "webhookTest",
+      "The test-event button was pressed; sent once, never recorded or retried.",
+    ],
   ] as const;
   return Object.fromEntries(
-    types.map(([type, summary]) => [
+    types.map(([type, operationId, summary]) => [
       type,
       {
         post: {
+          operationId,
           summary,
+          description: `The \`${type}\` event, posted to every enabled endpoint subscribed to it, signed as Standard Webhooks asks (the three \`webhook-\` headers).`,
+          tags: ["Webhooks"],
+          security: [{ webhookSignature: [] }],
           "x-status": "Coming",
           parameters: WEBHOOK_HEADERS,
           requestBody: {
@@ -234,7 +356,6 @@ function webhooks(named: Map<unknown, string>) {
                 schema: jsonSchema(
                   type === "webhook.test" ? WebhookTestEventOut : WebhookEventOut,
                   named,
-                  false,
                 ),
               },
             },
@@ -249,6 +370,59 @@ function webhooks(named: Map<unknown, string>) {
 }
 
 /** The OpenAPI 3.1 document of every public route that describes itself with `operation()`. */
+const SECURITY_SCHEMES = {
+  apiKey: {
+    type: "http",
+    scheme: "bearer",
+    description: `An organization API key: \`armk_live_...\` or \`armk_test_...\`. Scopes: ${KEY_SCOPES.join(", ")}.`,
+  },
+  feedKey: {
+    type: "apiKey",
+    in: "query",
+    name: "key",
+    description:
+      "The feeds only: the same API key as `?key=`, accepted only for a key whose sole scope is `feed:read` (a feed reader cannot send headers).",
+  },
+  webhookSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-signature",
+    description:
+      "Webhook events: the receiver checks the Standard Webhooks signature with the endpoint's `whsec_` secret.",
+  },
+};
+
+/** The `#/components/<kind>/<name>` references anywhere in a part of the document. */
+function references(part: unknown, kind: string, found = new Set<string>()): Set<string> {
+  if (Array.isArray(part)) {
+    for (const item of part) references(item, kind, found);
+  } else if (part && typeof part === "object") {
+    for (const [key, value] of Object.entries(part)) {
+      const prefix = `#/components/${kind}/`;
+      if (key === "$ref" && typeof value === "string" && value.startsWith(prefix)) {
+        found.add(value.slice(prefix.length));
+      } else {
+        references(value, kind, found);
+      }
+    }
+  }
+  return found;
+}
+
+/** The named records the paths and webhooks use, and the records those use in turn. */
+function usedSchemas(named: Map<unknown, string>, parts: unknown[]): Record<string, unknown> {
+  const definitions = Object.fromEntries(
+    Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema, named, true)]),
+  );
+  const used = references(parts, "schemas");
+  for (let size = -1; size !== used.size; ) {
+    size = used.size;
+    for (const name of [...used]) references(definitions[name], "schemas", used);
+  }
+  return Object.fromEntries(Object.entries(definitions).filter(([name]) => used.has(name)));
+}
+
+/** The OpenAPI 3.1 document of every public route that describes itself with \`operation()\`. */
 export function buildOpenApiDocument(routes: RouteInfo[]) {
   const named = new Map<unknown, string>(
     Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [schema, name]),
@@ -261,21 +435,30 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
     const spec = contractOf(route.hooks?.detail);
     // Internal APIs (behind ADMIN_TOKEN, never behind the gateway) are not in the public document.
     if (!spec || route.path.startsWith("/internal/")) continue;
+    if (!spec.operationId || !spec.description) {
+      throw new Error(
+        `${route.method} ${route.path}: operation() needs an operationId and a description`,
+      );
+    }
     const path = openApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operationObject(route, spec, named);
   }
+  const events = webhooks(named);
+  const headers = references([paths, events], "headers");
   return {
     openapi: "3.1.0",
     info: {
       title: "Newsroom service API",
       version: API_DOCUMENT_VERSION,
       description:
-        "Public news reads, hosted newsrooms, website forms and newsletters, the read-only client API and signed webhook events. Capability status labels: `x-status` Live (deployed and usable) or Coming (built or planned, not usable yet).",
+        "Public news reads, hosted newsrooms, website forms and newsletters, the read-only client API and signed webhook events. Capability status labels: `x-status` Live (deployed and usable) or Coming (built or planned, not usable yet). Questions about the API reach the team through the contact form (`POST /v1/public/contact`).",
+      contact: { name: "The newsroom service team" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This deployment" }],
     tags: [
-      { name: "Health", description: "Probes." },
+      { name: "Health", description: "Probes and this document." },
       { name: "Public news", description: "Published, public content only." },
       { name: "Hosted newsrooms", description: "Client newsrooms by site or hostname." },
       { name: "Forms", description: "Website forms: validated, bot-screened, emailed." },
@@ -289,25 +472,18 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
         description: "Read-only, by organization API key.",
         "x-status": "Live",
       },
-      { name: "Webhooks", description: "Endpoints and delivery log.", "x-status": "Coming" },
+      {
+        name: "Webhooks",
+        description: "Endpoints, delivery log and the signed events.",
+        "x-status": "Coming",
+      },
     ],
     paths,
-    webhooks: webhooks(named),
+    webhooks: events,
     components: {
-      schemas: Object.fromEntries(
-        Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [
-          name,
-          jsonSchema(schema, named, true),
-        ]),
-      ),
-      headers: HEADERS,
-      securitySchemes: {
-        apiKey: {
-          type: "http",
-          scheme: "bearer",
-          description: `An organization API key: \`armk_live_...\` or \`armk_test_...\`. Scopes: ${KEY_SCOPES.join(", ")}.`,
-        },
-      },
+      schemas: usedSchemas(named, [paths, events]),
+      headers: Object.fromEntries(Object.entries(HEADERS).filter(([name]) => headers.has(name))),
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

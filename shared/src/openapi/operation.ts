@@ -18,7 +18,9 @@ export type HeaderName =
   | "Location"
   | "Allow"
   | "Deprecation"
-  | "Sunset";
+  | "Sunset"
+  | "Vary"
+  | "Last-Modified";
 
 export interface ResponseSpec {
   description: string;
@@ -33,6 +35,12 @@ export interface ResponseSpec {
 }
 
 export interface OperationSpec {
+  /**
+   * The operation's name in generated clients: chosen by hand, camelCase, and never changed once
+   * published (a rename breaks every client generated from the document). Every public route
+   * has one, and a description; the document builder refuses a route without them.
+   */
+  operationId?: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -67,6 +75,7 @@ export const CONTRACT_KEY = "x-contract";
 /** The `detail` of an Elysia route: the OpenAPI basics plus the whole spec for the builder. */
 export function operation(spec: OperationSpec) {
   return {
+    operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
@@ -91,7 +100,10 @@ export const CLIENT_API_ERRORS: Record<number, ResponseSpec> = {
     "No key (`missing_api_key`), a malformed, unknown, expired or revoked key (`invalid_api_key`), or a key of the other environment (`wrong_environment`).",
     ["WWW-Authenticate", "Cache-Control"],
   ),
-  403: errorAnswer("The key lacks the scope (`insufficient_scope`).", ["Cache-Control"]),
+  403: errorAnswer("The key lacks the scope (`insufficient_scope`).", [
+    "WWW-Authenticate",
+    "Cache-Control",
+  ]),
   429: errorAnswer("Over 300 requests in 60 s for the key or 600 a minute for the address.", [
     "Retry-After",
     "Cache-Control",

@@ -1,10 +1,8 @@
 import type { KeyScope } from "@newsroom/shared/api-keys";
+import { JSON_CONTENT_TYPE } from "@newsroom/shared/content-types";
 import { KnownTargets } from "@newsroom/shared/http/known-targets";
 import type { ReadCache } from "@newsroom/shared/read-cache";
 import type { Caller } from "../auth/service.ts";
-
-/** The content type Elysia gives a JSON answer; cached answers carry the same. */
-export const JSON_TYPE = "application/json;charset=utf-8";
 
 /** The client API's cache: answers as the text sent. */
 export type AnswerCache = ReadCache<string>;
@@ -43,7 +41,7 @@ export function cachedBody(
 }
 
 export function jsonAnswer(body: string): Response {
-  return new Response(body, { headers: { "content-type": JSON_TYPE } });
+  return new Response(body, { headers: { "content-type": JSON_CONTENT_TYPE } });
 }
 
 /** How a GET the router answered is answered again, for any caller. */

@@ -1,3 +1,4 @@
+import { withCharset } from "@newsroom/shared/content-types";
 import { renderJsonFeed } from "@newsroom/shared/feed-formats/json-feed";
 import { JSON_FEED_TYPE, RSS_TYPE } from "@newsroom/shared/feed-formats/model";
 import { renderRss } from "@newsroom/shared/feed-formats/rss";
@@ -6,7 +7,7 @@ import { requireKey } from "../auth/guard.ts";
 import { answerKey, cachedBody } from "../caching/answers.ts";
 import { jsonFeedOperation, rssFeedOperation } from "../contract.ts";
 import type { ClientApiDeps } from "../deps.ts";
-import { feedResponse } from "./conditional.ts";
+import { feedResponse, packFeed, unpackFeed } from "./conditional.ts";
 import { buildFeed } from "./service.ts";
 
 /**
@@ -17,16 +18,18 @@ export function feedsRoutes(deps: ClientApiDeps) {
   // The feed's own address comes from configuration only: request headers (Host,
   // X-Forwarded-Host) are the client's to choose and must not reach a feed or its cache key.
   const base = deps.publicBaseUrl.replace(/\/+$/, "");
-  const feedBody = (format: "json" | "xml", caller: Parameters<typeof buildFeed>[1]) => {
+  const rendered = async (format: "json" | "xml", caller: Parameters<typeof buildFeed>[1]) => {
     const feedUrl = `${base}/v1/feed.${format}`;
-    return cachedBody(deps.cache, answerKey(`feed.${format}`, caller), async () => {
-      const feed = await buildFeed(
+    const packed = await cachedBody(deps.cache, answerKey(`feed.${format}`, caller), async () => {
+      const { feed, lastModified } = await buildFeed(
         { db: deps.db!, newsroomHost: deps.newsroomHost },
         caller,
         feedUrl,
       );
-      return format === "json" ? JSON.stringify(renderJsonFeed(feed)) : renderRss(feed);
+      const body = format === "json" ? JSON.stringify(renderJsonFeed(feed)) : renderRss(feed);
+      return packFeed({ body, lastModified: lastModified?.toUTCString() ?? null });
     });
+    return unpackFeed(packed);
   };
   return new Elysia({ name: "client-api:feeds" })
     .derive(async ({ request }) => ({
@@ -38,15 +41,20 @@ export function feedsRoutes(deps: ClientApiDeps) {
         feedResponse(
           request,
           caller.organizationId,
-          await feedBody("json", caller),
-          JSON_FEED_TYPE,
+          await rendered("json", caller),
+          withCharset(JSON_FEED_TYPE),
         ),
       { detail: jsonFeedOperation },
     )
     .get(
       "/v1/feed.xml",
       async ({ caller, request }) =>
-        feedResponse(request, caller.organizationId, await feedBody("xml", caller), RSS_TYPE),
+        feedResponse(
+          request,
+          caller.organizationId,
+          await rendered("xml", caller),
+          withCharset(RSS_TYPE),
+        ),
       { detail: rssFeedOperation },
     );
 }

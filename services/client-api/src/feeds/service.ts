@@ -1,10 +1,10 @@
 import { unclearedAssetUrls, withoutUrls } from "@newsroom/shared/asset-urls";
 import type { Db } from "@newsroom/shared/db/index";
 import { bodyHtml, bodyText, escapeHtml } from "@newsroom/shared/feed-formats/body-text";
-import type { FeedData } from "@newsroom/shared/feed-formats/model";
+import { FEED_LANGUAGE, type FeedData } from "@newsroom/shared/feed-formats/model";
 import { storyRecords } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
-import { currentBodies, findHostedSite, listPublishedRows } from "./store.ts";
+import { currentBodies, findHostedSite, listPublishedRows, newestStoryChange } from "./store.ts";
 
 /** The newsroom's address: the client's hostname once active, otherwise the hosted one. */
 function newsroomAddress(
@@ -18,7 +18,8 @@ function newsroomAddress(
 
 /**
  * The 50 most recent published stories of the caller's organization; none while its newsroom is
- * not running. Bodies as plain text and as minimal escaped HTML; a story without body text (an
+ * not running. Its last change is the newest change of any of the organization's stories, so that
+ * unpublishing one (which leaves the feed older) still moves it. Bodies as plain text and as minimal escaped HTML; a story without body text (an
  * `in_the_news` item) uses its summary. A feed is public once given out: an uncleared asset's URL
  * written in a title, summary or body is removed, as on every public surface.
  */
@@ -26,18 +27,20 @@ export async function buildFeed(
   deps: { db: Db; newsroomHost: string },
   caller: Caller,
   feedUrl: string,
-): Promise<FeedData> {
+): Promise<{ feed: FeedData; lastModified: Date | null }> {
   const feed: FeedData = {
     title: caller.organizationName,
+    language: FEED_LANGUAGE,
     description: `Published stories of ${caller.organizationName}.`,
     homePageUrl: null,
     feedUrl,
     items: [],
   };
-  if (!caller.newsroomRunning) return feed;
-  const [rows, site] = await Promise.all([
+  if (!caller.newsroomRunning) return { feed, lastModified: null };
+  const [rows, site, lastModified] = await Promise.all([
     listPublishedRows(deps.db, caller.organizationId),
     findHostedSite(deps.db, caller.organizationId),
+    newestStoryChange(deps.db, caller.organizationId),
   ]);
   const [stored, storedBodies] = await Promise.all([
     storyRecords(deps.db, caller.organizationId, rows),
@@ -71,5 +74,5 @@ export async function buildFeed(
       updatedAt: story.updated_at,
     };
   });
-  return feed;
+  return { feed, lastModified };
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { hostnames, sites, stories, storyVersions } from "@newsroom/shared/db/schema";
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, max } from "drizzle-orm";
 
 /** How many stories a feed holds. */
 export const FEED_SIZE = 50;
@@ -13,6 +13,15 @@ export async function listPublishedRows(db: Queryable, organizationId: string) {
     .where(and(eq(stories.organizationId, organizationId), eq(stories.status, "published")))
     .orderBy(desc(stories.publishedAt), desc(stories.id))
     .limit(FEED_SIZE);
+}
+
+/** The newest change of any of the organization's stories, or null when it has none. */
+export async function newestStoryChange(db: Queryable, organizationId: string) {
+  const [row] = await db
+    .select({ at: max(stories.updatedAt) })
+    .from(stories)
+    .where(eq(stories.organizationId, organizationId));
+  return row?.at ?? null;
 }
 
 /** The current version's body of each story, by story id. */

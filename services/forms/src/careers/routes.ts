@@ -19,6 +19,7 @@ export function careersRoutes(deps: FormsDeps) {
     {
       parse: "none",
       detail: formOperation({
+        operationId: "submitCareerApplication",
         summary: "Career application",
         description:
           "A profile link replaces file uploads. Emails the team and acknowledges the sender.",

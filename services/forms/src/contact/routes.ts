@@ -19,6 +19,7 @@ export function contactRoutes(deps: FormsDeps) {
     {
       parse: "none",
       detail: formOperation({
+        operationId: "submitContactEnquiry",
         summary: "Contact enquiry",
         description: "Emails the team and acknowledges the sender. Stores nothing.",
         schema: ContactIn,

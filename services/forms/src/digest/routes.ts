@@ -34,6 +34,7 @@ export function digestRoutes(deps: FormsDeps) {
       {
         parse: "none",
         detail: formOperation({
+          operationId: "subscribeToDigest",
           summary: "Subscribe to the weekly digest (double opt-in)",
           description:
             "The same 202 whether the address is new, pending, subscribed or throttled (one confirmation an hour, two a day).",

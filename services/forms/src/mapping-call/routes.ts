@@ -19,6 +19,7 @@ export function mappingCallRoutes(deps: FormsDeps) {
     {
       parse: "none",
       detail: formOperation({
+        operationId: "requestMappingCall",
         summary: "Request a 20-minute mapping call",
         description: "Also verifies `human_check_token`; a failed check is 422 naming the field.",
         schema: MappingCallIn,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { JSON_CONTENT_TYPE } from "@newsroom/shared/content-types";
 import { ApiError } from "@newsroom/shared/errors";
 import { Html } from "@newsroom/shared/html";
 import { notModified, notModifiedResponse } from "@newsroom/shared/http/conditional";
@@ -69,15 +70,11 @@ export function okAnswer(
   const document = body instanceof TextDocument;
   const bytes = encoder.encode(page ? body.value : document ? body.text : JSON.stringify(body));
   const etag = etagOf(bytes);
-  const tagList = tags.join(",");
+  const tagList = [...new Set(tags)].join(",");
   const lastModified = extras.lastModified ? httpDate(extras.lastModified) : null;
   const headers: Record<string, string> = {
     ...cacheHeaders(tagList, etag, lastModified),
-    "content-type": document
-      ? body.contentType
-      : page
-        ? HTML_TYPE
-        : "application/json; charset=utf-8",
+    "content-type": document ? body.contentType : page ? HTML_TYPE : JSON_CONTENT_TYPE,
   };
   if (extras.noindex) headers["x-robots-tag"] = "noindex";
   if (scope) headers[ANSWER_ORGANIZATION_HEADER] = scope;
@@ -95,7 +92,7 @@ export function notFoundAnswer(
   scope: string | null,
   page?: Html,
 ): Answer {
-  return { status: 404, message, page: page?.value, tags: tags.join(","), scope };
+  return { status: 404, message, page: page?.value, tags: [...new Set(tags)].join(","), scope };
 }
 
 /** A page's 404, cached like the JSON one. */

@@ -42,6 +42,7 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
     {
       params: CheckoutParams,
       detail: operation({
+        operationId: "getCheckoutSummary",
         summary: "Checkout summary",
         description:
           "The session id is unguessable; the answer lets no one act on the account. At most 30 a minute per client address.",

@@ -47,6 +47,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       {
         query: IndexQuery,
         detail: publicContent({
+          operationId: "getNewsroomIndex",
           summary: "Newsroom index",
           description:
             "Published items newest first, 24 a page, with the featured set and the types and topics that have published items; filters type and topic combine.",
@@ -78,6 +79,7 @@ export function newsroomRoutes(deps: ReadDeps) {
       {
         params: SlugParams,
         detail: publicContent({
+          operationId: "getNewsroomItem",
           summary: "One published item",
           description:
             "Structured body, cleared assets, people and published related items. An `in_the_news` item has an empty body and an `external_url`.",
@@ -104,7 +106,10 @@ export function newsroomRoutes(deps: ReadDeps) {
         params: SlugParams,
         query: CursorQuery,
         detail: publicContent({
+          operationId: "getTopic",
           summary: "Topic page",
+          description:
+            "The house newsroom's published items of one topic, newest first, 24 a page.",
           tags: ["Public news"],
           schema: TopicPageOut,
           parameters: true,
@@ -121,7 +126,10 @@ export function newsroomRoutes(deps: ReadDeps) {
         }),
       {
         detail: publicContent({
+          operationId: "getSearchDocuments",
           summary: "Search documents (up to 500)",
+          description:
+            "The newsroom's published items as plain-text documents for a site search index, newest first, at most 500.",
           tags: ["Public news"],
           schema: SearchDocumentsOut,
         }),
@@ -136,7 +144,10 @@ export function newsroomRoutes(deps: ReadDeps) {
         }),
       {
         detail: publicContent({
+          operationId: "getNewsroomSitemap",
           summary: "Sitemap entries",
+          description:
+            "The address and last change of every published item of the house newsroom, for a sitemap.",
           tags: ["Public news"],
           schema: SitemapOut,
         }),

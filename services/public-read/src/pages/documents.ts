@@ -132,12 +132,15 @@ export function documentsRoutes(deps: ReadDeps) {
       const site = await siteBySlug(db, config.NEWSROOM_HOST, slug);
       if (!site)
         return notFoundOutcome("No enabled newsroom with this site.", siteTags.site(slug), null);
-      // Under this host's path: the site's pages here, whatever its canonical address.
-      const home = `${newsroomHost}/${slug}`;
+      // Under this host's path: the site's feeds link its pages here, whatever its canonical
+      // address; its sitemap lists the canonical addresses (the client hostname once active), as
+      // the pages' rel=canonical names them, from its place here.
+      const here = `${newsroomHost}/${slug}`;
+      const home = document.kind === "sitemap" ? site.record.canonical_url : here;
       const place = {
         title: site.record.name,
         home,
-        sitemapUrl: `${home}/sitemap.xml`,
+        sitemapUrl: `${here}/sitemap.xml`,
         live: site.record.live,
       };
       const newsroom = { ...site.newsroom, itemBase: home, topicBase: `${home}/topics` };

@@ -6,12 +6,23 @@ import type { Brand } from "./brand.ts";
 import { cards, displayDate, typeLabel } from "./cards.ts";
 import { layout } from "./layout.ts";
 
-/** schema.org NewsArticle: what search engines need of an item. */
+/** Where a person named on an item is listed: the item's People section. */
+function personAnchor(index: number): string {
+  return `person-${index + 1}`;
+}
+
+/**
+ * schema.org NewsArticle: what search engines need of an item. An item without a cleared image
+ * of its own (every `in_the_news` item: its body is empty) shows the publisher's logo; a person
+ * named on it links to where the page lists them.
+ */
 export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, unknown> {
-  const image = item.image ?? item.assets.find((asset) => asset.kind === "image") ?? null;
+  const image =
+    item.image ?? item.assets.find((asset) => asset.kind === "image") ?? brand.logo ?? null;
   const publisher = {
     "@type": "Organization",
     name: brand.publisher,
+    url: brand.home,
     ...(brand.logo ? { logo: { "@type": "ImageObject", url: brand.logo.url } } : {}),
   };
   return {
@@ -23,8 +34,12 @@ export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, 
     dateModified: item.updated_at,
     author:
       item.people.length > 0
-        ? item.people.map((person) => ({ "@type": "Person", name: person.name }))
-        : [{ "@type": "Organization", name: brand.publisher }],
+        ? item.people.map((person, index) => ({
+            "@type": "Person",
+            name: person.name,
+            url: `${item.url}#${personAnchor(index)}`,
+          }))
+        : [{ "@type": "Organization", name: brand.publisher, url: brand.home }],
     publisher,
     ...(image ? { image: [image.url] } : {}),
     mainEntityOfPage: { "@type": "WebPage", "@id": item.url },
@@ -48,7 +63,7 @@ ${item.external_url ? html`<p><a href="${item.external_url}" rel="noopener">Read
 ${renderBody(item.body)}
 ${
   item.people.length > 0
-    ? html`<section aria-labelledby="people-heading"><h2 id="people-heading">People</h2><ul>${item.people.map((person) => html`<li>${person.name}${person.role ? html`, ${person.role}` : ""}</li>`)}</ul></section>`
+    ? html`<section aria-labelledby="people-heading"><h2 id="people-heading">People</h2><ul>${item.people.map((person, index) => html`<li id="${personAnchor(index)}">${person.name}${person.role ? html`, ${person.role}` : ""}</li>`)}</ul></section>`
     : ""
 }
 </article>

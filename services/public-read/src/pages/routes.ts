@@ -26,7 +26,7 @@ import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { notFoundPage, plainNotFoundPage, unavailablePage } from "./not-found-page.ts";
 import { signUpPage } from "./sign-up-page.ts";
-import { organizationOfPages } from "./store.ts";
+import { clearedLogoOf, organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
 
 /** The route label of pages served on a client's hostname (routed here, not by the router). */
@@ -138,12 +138,12 @@ export function pagesRoutes(deps: ReadDeps) {
         newsletter,
       };
     }
-    if (!org) return null;
+    if (!org || !newsroom.ownerId) return null;
     return {
       name: org.name,
       publisher: org.name,
       accent: null,
-      logo: null,
+      logo: await clearedLogoOf(db, newsroom.ownerId),
       home: `${origin}/newsroom`,
       topicBase: newsroom.topicBase,
       live: true,

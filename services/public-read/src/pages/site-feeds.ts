@@ -1,7 +1,13 @@
+import { withCharset } from "@newsroom/shared/content-types";
 import type { Queryable } from "@newsroom/shared/db/index";
 import { bodyHtml, bodyText, escapeHtml } from "@newsroom/shared/feed-formats/body-text";
 import { renderJsonFeed } from "@newsroom/shared/feed-formats/json-feed";
-import type { FeedData } from "@newsroom/shared/feed-formats/model";
+import {
+  FEED_LANGUAGE,
+  type FeedData,
+  JSON_FEED_TYPE,
+  RSS_TYPE,
+} from "@newsroom/shared/feed-formats/model";
 import { renderRss } from "@newsroom/shared/feed-formats/rss";
 import { iso } from "@newsroom/shared/records";
 import { publicBodies, publicTexts } from "../content/body.ts";
@@ -50,6 +56,7 @@ async function feedData(
 ): Promise<{ data: FeedData; lastModified: Date | null }> {
   const data: FeedData = {
     title: place.title,
+    language: FEED_LANGUAGE,
     description: `Published stories of ${place.title}.`,
     homePageUrl: place.home,
     feedUrl,
@@ -102,10 +109,10 @@ export async function siteFeed(
   const urls = feedUrls(place.home);
   const { data, lastModified } = await feedData(db, newsroom, place, urls[format]);
   return format === "rss"
-    ? { body: renderRss(data), contentType: "application/rss+xml; charset=utf-8", lastModified }
+    ? { body: renderRss(data), contentType: withCharset(RSS_TYPE), lastModified }
     : {
         body: JSON.stringify(renderJsonFeed(data)),
-        contentType: "application/feed+json; charset=utf-8",
+        contentType: withCharset(JSON_FEED_TYPE),
         lastModified,
       };
 }

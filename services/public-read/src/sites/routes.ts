@@ -54,6 +54,7 @@ export function sitesRoutes(deps: ReadDeps) {
       {
         params: SiteParams,
         detail: publicContent({
+          operationId: "getSite",
           summary: "Hosted newsroom record",
           description:
             "Name, publisher, accent, cleared logo, whether it is live (indexable) and its canonical address.",
@@ -83,6 +84,7 @@ export function sitesRoutes(deps: ReadDeps) {
         params: SiteParams,
         query: IndexQuery,
         detail: publicContent({
+          operationId: "getSiteIndex",
           summary: "A hosted newsroom's published stories",
           description: "Same shape and paging as the newsroom index.",
           tags: ["Hosted newsrooms"],
@@ -116,7 +118,10 @@ export function sitesRoutes(deps: ReadDeps) {
       {
         params: SiteSlugParams,
         detail: publicContent({
+          operationId: "getSiteItem",
           summary: "One published story of the site",
+          description:
+            "The same record as the newsroom's item, its addresses on the site's canonical address.",
           tags: ["Hosted newsrooms"],
           schema: ContentItemOut,
           parameters: true,
@@ -141,7 +146,9 @@ export function sitesRoutes(deps: ReadDeps) {
         params: SiteSlugParams,
         query: CursorQuery,
         detail: publicContent({
+          operationId: "getSiteTopic",
           summary: "Topic of the site",
+          description: "The site's published stories of one topic, newest first, 24 a page.",
           tags: ["Hosted newsrooms"],
           schema: TopicPageOut,
           parameters: true,
@@ -164,7 +171,10 @@ export function sitesRoutes(deps: ReadDeps) {
       {
         params: SiteParams,
         detail: publicContent({
+          operationId: "getSiteSitemap",
           summary: "Sitemap entries on the site's canonical address",
+          description:
+            "The address and last change of every published story of the site, on its canonical address (the client hostname once active).",
           tags: ["Hosted newsrooms"],
           schema: SitemapOut,
           parameters: true,
@@ -191,6 +201,7 @@ export function sitesRoutes(deps: ReadDeps) {
       {
         params: HostnameParams,
         detail: publicContent({
+          operationId: "getSiteByHostname",
           summary: "Hosted newsroom served on a client hostname",
           description:
             "Resolves only a hostname whose certificate is confirmed active, of an enabled newsroom; case-insensitive.",
