@@ -140,6 +140,16 @@ describe("demo seed", () => {
           .from(approvalDecisions)
           .where(isNull(approvalDecisions.personId));
         expect(unsigned?.n).toBe(0);
+        // The newsletter origin rule: a local http origin in development only.
+        const [northwind] = await h.database.db
+          .select({ origins: organizations.newsletterOrigins })
+          .from(organizations)
+          .where(eq(organizations.slug, "northwind"));
+        expect(northwind?.origins).toEqual(
+          serviceEnv === "development"
+            ? ["http://localhost:5173", "https://www.northwind.example"]
+            : ["https://www.northwind.example"],
+        );
         expect((await seedDemo(h.database.db, "armage", serviceEnv)).seeded).toBe(false);
       } finally {
         await h.close();

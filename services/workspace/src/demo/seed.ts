@@ -21,6 +21,7 @@ import { count, eq, inArray } from "drizzle-orm";
 import { addMember } from "../identity/members/service.ts";
 import { createApiKey } from "../keys/service.ts";
 import { insertStories, type StoryDecider } from "../stories/synthetic.ts";
+import { parseWebsiteOrigin } from "../web/newsletter-origin.ts";
 
 const _DAY_MS = 86_400_000;
 
@@ -152,7 +153,13 @@ export async function seedDemo(
     name: "Northwind Cooperative",
     newsroomRunning: true,
     newsletterEnabled: true,
-    newsletterOrigins: ["http://localhost:5173", "https://www.northwind.example"],
+    // A page on this machine may try embed.js in development only: the one rule decides.
+    newsletterOrigins: ["http://localhost:5173", "https://www.northwind.example"].flatMap(
+      (origin) => {
+        const parsed = parseWebsiteOrigin(origin, serviceEnv);
+        return "origin" in parsed ? [parsed.origin] : [];
+      },
+    ),
   });
   const logo = {
     id: newId(),

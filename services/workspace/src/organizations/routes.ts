@@ -25,7 +25,7 @@ export function organizationsRoutes(deps: WorkspaceDeps) {
     .patch(
       "/internal/v1/orgs/:org",
       async ({ params, body }) => {
-        const row = await updateOrganization(deps.db, params.org, body);
+        const row = await updateOrganization(deps.db, params.org, body, deps.serviceEnv);
         await announceSiteChange(deps.bus, row.id, null);
         return organizationOut(row);
       },

@@ -1,9 +1,11 @@
+import type { Config } from "@newsroom/shared/config";
 import type { Queryable } from "@newsroom/shared/db/index";
 import { organizations } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { newId } from "@newsroom/shared/ids";
 import { asc, eq } from "drizzle-orm";
 import { findOrganization, type OrganizationRow } from "../resolve.ts";
+import { parseWebsiteOrigin } from "../web/newsletter-origin.ts";
 import { MAX_NEWSLETTER_ORIGINS } from "./model.ts";
 
 export async function createOrganization(
@@ -44,9 +46,10 @@ export async function updateOrganization(
     add_newsletter_origins?: string[];
     remove_newsletter_origins?: string[];
   },
+  serviceEnv: Config["SERVICE_ENV"],
 ): Promise<OrganizationRow> {
   const org = await findOrganization(db, idOrSlug);
-  const origins = newsletterOriginsAfter(org.newsletterOrigins, input);
+  const origins = newsletterOriginsAfter(org.newsletterOrigins, input, serviceEnv);
   const [row] = await db
     .update(organizations)
     .set({
@@ -64,7 +67,8 @@ export async function updateOrganization(
 
 /**
  * `newsletter_origins` replaces the list; `add_newsletter_origins` and
- * `remove_newsletter_origins` change it in place (added first, then removed).
+ * `remove_newsletter_origins` change it in place (added first, then removed). Origins put in
+ * follow the one rule of `parseWebsiteOrigin`, normalized; any listed one may be removed.
  */
 function newsletterOriginsAfter(
   current: string[],
@@ -73,6 +77,7 @@ function newsletterOriginsAfter(
     add_newsletter_origins?: string[];
     remove_newsletter_origins?: string[];
   },
+  serviceEnv: Config["SERVICE_ENV"],
 ): string[] {
   if (
     input.newsletter_origins &&
@@ -84,8 +89,12 @@ function newsletterOriginsAfter(
       { fields: [{ field: "newsletter_origins", reason: "conflicting_fields" }] },
     );
   }
-  const next = [...(input.newsletter_origins ?? current)];
-  for (const origin of input.add_newsletter_origins ?? []) {
+  const check = (field: string, inputs: string[]) =>
+    checkedOrigins(field, inputs, current, serviceEnv);
+  const next = input.newsletter_origins
+    ? check("newsletter_origins", input.newsletter_origins)
+    : [...current];
+  for (const origin of check("add_newsletter_origins", input.add_newsletter_origins ?? [])) {
     if (!next.includes(origin)) next.push(origin);
   }
   const removed = new Set(input.remove_newsletter_origins ?? []);
@@ -98,6 +107,25 @@ function newsletterOriginsAfter(
     );
   }
   return result;
+}
+
+/** The origins under the rule, normalized; one listed already stays as it is. */
+function checkedOrigins(
+  field: string,
+  inputs: string[],
+  current: string[],
+  serviceEnv: Config["SERVICE_ENV"],
+): string[] {
+  return inputs.map((input, index) => {
+    if (current.includes(input)) return input;
+    const parsed = parseWebsiteOrigin(input, serviceEnv);
+    if ("error" in parsed) {
+      throw new ApiError("validation_failed", parsed.error, {
+        fields: [{ field: `${field}.${index}`, reason: "invalid_origin", message: parsed.error }],
+      });
+    }
+    return parsed.origin;
+  });
 }
 
 /** Every organization, by slug: an operator's list across organizations (labelled as such). */

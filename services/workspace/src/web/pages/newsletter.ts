@@ -1,7 +1,9 @@
+import type { Config } from "@newsroom/shared/config";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, notice } from "../layout.ts";
+import { originShapes } from "../newsletter-origin.ts";
 import { navOf } from "./organizations.ts";
 
 const DONE: Record<string, string> = {
@@ -40,9 +42,10 @@ export function embedSnippet(publicBaseUrl: string, orgSlug: string): string {
 export function newsletterPage(
   who: Visitor,
   access: OrgAccess,
-  publicBaseUrl: string,
+  site: { publicBaseUrl: string; serviceEnv: Config["SERVICE_ENV"] },
   state: NewsletterFormState = {},
 ): Html {
+  const { publicBaseUrl } = site;
   const org = access.organization;
   const base = `/app/orgs/${encodeURIComponent(org.slug)}/newsletter`;
   const done = state.done ? DONE[state.done] : undefined;
@@ -79,7 +82,7 @@ ${list}
   ${field({
     name: "origin",
     label: "Website origin",
-    hint: "https://host or https://host:port, without a path.",
+    hint: `${originShapes(site.serviceEnv)}, without a path.`,
     value: state.origin,
     error: state.originError,
     required: true,

@@ -39,10 +39,12 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
       const row = await lockOrganization(tx, orgId);
       const next = edit({ enabled: row.newsletterEnabled, origins: row.newsletterOrigins });
       if ("error" in next) return next;
-      await updateOrganization(tx, orgId, {
-        newsletter_enabled: next.enabled,
-        newsletter_origins: next.origins,
-      });
+      await updateOrganization(
+        tx,
+        orgId,
+        { newsletter_enabled: next.enabled, newsletter_origins: next.origins },
+        deps.serviceEnv,
+      );
       await audit(tx, orgId, next.action, null, personActor(who.signedIn.person.id));
       return null;
     });
@@ -56,7 +58,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
     .get("/app/orgs/:org/newsletter", async ({ request, params, query }) => {
       const { who, access } = await gate(request, params.org);
       const done = typeof query.done === "string" ? query.done : undefined;
-      return kit.page(who, newsletterPage(who, access, deps.publicBaseUrl, { done }));
+      return kit.page(who, newsletterPage(who, access, deps, { done }));
     })
     .post(
       "/app/orgs/:org/newsletter/enable",
@@ -94,7 +96,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
         const { who, access } = await gate(request, params.org);
         const form = await kit.form(request, who);
         const typed = form.text("origin", 300);
-        const parsed = parseWebsiteOrigin(typed);
+        const parsed = parseWebsiteOrigin(typed, deps.serviceEnv);
         const failed =
           "error" in parsed
             ? parsed
@@ -111,7 +113,7 @@ export function newsletterWebRoutes(deps: WebDeps, kit: WebKit) {
               });
         if (failed) {
           const state = { origin: typed, originError: failed.error };
-          return kit.page(who, newsletterPage(who, access, deps.publicBaseUrl, state), 422);
+          return kit.page(who, newsletterPage(who, access, deps, state), 422);
         }
         return kit.redirect(`${pathOf(access)}?done=origin-added`);
       },
