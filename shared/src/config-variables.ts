@@ -173,7 +173,7 @@ export const ServiceCallsConfig = T.Object({
   WEBHOOKS_URL: T.Optional(Url),
 });
 
-/** The forms' human check. */
+/** The forms' human check and per-client limit. */
 export const HumanCheckConfig = T.Object({
   /** off, test (accepts exactly `test-pass`, only in development) or turnstile. */
   HUMAN_CHECK_MODE: T.Union([T.Literal("off"), T.Literal("test"), T.Literal("turnstile")], {
@@ -182,6 +182,11 @@ export const HumanCheckConfig = T.Object({
   /** Outside development, `HUMAN_CHECK_MODE=off` is refused unless this is true. */
   HUMAN_CHECK_OFF_ACKNOWLEDGED: Bool(false),
   TURNSTILE_SECRET: T.Optional(T.String()),
+  /**
+   * Development switch: form submissions and organization subscribes a minute per client address
+   * (unset: 5), to try the forms by hand past the limit; refused outside development.
+   */
+  FORMS_CLIENT_LIMIT_PER_MINUTE: T.Optional(T.Integer({ minimum: 1, maximum: 100_000 })),
 });
 
 /** The public checkout summary (Stripe). */

@@ -117,7 +117,11 @@ function checkDeploymentRules(
 ): void {
   const where = config.SERVICE_ENV;
   if (where === "development") return;
-  for (const variable of ["WEBHOOK_ALLOW_INSECURE_TARGETS", "WEBHOOK_INSECURE_TARGET_PORTS"]) {
+  for (const variable of [
+    "WEBHOOK_ALLOW_INSECURE_TARGETS",
+    "WEBHOOK_INSECURE_TARGET_PORTS",
+    "FORMS_CLIENT_LIMIT_PER_MINUTE",
+  ]) {
     if (config[variable as keyof Loaded]) {
       throw new ConfigError(variable, `is a test switch: refused in ${where}`);
     }

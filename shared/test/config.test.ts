@@ -114,6 +114,7 @@ describe("config", () => {
     ["WEBHOOK_INSECURE_TARGET_PORTS", "4000,4010"],
     ["WEBHOOK_RETRY_SCHEDULE", "1,1,1"],
     ["HUMAN_CHECK_MODE", "test"],
+    ["FORMS_CLIENT_LIMIT_PER_MINUTE", "1000"],
   ] as const) {
     test(`the test switch ${variable} is refused in production and sandbox`, () => {
       for (const env of [production, sandbox]) {

@@ -88,7 +88,10 @@ describe("digest double opt-in", () => {
     );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(await response.text()).toContain("You are subscribed");
+    const page = await response.text();
+    expect(page).toContain("You are subscribed");
+    const newsroom = `${new URL(forms.config.NEWSROOM_HOST).origin}/newsroom`;
+    expect(page).toContain(`<a href="${newsroom}">Back to the newsroom</a>`);
     expect((await subscription(email))?.status).toBe("subscribed");
   });
 

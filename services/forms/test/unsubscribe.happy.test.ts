@@ -98,6 +98,9 @@ describe("the unsubscribe page", () => {
     const html = await after.text();
     expect(html).toContain("You are unsubscribed");
     expect(html).not.toContain("<button");
+    // A way back to the newsroom the digest comes from.
+    const newsroom = `${new URL(forms.config.NEWSROOM_HOST).origin}/newsroom`;
+    expect(html).toContain(`<a href="${newsroom}">Back to the newsroom</a>`);
   });
 });
 

@@ -65,7 +65,7 @@ describeInBrowser("an organization's settings pages in Chromium", () => {
       .fill("http://www.setorg.example/signup");
     expect(await submit("Add origin")).toBe(422);
     expect(await textOf(page.locator("#field-origin-error"))).toBe(
-      "Write an https origin: https://host or https://host:port.",
+      "Write an https origin: https://host[:port], or on this machine http://localhost:<port> or http://127.0.0.1:<port>.",
     );
     expect(
       await page.getByLabel("Website origin", { exact: true }).getAttribute("aria-describedby"),

@@ -9,8 +9,13 @@ const DIGEST = "Weekly digest";
 /** The brand of pages that cannot tell which organization they speak for (errors, expired links). */
 const NEWSLETTER = "Newsletter";
 
+/** The link back of a subscribed or unsubscribed page, to the newsroom at `href`. */
+export function backTo(href: string | null, name = "the newsroom"): PageContent["back"] {
+  return href ? { href, label: `Back to ${name}` } : null;
+}
+
 /** A digest confirmation that worked, or a link that no longer does. */
-export function digestPage(outcome: "confirmed" | "expired"): PageContent {
+export function digestPage(outcome: "confirmed" | "expired", newsroom: string): PageContent {
   return outcome === "confirmed"
     ? {
         title: "Subscription confirmed",
@@ -18,6 +23,7 @@ export function digestPage(outcome: "confirmed" | "expired"): PageContent {
         message:
           "The weekly digest will reach you once a week. Every issue has an unsubscribe link.",
         brand: DIGEST,
+        back: backTo(newsroom),
       }
     : {
         title: "Link expired",
@@ -67,6 +73,7 @@ export function organizationConfirmationPage(
 export function subscribedPage(
   name: string,
   accent: string | null,
+  home: string | null,
   heading = "You are subscribed",
 ): PageContent {
   return {
@@ -75,6 +82,7 @@ export function subscribedPage(
     message: `You will receive ${name}'s newsletter. Every issue has a link to unsubscribe.`,
     brand: name,
     accent,
+    back: backTo(home, name),
   };
 }
 

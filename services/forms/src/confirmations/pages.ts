@@ -13,6 +13,8 @@ export interface PageContent {
   accent?: string | null;
   /** The one button: a form that POSTs the token. */
   form?: { action: string; token: string; button: string };
+  /** A link back to the newsroom the reader subscribed from (subscribed and unsubscribed pages). */
+  back?: { href: string; label: string } | null;
 }
 
 const DEFAULT_ACCENT = "#1a73e8";
@@ -83,12 +85,13 @@ export function renderPage(content: PageContent): string {
   p { margin: 0 0 1.5rem; }
   button { font: inherit; font-weight: 600; padding: 0.75rem 1.5rem; border: 0;
     border-radius: 0.375rem; background: var(--accent); color: var(--on-accent); cursor: pointer; }
-  button:focus-visible { outline: 3px solid #1f2328; outline-offset: 3px; }
+  button:focus-visible, a:focus-visible { outline: 3px solid #1f2328; outline-offset: 3px; }
+  a { color: inherit; font-weight: 600; }
   @media (prefers-color-scheme: dark) {
     body { background: #0d1117; color: #e6edf3; }
     main { background: #161b22; }
     .brand { color: #9198a1; }
-    button:focus-visible { outline-color: #e6edf3; }
+    button:focus-visible, a:focus-visible { outline-color: #e6edf3; }
   }
 </style>
 </head>
@@ -98,6 +101,7 @@ export function renderPage(content: PageContent): string {
   <h1>${content.heading}</h1>
   <p>${content.message}</p>
   ${form}
+  ${content.back ? html`<p><a href="${content.back.href}">${content.back.label}</a></p>` : ""}
 </main>
 </body>
 </html>

@@ -6,6 +6,7 @@ import { pageResponse } from "../confirmations/pages.ts";
 import { confirmTokenOf } from "../confirmations/tokens.ts";
 import { digestConfirmOperation, formOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
+import { houseNewsroomUrl } from "../newsletter/origins.ts";
 import { readBody } from "../request/body.ts";
 import {
   acceptsJson,
@@ -64,7 +65,7 @@ export function digestRoutes(deps: FormsDeps) {
           const status = outcome === "confirmed" ? 200 : 410;
           // A browser's form post (the confirmation page's button) gets a page, not JSON.
           if (body.kind === "form" && !acceptsJson(request)) {
-            return pageResponse(digestPage(outcome), status);
+            return pageResponse(digestPage(outcome, houseNewsroomUrl(deps.config)), status);
           }
           return json({ status: outcome }, status);
         }),

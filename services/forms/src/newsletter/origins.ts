@@ -52,6 +52,11 @@ export function allowedOrigins(
   return allowed;
 }
 
+/** The house newsroom's home: `/newsroom` on NEWSROOM_HOST's origin, as public-read serves it. */
+export function houseNewsroomUrl(config: Pick<Config, "NEWSROOM_HOST">): string {
+  return `${new URL(config.NEWSROOM_HOST).origin}/newsroom`;
+}
+
 /**
  * `url` with `?newsletter=<outcome>` set, and `newsletter_fields=<a,b>` when fields are named
  * (both replacing any earlier value).

@@ -28,7 +28,7 @@ import {
   requireMailer,
 } from "../request/respond.ts";
 import { submitForm } from "../submission/pipeline.ts";
-import { originOf } from "./origins.ts";
+import { houseNewsroomUrl, originOf } from "./origins.ts";
 import { confirmOrganization, describeConfirmation } from "./service.ts";
 import {
   corsHeaders,
@@ -90,12 +90,14 @@ async function confirmationPage(deps: FormsDeps, request: Request): Promise<Resp
   const page = await describeConfirmation(deps, token);
   if (page.state === "expired") return pageResponse(EXPIRED_PAGE, 410);
   if (page.list === "digest") {
-    if (page.state === "used") return pageResponse(digestPage("confirmed"), 200);
+    if (page.state === "used") {
+      return pageResponse(digestPage("confirmed", houseNewsroomUrl(deps.config)), 200);
+    }
     return pageResponse(digestConfirmationPage(DIGEST_CONFIRM, token), 200);
   }
-  const { organization, accent } = page.newsletter;
+  const { organization, accent, home } = page.newsletter;
   if (page.state === "used") {
-    return pageResponse(subscribedPage(organization.name, accent, "Already confirmed"), 200);
+    return pageResponse(subscribedPage(organization.name, accent, home, "Already confirmed"), 200);
   }
   return pageResponse(organizationConfirmationPage(organization.name, accent, CONFIRM, token), 200);
 }
@@ -123,10 +125,10 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
       return wantsJson ? json({ status: "expired" }, 410) : pageResponse(EXPIRED_PAGE, 410);
     }
     if (wantsJson) return json({ status: "confirmed" }, 200);
-    const { organization, allowed, accent } = outcome.newsletter;
+    const { organization, allowed, accent, home } = outcome.newsletter;
     const redirect = outcome.redirect;
     if (redirect && allowed.has(originOf(redirect) ?? "")) return seeOther(redirect, "confirmed");
-    return pageResponse(subscribedPage(organization.name, accent), 200);
+    return pageResponse(subscribedPage(organization.name, accent, home), 200);
   };
   if (wantsJson) return guarded(request, { ...NO_STORE }, run);
   failWithPages(request);

@@ -23,7 +23,7 @@ import type { FormsDeps } from "../deps.ts";
 import { contactListUnsubscribe } from "../mailings/lists.ts";
 import { sendEmailOnce } from "../send-once.ts";
 import { contactListOf } from "./contact-lists.ts";
-import { allowedOrigins } from "./origins.ts";
+import { allowedOrigins, houseNewsroomUrl } from "./origins.ts";
 import {
   addSubscriber,
   findOrganization,
@@ -41,6 +41,8 @@ export interface Newsletter {
   organization: NewsletterOrganization;
   allowed: Set<string>;
   accent: string | null;
+  /** The organization's newsroom (its first hosted site, or the house's), for a link back. */
+  home: string | null;
 }
 
 /** The organization, the origins allowed to post for it and its accent; null when unknown. */
@@ -56,6 +58,11 @@ async function describe(deps: FormsDeps, organization: NewsletterOrganization) {
     organization,
     allowed: allowedOrigins(deps.config, organization.newsletterOrigins, sites, organization.slug),
     accent: sites[0]?.accent ?? null,
+    home: sites[0]
+      ? `${deps.config.NEWSROOM_HOST.replace(/\/+$/, "")}/${sites[0].slug}`
+      : organization.slug === deps.config.HOUSE_ORG
+        ? houseNewsroomUrl(deps.config)
+        : null,
   };
 }
 

@@ -53,7 +53,10 @@ export function requireMailer(deps: FormsDeps, options: { team?: boolean } = {})
   return mailer;
 }
 
-/** Per-client limits: form submissions, organization subscribes, token confirmations. */
+/**
+ * Per-client limits: form submissions, organization subscribes, token confirmations. In
+ * development FORMS_CLIENT_LIMIT_PER_MINUTE replaces the first two.
+ */
 export const LIMITS = {
   forms: { limit: 5, windowSeconds: 60 },
   newsletter: { limit: 5, windowSeconds: 60 },
@@ -65,7 +68,11 @@ export async function enforceClientLimit(
   request: Request,
   bucket: keyof typeof LIMITS,
 ): Promise<void> {
-  const { limit, windowSeconds } = LIMITS[bucket];
+  const { windowSeconds } = LIMITS[bucket];
+  const limit =
+    bucket === "confirm"
+      ? LIMITS.confirm.limit
+      : (deps.config.FORMS_CLIENT_LIMIT_PER_MINUTE ?? LIMITS[bucket].limit);
   const decision = await checkLimit(
     deps.rateLimits,
     `forms:${bucket}:${addressLimitKey(clientIpOf(request))}`,

@@ -1,8 +1,10 @@
 import { notFound } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
+import { backTo } from "../confirmations/newsletter-pages.ts";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";
 import { unsubscribePageOperation, unsubscribePostOperation } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
+import { houseNewsroomUrl } from "../newsletter/origins.ts";
 import { bodyKindOf, readBody } from "../request/body.ts";
 import { acceptsJson, guarded, json, NO_STORE } from "../request/respond.ts";
 import { UNSUBSCRIBE_PATH } from "./link.ts";
@@ -17,12 +19,15 @@ const INVALID_PAGE: PageContent = {
   brand: BRAND,
 };
 
-const UNSUBSCRIBED_PAGE: PageContent = {
-  title: "Unsubscribed",
-  heading: "You are unsubscribed",
-  message: "The weekly digest no longer comes to this address. You can subscribe again any time.",
-  brand: BRAND,
-};
+function unsubscribedPage(deps: FormsDeps): PageContent {
+  return {
+    title: "Unsubscribed",
+    heading: "You are unsubscribed",
+    message: "The weekly digest no longer comes to this address. You can subscribe again any time.",
+    brand: BRAND,
+    back: backTo(houseNewsroomUrl(deps.config)),
+  };
+}
 
 /**
  * The digest's unsubscribe link. GET shows a page with one button and changes nothing; POST
@@ -46,7 +51,7 @@ async function unsubscribePage(deps: FormsDeps, request: Request): Promise<Respo
   const token = new URL(request.url).searchParams.get("t") ?? "";
   const state = await describeUnsubscribe(deps, token);
   if (state === "invalid") return pageResponse(INVALID_PAGE, 404);
-  if (state === "unsubscribed") return pageResponse(UNSUBSCRIBED_PAGE, 200);
+  if (state === "unsubscribed") return pageResponse(unsubscribedPage(deps), 200);
   return pageResponse(
     {
       title: "Unsubscribe from the weekly digest",
@@ -78,6 +83,8 @@ function unsubscribe(deps: FormsDeps, request: Request): Promise<Response> {
       if (wantsJson) throw notFound("No such unsubscribe link.");
       return pageResponse(INVALID_PAGE, 404);
     }
-    return wantsJson ? json({ status: "unsubscribed" }, 200) : pageResponse(UNSUBSCRIBED_PAGE, 200);
+    return wantsJson
+      ? json({ status: "unsubscribed" }, 200)
+      : pageResponse(unsubscribedPage(deps), 200);
   });
 }

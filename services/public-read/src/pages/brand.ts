@@ -22,4 +22,18 @@ export interface NewsletterTarget {
   org: string;
   /** The API's public base (PUBLIC_BASE_URL). */
   apiBase: string;
+  /**
+   * The newsroom's home at the address being browsed, when it is not the canonical `home` (a
+   * hosted site read at NEWSROOM_HOST's path while its canonical home is its hostname): a
+   * sign-up returns there, to the page the reader came from, never to a hostname that may not
+   * resolve (a demo's, in development).
+   */
+  browsedHome?: string;
+}
+
+/** `address` (under the canonical home) at the address being browsed, for a sign-up's return. */
+export function browsedAddress(address: string, brand: Brand): string {
+  const browsed = brand.newsletter?.browsedHome;
+  if (!browsed || !address.startsWith(brand.home)) return address;
+  return `${browsed}${address.slice(brand.home.length)}`;
 }

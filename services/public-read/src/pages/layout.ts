@@ -1,5 +1,5 @@
 import { type Html, html, raw } from "@newsroom/shared/html";
-import type { Brand } from "./brand.ts";
+import { type Brand, browsedAddress } from "./brand.ts";
 import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { feedAlternates } from "./site-feeds.ts";
 import { STYLESHEET } from "./stylesheet.ts";
@@ -71,7 +71,7 @@ ${parts.preview ? html`<aside class="preview-banner" aria-label="Preview"><p><st
 <main id="main" tabindex="-1">
 ${parts.main}
 </main>
-${brand.newsletter ? newsletterForm(brand.newsletter, parts.returnTo ?? parts.canonical, `${brand.home}/${SIGN_UP_SEGMENT}`) : ""}
+${brand.newsletter ? newsletterForm(brand.newsletter, parts.returnTo ?? browsedAddress(parts.canonical, brand), browsedAddress(`${brand.home}/${SIGN_UP_SEGMENT}`, brand)) : ""}
 <footer class="footer"><p>Published by ${brand.publisher}</p></footer>
 </body>
 </html>

@@ -37,10 +37,10 @@ async function versionOf(db: Db, storyId: string, version: number) {
  */
 export function previewRoutes(
   deps: ReadDeps,
-  brandOf: (
-    newsroom: Awaited<ReturnType<typeof houseNewsroom>>,
-    site: Awaited<ReturnType<typeof siteBySlug>>,
-  ) => Promise<Brand | null>,
+  brandOf: (opened: {
+    newsroom: Awaited<ReturnType<typeof houseNewsroom>>;
+    site: Awaited<ReturnType<typeof siteBySlug>>;
+  }) => Promise<Brand | null>,
 ) {
   const { db, config } = deps;
   return new Elysia({ name: "public-read:preview" }).get(
@@ -63,7 +63,7 @@ export function previewRoutes(
         organizationId: orgId,
         ownerId: orgId,
       };
-      const brand = await brandOf(newsroom, site);
+      const brand = await brandOf({ newsroom, site });
       if (!brand) throw new ApiError("not_found", "No such newsroom.");
       const [body, topics] = await Promise.all([
         bodyBeforePublication(db, orgId, version.body),

@@ -110,6 +110,14 @@ function sitePlace(site: string, hostname?: string): PagePlace {
   };
 }
 
+/** A newsroom a page belongs to, read for the request. */
+interface Opened {
+  newsroom: Newsroom;
+  site: HostedSite | null;
+  /** Its home at the address being browsed, when that is not the canonical one. */
+  browsedHome?: string;
+}
+
 /**
  * Newsroom pages, server-rendered from the same reads as the JSON routes, cached and purged
  * with the same keys: the house newsroom at `/newsroom`, hosted sites at NEWSROOM_HOST's path
@@ -120,10 +128,10 @@ export function pagesRoutes(deps: ReadDeps) {
   const prefix = hostedPagesPrefix(config) || "/newsrooms";
   const origin = new URL(config.NEWSROOM_HOST).origin;
 
-  const brandOf = async (newsroom: Newsroom, site: HostedSite | null): Promise<Brand | null> => {
+  const brandOf = async ({ newsroom, site, browsedHome }: Opened): Promise<Brand | null> => {
     const org = newsroom.ownerId ? await organizationOfPages(db, newsroom.ownerId) : null;
     const newsletter = org?.newsletterEnabled
-      ? { org: org.slug, apiBase: config.PUBLIC_BASE_URL }
+      ? { org: org.slug, apiBase: config.PUBLIC_BASE_URL, browsedHome }
       : null;
     if (site) {
       const record = site.record;
@@ -154,13 +162,13 @@ export function pagesRoutes(deps: ReadDeps) {
   /** The sign-up page: read and rendered for each request, never cached (see newsletterForm). */
   const newsletterPage = async (
     request: Request,
-    open: () => Promise<{ newsroom: Newsroom; site: HostedSite | null } | null>,
+    open: () => Promise<Opened | null>,
     missing: { tags: string[] },
   ): Promise<Response> => {
     let brand: Brand | null;
     try {
       const opened = await open();
-      brand = opened && (await brandOf(opened.newsroom, opened.site));
+      brand = opened && (await brandOf(opened));
     } catch (error) {
       log.warn("public read failed", {
         request_id: requestIdOf(request),
@@ -182,11 +190,7 @@ export function pagesRoutes(deps: ReadDeps) {
     request: Request,
     place: PagePlace,
     target: PageTarget,
-    open: () => Promise<{
-      newsroom: Newsroom;
-      site: HostedSite | null;
-      scope: string | null;
-    } | null>,
+    open: () => Promise<(Opened & { scope: string | null }) | null>,
     missing: { tags: string[] },
   ): Promise<Response> => {
     if (target.kind === "newsletter") return newsletterPage(request, open, missing);
@@ -197,7 +201,7 @@ export function pagesRoutes(deps: ReadDeps) {
         async () => {
           const opened = await open();
           if (!opened) return plainMissing(missing.tags);
-          const brand = await brandOf(opened.newsroom, opened.site);
+          const brand = await brandOf(opened);
           if (!brand) return plainMissing(missing.tags);
           const tags = place.tags.missingItem();
           return notFoundOutcome(
@@ -215,8 +219,8 @@ export function pagesRoutes(deps: ReadDeps) {
       async (): Promise<ReadOutcome> => {
         const opened = await open();
         if (!opened) return plainMissing(missing.tags);
-        const { newsroom, site, scope } = opened;
-        const brand = await brandOf(newsroom, site);
+        const { newsroom, scope } = opened;
+        const brand = await brandOf(opened);
         if (!brand) return plainMissing(missing.tags);
         const notFound = (tags: string[]) =>
           notFoundOutcome("No page here.", tags, scope, notFoundPage(brand, brand.home));
@@ -272,7 +276,15 @@ export function pagesRoutes(deps: ReadDeps) {
       targetOf(rest),
       async () => {
         const hosted = await siteBySlug(db, config.NEWSROOM_HOST, site);
-        return hosted && { newsroom: hosted.newsroom, site: hosted, scope: hosted.organizationId };
+        return (
+          hosted && {
+            newsroom: hosted.newsroom,
+            site: hosted,
+            scope: hosted.organizationId,
+            // Its canonical home may be a hostname that does not resolve here (development).
+            browsedHome: `${origin}${prefix}/${site}`,
+          }
+        );
       },
       { tags: siteTags.site(site) },
     );

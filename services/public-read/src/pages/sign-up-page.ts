@@ -1,5 +1,5 @@
 import { type Html, html } from "@newsroom/shared/html";
-import type { Brand, NewsletterTarget } from "./brand.ts";
+import { type Brand, browsedAddress, type NewsletterTarget } from "./brand.ts";
 import { layout } from "./layout.ts";
 import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 
@@ -9,13 +9,14 @@ import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
  */
 export function signUpPage(brand: Brand, target: NewsletterTarget): Html {
   const home = brand.home;
+  const browsed = browsedAddress(home, brand);
   return layout({
     brand: { ...brand, newsletter: null, live: false },
     title: "Newsletter",
     description: `Sign up for ${brand.name}'s newsletter.`,
     canonical: `${home}/${SIGN_UP_SEGMENT}`,
     main: html`<h1>Newsletter</h1>
-${newsletterForm(target, home, `${home}/${SIGN_UP_SEGMENT}`, {
+${newsletterForm(target, browsed, `${browsed}/${SIGN_UP_SEGMENT}`, {
   submissionId: crypto.randomUUID(),
   startedAt: Date.now(),
 })}`,
