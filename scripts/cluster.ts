@@ -6,7 +6,12 @@
  */
 import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
 import { openDatabase } from "@newsroom/shared/db/index";
-import { type PortVariable, refuseBusyPort, startOrExit } from "@newsroom/shared/startup";
+import {
+  type PortVariable,
+  refuseBusyPort,
+  refuseListenedPort,
+  startOrExit,
+} from "@newsroom/shared/startup";
 import { seedDemo } from "@newsroom/workspace/demo/seed";
 import type { Subprocess } from "bun";
 import { unreachableBackends } from "./cluster-backends.ts";
@@ -157,7 +162,11 @@ if (import.meta.main) {
   };
   // A port in use is refused at once, before anything starts (the processes would fail one by one).
   await startOrExit(async () => {
-    for (const [variable, port] of clusterPortList(ports)) await refuseBusyPort(variable, port);
+    await refuseBusyPort("PORT", ports.gateway);
+    await refuseBusyPort("WORKSPACE_PORT", ports.workspace);
+    // The ports PORT implies: a listener there is refused; a bind test could mistake the local
+    // end of an outgoing connection for one.
+    for (const [variable, port] of clusterPortList(ports)) await refuseListenedPort(variable, port);
   });
   const unreachable = await unreachableBackends(process.env);
   if (unreachable.length > 0) {

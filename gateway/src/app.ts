@@ -11,6 +11,7 @@ import { SERVICE_VERSION } from "@newsroom/shared/version";
 import { Elysia, t } from "elysia";
 import type { PublicAnswerCache } from "./answer-cache.ts";
 import { docsRoutes } from "./docs.ts";
+import { indexPage } from "./index-page.ts";
 import { enforceClientApiLimits, enforcePublicLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { GATEWAY_PATHS, type ServiceName, serviceForRequest } from "./routing.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
@@ -23,6 +24,7 @@ export interface GatewayOptions {
     | "PUBLIC_RATE_LIMIT_PER_MINUTE"
     | "PUBLIC_BASE_URL"
     | "NEWSROOM_HOST"
+    | "SES_ENDPOINT"
   >;
   upstreams: Partial<Record<ServiceName, Upstream>>;
   rateLimits: RateLimitStore;
@@ -66,6 +68,15 @@ export function createGateway(given: GatewayOptions) {
     },
   });
   const ready = readinessResponse(readiness(options.readinessChecks));
+  const { config } = options;
+  const index = () =>
+    indexPage({
+      newsrooms: config.NEWSROOM_HOST,
+      inbox:
+        config.SERVICE_ENV === "development" && config.SES_ENDPOINT
+          ? `${config.SES_ENDPOINT.replace(/\/$/, "")}/`
+          : undefined,
+    });
   const app = new Elysia({ name: "gateway" })
     .use(kit)
     .get(
@@ -104,6 +115,7 @@ export function createGateway(given: GatewayOptions) {
         },
       }),
     })
+    .get("/", index)
     .use(docsRoutes)
     .all("/*", ({ request }) => refuse(request), { parse: "none" });
   kit.bindRoutes(app);

@@ -3,6 +3,7 @@ import {
   DatabaseConfig,
   EdgeConfig,
   GatewayRoutingConfig,
+  MailConfig,
   ProcessConfig,
   PublicAddressConfig,
   RateLimitConfig,
@@ -23,6 +24,8 @@ export const GatewayConfig = T.Composite([
   // Which host and path prefix name a public page rather than the API.
   T.Pick(PublicAddressConfig, ["NEWSROOM_HOST", "PUBLIC_BASE_URL"]),
   GatewayRoutingConfig,
+  // Only for the index page's link to the local email inbox, in development.
+  T.Pick(MailConfig, ["SES_ENDPOINT"]),
   // Purges of its public answer cache arrive on the bus; without NATS_URL it keeps none.
   BusConfig,
 ]);

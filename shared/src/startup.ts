@@ -92,8 +92,13 @@ export async function refuseBusyPort(
   port: number,
   hostname?: string,
 ): Promise<void> {
-  if (port !== 0 && (await accepts(port, 500))) throw portInUse(variable, port);
+  await refuseListenedPort(variable, port);
   checkPortFree(variable, port, hostname);
+}
+
+/** Refuses a port that accepts a connection on 127.0.0.1 (the connection test alone). */
+export async function refuseListenedPort(variable: PortVariable, port: number): Promise<void> {
+  if (port !== 0 && (await accepts(port, 500))) throw portInUse(variable, port);
 }
 
 /** For entry points: runs the start; a StartupError or ConfigError prints one line and exits 1. */

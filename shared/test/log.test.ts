@@ -48,3 +48,13 @@ describe("log format", () => {
     expect(line).toMatch(/^\d\d:\d\d:\d\d warn database unavailable service=forms attempts=2$/);
   });
 });
+
+describe("readiness probes", () => {
+  test("GET /health/ready is logged at debug only, other requests at info", async () => {
+    const lines = await linesOf("json", async () => {
+      await handle(new Request("http://localhost/health/ready"));
+      await handle(new Request("http://localhost/health"));
+    });
+    expect(lines.map((line) => JSON.parse(line).path)).toEqual(["/health"]);
+  });
+});

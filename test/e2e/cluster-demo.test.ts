@@ -83,6 +83,12 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
     expect(upAfterMs).toBeLessThan(14_000);
   });
 
+  test("the banner names the web app, the index page and the demo people to sign in as", () => {
+    expect(banner).toContain(`Home           http://localhost:${port.gateway}/`);
+    expect(banner).toContain(`Web app        http://localhost:${port.gateway}/app/`);
+    expect(banner).toMatch(/owner@northwind\.example +owner of northwind\n/);
+  });
+
   test("the banner names the demo data, its key and the inbox page", () => {
     expect(banner).toContain(`inbox page http://127.0.0.1:${port.ses}/`);
     expect(banner).toContain(`Links          http://localhost:${port.gateway}`);

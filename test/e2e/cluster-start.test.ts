@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
+import { START_BUDGET_MS } from "@newsroom/shared/testing/budget";
 import { requireService } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 
@@ -26,7 +27,7 @@ async function startCluster(env: Record<string, string>) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), START_BUDGET_MS);
   const code = await child.exited;
   clearTimeout(timer);
   const stderr = await new Response(child.stderr).text();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
@@ -61,57 +62,60 @@ describe.skipIf(!ready)("the cluster end to end", () => {
   const received: Received[] = [];
   let verify: Webhook | null = null;
 
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "postgres" });
-    receiver = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: async (request) => {
-        const body = await request.text();
-        const headers: Record<string, string> = {};
-        request.headers.forEach((value, name) => {
-          headers[name] = value;
-        });
-        const event = verify!.verify(body, headers) as {
-          id: string;
-          type: string;
-          data: { story: { status: string } | null };
-        };
-        received.push({
-          id: event.id,
-          type: event.type,
-          storyStatus: event.data.story?.status ?? null,
-        });
-        return new Response(null, { status: 204 });
-      },
-    });
-    const ports = { ...(await freeClusterPorts()), metrics: await freePortRun(6) };
-    cluster = startCluster(
-      ports,
-      {
-        PATH: process.env.PATH,
-        DATABASE_URL: database.url,
-        NATS_URL: natsUrl,
-        NATS_STREAM: stream,
-        NATS_SUBJECT_PREFIX: `e2e${suffix}.`,
-        REDIS_URL: redisUrl,
-        ADMIN_TOKEN,
-        HOUSE_ORG: house,
-        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
-        LOG_LEVEL: "error",
-      },
-      { output: "inherit" },
-    );
-    base = `http://127.0.0.1:${ports.gateway}`;
-    workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
-    // One metrics port per process, in the plan's order.
-    const gatewayIndex = Object.keys(clusterPlan(ports)).indexOf("gateway");
-    gatewayMetrics = `http://127.0.0.1:${ports.metrics + gatewayIndex}/metrics`;
-    await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
-    await waitForReady(`${base}/health/ready`, 60_000);
-    await admin("POST", "/orgs", { slug: house, name: "House", newsroom_running: true });
-  }, 90_000);
+  beforeAll(
+    async () => {
+      database = await testDatabase({ backend: "postgres" });
+      receiver = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: async (request) => {
+          const body = await request.text();
+          const headers: Record<string, string> = {};
+          request.headers.forEach((value, name) => {
+            headers[name] = value;
+          });
+          const event = verify!.verify(body, headers) as {
+            id: string;
+            type: string;
+            data: { story: { status: string } | null };
+          };
+          received.push({
+            id: event.id,
+            type: event.type,
+            storyStatus: event.data.story?.status ?? null,
+          });
+          return new Response(null, { status: 204 });
+        },
+      });
+      const ports = { ...(await freeClusterPorts()), metrics: await freePortRun(6) };
+      cluster = startCluster(
+        ports,
+        {
+          PATH: process.env.PATH,
+          DATABASE_URL: database.url,
+          NATS_URL: natsUrl,
+          NATS_STREAM: stream,
+          NATS_SUBJECT_PREFIX: `e2e${suffix}.`,
+          REDIS_URL: redisUrl,
+          ADMIN_TOKEN,
+          HOUSE_ORG: house,
+          WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+          WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+          LOG_LEVEL: "error",
+        },
+        { output: "inherit" },
+      );
+      base = `http://127.0.0.1:${ports.gateway}`;
+      workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+      // One metrics port per process, in the plan's order.
+      const gatewayIndex = Object.keys(clusterPlan(ports)).indexOf("gateway");
+      gatewayMetrics = `http://127.0.0.1:${ports.metrics + gatewayIndex}/metrics`;
+      await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, START_BUDGET_MS);
+      await waitForReady(`${base}/health/ready`, START_BUDGET_MS);
+      await admin("POST", "/orgs", { slug: house, name: "House", newsroom_running: true });
+    },
+    startBudget(1, 60_000),
+  );
 
   afterAll(async () => {
     await cluster?.stop();

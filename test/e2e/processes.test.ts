@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 
@@ -21,56 +22,60 @@ const PROCESSES: [string, string, string][] = [
 
 describe("each service as its own process", () => {
   for (const [name, entry, portVariable] of PROCESSES) {
-    test(`${name}: health, JSON request logs without keys, metrics, graceful SIGTERM`, async () => {
-      const port = await freePort();
-      const metricsPort = await freePort();
-      const child = Bun.spawn([process.execPath, entry], {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH,
-          PGLITE_DIR: "memory",
-          [portVariable]: String(port),
-          METRICS_PORT: String(metricsPort),
-          LOG_LEVEL: "info",
-        },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      try {
-        const base = `http://127.0.0.1:${port}`;
-        await waitForReady(`${base}/health`, 30_000);
-        if (name === "gateway") {
-          // A gateway alone with no DATABASE_URL reports no database.
-          expect((await (await fetch(`${base}/health`)).json()).database_configured).toBe(false);
-        }
-        await fetch(`${base}/v1/feed.json?key=${KEY}`, {
-          headers: { authorization: `Bearer ${KEY}` },
+    test(
+      `${name}: health, JSON request logs without keys, metrics, graceful SIGTERM`,
+      async () => {
+        const port = await freePort();
+        const metricsPort = await freePort();
+        const child = Bun.spawn([process.execPath, entry], {
+          cwd: root,
+          env: {
+            PATH: process.env.PATH,
+            PGLITE_DIR: "memory",
+            [portVariable]: String(port),
+            METRICS_PORT: String(metricsPort),
+            LOG_LEVEL: "info",
+          },
+          stdout: "pipe",
+          stderr: "pipe",
         });
-        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        expect(metrics).toContain("http_requests_total");
+        try {
+          const base = `http://127.0.0.1:${port}`;
+          await waitForReady(`${base}/health`, START_BUDGET_MS);
+          if (name === "gateway") {
+            // A gateway alone with no DATABASE_URL reports no database.
+            expect((await (await fetch(`${base}/health`)).json()).database_configured).toBe(false);
+          }
+          await fetch(`${base}/v1/feed.json?key=${KEY}`, {
+            headers: { authorization: `Bearer ${KEY}` },
+          });
+          const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+          expect(metrics).toContain("http_requests_total");
 
-        const started = Date.now();
-        child.kill("SIGTERM");
-        const code = await child.exited;
-        expect(code).toBe(0);
-        expect(Date.now() - started).toBeLessThan(10_000);
+          const started = Date.now();
+          child.kill("SIGTERM");
+          const code = await child.exited;
+          expect(code).toBe(0);
+          expect(Date.now() - started).toBeLessThan(10_000);
 
-        const output = await new Response(child.stdout).text();
-        const lines = output.split("\n").filter((line) => line.startsWith("{"));
-        const requests = lines
-          .map((line) => JSON.parse(line))
-          .filter((entry) => entry.message === "request");
-        expect(requests.length).toBeGreaterThanOrEqual(2);
-        for (const entry of requests) {
-          expect(entry.request_id).toMatch(/^req_/);
-          expect(typeof entry.status).toBe("number");
-          expect(typeof entry.duration_ms).toBe("number");
+          const output = await new Response(child.stdout).text();
+          const lines = output.split("\n").filter((line) => line.startsWith("{"));
+          const requests = lines
+            .map((line) => JSON.parse(line))
+            .filter((entry) => entry.message === "request");
+          expect(requests.length).toBeGreaterThanOrEqual(2);
+          for (const entry of requests) {
+            expect(entry.request_id).toMatch(/^req_/);
+            expect(typeof entry.status).toBe("number");
+            expect(typeof entry.duration_ms).toBe("number");
+          }
+          expect(output).not.toContain(KEY);
+          expect(await new Response(child.stderr).text()).not.toContain(KEY);
+        } finally {
+          child.kill("SIGKILL");
         }
-        expect(output).not.toContain(KEY);
-        expect(await new Response(child.stderr).text()).not.toContain(KEY);
-      } finally {
-        child.kill("SIGKILL");
-      }
-    }, 60_000);
+      },
+      startBudget(),
+    );
   }
 });

@@ -2,11 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DotCounter } from "../../scripts/test-progress.ts";
 import { parseJunit, skipReasons, summary } from "../../scripts/test-summary.ts";
 
 /**
  * `npm test` lists failures only and ends with one summary: the servers used, what was skipped
- * and why, and `N passed, N failed, N skipped` as its last line.
+ * and why, and `N passed, N failed, N skipped` as its last line. While it runs, a line of
+ * progress (tests done, failures, time) comes every 15 s, counted from bun's dots.
  */
 const root = new URL("../../", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "newsroom-test-command-"));
@@ -65,6 +67,24 @@ describe("the test summary", () => {
   });
 });
 
+describe("the progress of a run", () => {
+  test("counts bun's dots, drops them, and passes failures and logs through whole", () => {
+    const counter = new DotCounter();
+    const shown = [
+      counter.feed("bun test v1.4.5\n.."),
+      counter.feed(".\n\na.test.ts:\nerror: expect(received)\n...rest of a message\n"),
+      counter.feed("(fail) a2 [0.10ms]\n.."),
+      counter.feed("12:00:01 warn a log line\n."),
+    ].join("");
+    expect(counter.tests).toBe(6);
+    expect(counter.failed).toBe(1);
+    expect(shown).toBe(
+      "bun test v1.4.5\n\na.test.ts:\nerror: expect(received)\n...rest of a message\n(fail) a2 [0.10ms]\n12:00:01 warn a log line\n",
+    );
+    expect(counter.progress(200_500)).toBe("  6 tests done, 1 failed (3 min 20 s)");
+  });
+});
+
 describe("npm test", () => {
   test("a failing test: its failure in full, passing ones not listed, exit code 1", () => {
     const file = join(scratch, "sample.test.ts");
@@ -90,5 +110,6 @@ test.skip("not yet", () => {});
       "1 passed, 1 failed, 1 skipped",
     );
     expect(output).toContain("sample.test.ts (1): skipped by the test itself (test.skip)");
+    expect(output).not.toMatch(/^\.+$/m);
   }, 60_000);
 });

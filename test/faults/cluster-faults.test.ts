@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { freePort } from "@newsroom/shared/testing/ports";
@@ -54,63 +55,66 @@ describe.skipIf(!ready)("faults under the cluster", () => {
   const seen = new Map<string, number>();
   let verify: Webhook | null = null;
 
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "postgres" });
-    const natsPort = await freePort();
-    const redisPort = await freePort();
-    natsProcess = natsServer(natsPort);
-    redisProcess = redisServer(redisPort);
-    natsProcess.start();
-    redisProcess.start();
-    await waitForPort(natsPort);
-    await waitForPort(redisPort);
-    receiver = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: async (request) => {
-        const body = await request.text();
-        const headers: Record<string, string> = {};
-        request.headers.forEach((value, name) => {
-          headers[name] = value;
-        });
-        const event = verify!.verify(body, headers) as { id: string };
-        expect(headers["webhook-id"]).toBe(event.id);
-        seen.set(event.id, (seen.get(event.id) ?? 0) + 1);
-        return new Response(null, { status: 204 });
-      },
-    });
-    const ports = await freeClusterPorts();
-    env = {
-      PATH: process.env.PATH,
-      DATABASE_URL: database.url,
-      NATS_URL: `nats://127.0.0.1:${natsPort}`,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      ADMIN_TOKEN,
-      HOUSE_ORG: house,
-      WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
-      LOG_LEVEL: "error",
-    };
-    cluster = startCluster(ports, env, { output: "ignore" });
-    base = `http://127.0.0.1:${ports.gateway}`;
-    workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
-    await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
-    await waitForReady(`${base}/health/ready`, 60_000);
+  beforeAll(
+    async () => {
+      database = await testDatabase({ backend: "postgres" });
+      const natsPort = await freePort();
+      const redisPort = await freePort();
+      natsProcess = natsServer(natsPort);
+      redisProcess = redisServer(redisPort);
+      natsProcess.start();
+      redisProcess.start();
+      await waitForPort(natsPort);
+      await waitForPort(redisPort);
+      receiver = Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch: async (request) => {
+          const body = await request.text();
+          const headers: Record<string, string> = {};
+          request.headers.forEach((value, name) => {
+            headers[name] = value;
+          });
+          const event = verify!.verify(body, headers) as { id: string };
+          expect(headers["webhook-id"]).toBe(event.id);
+          seen.set(event.id, (seen.get(event.id) ?? 0) + 1);
+          return new Response(null, { status: 204 });
+        },
+      });
+      const ports = await freeClusterPorts();
+      env = {
+        PATH: process.env.PATH,
+        DATABASE_URL: database.url,
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        ADMIN_TOKEN,
+        HOUSE_ORG: house,
+        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+        LOG_LEVEL: "error",
+      };
+      cluster = startCluster(ports, env, { output: "ignore" });
+      base = `http://127.0.0.1:${ports.gateway}`;
+      workspace = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+      await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, START_BUDGET_MS);
+      await waitForReady(`${base}/health/ready`, START_BUDGET_MS);
 
-    await admin("POST", "/orgs", { slug: house, name: "Fault house", newsroom_running: true });
-    key = (
-      await admin("POST", `/orgs/${house}/keys`, {
-        environment: "test",
-        scopes: ["stories:read", "webhooks:read"],
-        lifetime_days: 30,
-      })
-    ).secret;
-    const endpoint = await admin("POST", `/orgs/${house}/webhook_endpoints`, {
-      url: `http://127.0.0.1:${receiver.port}/hooks`,
-      events: ALL_EVENTS,
-    });
-    verify = new Webhook(endpoint.secret);
-  }, 120_000);
+      await admin("POST", "/orgs", { slug: house, name: "Fault house", newsroom_running: true });
+      key = (
+        await admin("POST", `/orgs/${house}/keys`, {
+          environment: "test",
+          scopes: ["stories:read", "webhooks:read"],
+          lifetime_days: 30,
+        })
+      ).secret;
+      const endpoint = await admin("POST", `/orgs/${house}/webhook_endpoints`, {
+        url: `http://127.0.0.1:${receiver.port}/hooks`,
+        events: ALL_EVENTS,
+      });
+      verify = new Webhook(endpoint.secret);
+    },
+    startBudget(1, 60_000),
+  );
 
   afterAll(async () => {
     secondGateway?.kill("SIGKILL");
@@ -285,7 +289,7 @@ describe.skipIf(!ready)("faults under the cluster", () => {
       stdout: "ignore",
       stderr: "ignore",
     });
-    await waitForReady(`http://127.0.0.1:${port}/health`, 30_000);
+    await waitForReady(`http://127.0.0.1:${port}/health`, START_BUDGET_MS);
     // A key of its own, so the earlier tests' requests do not count.
     const fresh = (
       await admin("POST", `/orgs/${house}/keys`, {

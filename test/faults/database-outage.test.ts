@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { type SesEmulator, startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
@@ -42,103 +43,110 @@ describe.skipIf(!ready)("the database unable to serve", () => {
   let key = "";
   let probes: Probe[] = [];
 
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "postgres" });
-    ses = await startSesEmulator();
-    const real = new URL(database.url!);
-    proxy = tcpProxy({ hostname: real.hostname, port: Number(real.port || 5432) });
-    const throughProxy = new URL(database.url!);
-    throughProxy.hostname = "127.0.0.1";
-    throughProxy.port = String(proxy.port);
-    const suffix = Math.random().toString(36).slice(2, 8);
-    const ports = await freeClusterPorts();
-    cluster = startCluster(
-      ports,
-      {
-        PATH: process.env.PATH,
-        DATABASE_URL: throughProxy.toString(),
-        NATS_URL: natsUrl,
-        NATS_STREAM: `OUTAGE_${suffix}`,
-        NATS_SUBJECT_PREFIX: `outage${suffix}.`,
-        REDIS_URL: redisUrl,
-        RATE_LIMIT_PREFIX: `outage${suffix}:`,
-        ADMIN_TOKEN,
-        HOUSE_ORG: house,
-        LOG_LEVEL: "error",
-        // Each probe of the forms comes from an address of its own, under the forms' limit.
-        TRUSTED_PROXIES: "127.0.0.1/32",
-        SES_ENDPOINT: ses.url,
-        FORMS_FROM_EMAIL: "newsroom@outage.example",
-        FORMS_TEAM_EMAIL: "team@outage.example",
-      },
-      { output: process.env.OUTAGE_OUTPUT === "inherit" ? "inherit" : "ignore" },
-    );
-    base = `http://127.0.0.1:${ports.gateway}`;
-    internal = `http://127.0.0.1:${ports.workspace}/internal/v1`;
-    await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
-    await waitForReady(`${base}/health/ready`, 60_000);
+  beforeAll(
+    async () => {
+      database = await testDatabase({ backend: "postgres" });
+      ses = await startSesEmulator();
+      const real = new URL(database.url!);
+      proxy = tcpProxy({ hostname: real.hostname, port: Number(real.port || 5432) });
+      const throughProxy = new URL(database.url!);
+      throughProxy.hostname = "127.0.0.1";
+      throughProxy.port = String(proxy.port);
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const ports = await freeClusterPorts();
+      cluster = startCluster(
+        ports,
+        {
+          PATH: process.env.PATH,
+          DATABASE_URL: throughProxy.toString(),
+          NATS_URL: natsUrl,
+          NATS_STREAM: `OUTAGE_${suffix}`,
+          NATS_SUBJECT_PREFIX: `outage${suffix}.`,
+          REDIS_URL: redisUrl,
+          RATE_LIMIT_PREFIX: `outage${suffix}:`,
+          ADMIN_TOKEN,
+          HOUSE_ORG: house,
+          LOG_LEVEL: "error",
+          // Each probe of the forms comes from an address of its own, under the forms' limit.
+          TRUSTED_PROXIES: "127.0.0.1/32",
+          SES_ENDPOINT: ses.url,
+          FORMS_FROM_EMAIL: "newsroom@outage.example",
+          FORMS_TEAM_EMAIL: "team@outage.example",
+        },
+        { output: process.env.OUTAGE_OUTPUT === "inherit" ? "inherit" : "ignore" },
+      );
+      base = `http://127.0.0.1:${ports.gateway}`;
+      internal = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+      await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, START_BUDGET_MS);
+      await waitForReady(`${base}/health/ready`, START_BUDGET_MS);
 
-    await admin("POST", "/orgs", { slug: house, name: "Outage house", newsroom_running: true });
-    await admin("PATCH", `/orgs/${house}`, {
-      newsletter_enabled: true,
-      newsletter_origins: [origin],
-    });
-    key = (
-      await admin("POST", `/orgs/${house}/keys`, {
-        environment: "test",
-        scopes: ["stories:read"],
-        lifetime_days: 30,
-      })
-    ).secret;
+      await admin("POST", "/orgs", { slug: house, name: "Outage house", newsroom_running: true });
+      await admin("PATCH", `/orgs/${house}`, {
+        newsletter_enabled: true,
+        newsletter_origins: [origin],
+      });
+      key = (
+        await admin("POST", `/orgs/${house}/keys`, {
+          environment: "test",
+          scopes: ["stories:read"],
+          lifetime_days: 30,
+        })
+      ).secret;
 
-    const auth = { authorization: `Bearer ${key}` };
-    probes = [
-      {
-        name: "client API list",
-        call: () => fetch(`${base}/v1/stories?limit=2`, { headers: auth }),
-      },
-      {
-        name: "client API story",
-        call: () => fetch(`${base}/v1/stories/${crypto.randomUUID()}`, { headers: auth }),
-      },
-      // A filter the answer caches have not seen reaches the database.
-      {
-        name: "public newsroom",
-        call: () =>
-          fetch(`${base}/v1/public/newsroom?topic=t${Math.random().toString(36).slice(2, 8)}`),
-        kept: 200,
-      },
-      { name: "public site", call: () => fetch(`${base}/v1/public/sites/nothing-here`), kept: 404 },
-      {
-        name: "organization newsletter",
-        call: () =>
-          fetch(`${base}/v1/public/newsletter/${house}/subscribe`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json",
-              origin,
-              "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250) + 1}`,
-            },
-            body: JSON.stringify({
-              email: `reader-${Math.random().toString(36).slice(2, 8)}@example.org`,
-              consent: true,
-              submission_id: crypto.randomUUID(),
-              started_at: Date.now() - 10_000,
+      const auth = { authorization: `Bearer ${key}` };
+      probes = [
+        {
+          name: "client API list",
+          call: () => fetch(`${base}/v1/stories?limit=2`, { headers: auth }),
+        },
+        {
+          name: "client API story",
+          call: () => fetch(`${base}/v1/stories/${crypto.randomUUID()}`, { headers: auth }),
+        },
+        // A filter the answer caches have not seen reaches the database.
+        {
+          name: "public newsroom",
+          call: () =>
+            fetch(`${base}/v1/public/newsroom?topic=t${Math.random().toString(36).slice(2, 8)}`),
+          kept: 200,
+        },
+        {
+          name: "public site",
+          call: () => fetch(`${base}/v1/public/sites/nothing-here`),
+          kept: 404,
+        },
+        {
+          name: "organization newsletter",
+          call: () =>
+            fetch(`${base}/v1/public/newsletter/${house}/subscribe`, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json",
+                origin,
+                "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250) + 1}`,
+              },
+              body: JSON.stringify({
+                email: `reader-${Math.random().toString(36).slice(2, 8)}@example.org`,
+                consent: true,
+                submission_id: crypto.randomUUID(),
+                started_at: Date.now() - 10_000,
+              }),
             }),
-          }),
-      },
-      {
-        name: "workspace internal API",
-        call: () =>
-          fetch(`${internal}/orgs/${house}`, {
-            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-          }),
-      },
-    ];
-    const before = await sweep();
-    expect(before.filter((answer) => answer.status === 0 || answer.status >= 500)).toEqual([]);
-  }, 120_000);
+        },
+        {
+          name: "workspace internal API",
+          call: () =>
+            fetch(`${internal}/orgs/${house}`, {
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            }),
+        },
+      ];
+      const before = await sweep();
+      expect(before.filter((answer) => answer.status === 0 || answer.status >= 500)).toEqual([]);
+    },
+    startBudget(1, 60_000),
+  );
 
   afterAll(async () => {
     await cluster?.stop();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { waitForReady } from "@newsroom/shared/testing/servers";
@@ -34,51 +35,54 @@ describe.skipIf(!ready)("the webhooks process killed mid-burst", () => {
   /** `${endpoint path} ${webhook-id}` -> calls the receiver saw. */
   const calls = new Map<string, number>();
 
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "postgres" });
-    receiver = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (request) => {
-        const id = request.headers.get("webhook-id") ?? "";
-        const key = `${new URL(request.url).pathname} ${id}`;
-        calls.set(key, (calls.get(key) ?? 0) + 1);
-        await request.arrayBuffer();
-        await Bun.sleep(RECEIVER_DELAY_MS);
-        return new Response(null, { status: 204 });
-      },
-    });
-    const suffix = Math.random().toString(36).slice(2, 8);
-    const ports = await freeClusterPorts();
-    cluster = startCluster(
-      ports,
-      {
-        PATH: process.env.PATH,
-        DATABASE_URL: database.url,
-        NATS_URL: natsUrl,
-        NATS_STREAM: `CRASH_${suffix}`,
-        NATS_SUBJECT_PREFIX: `crash${suffix}.`,
-        REDIS_URL: redisUrl,
-        RATE_LIMIT_PREFIX: `crash${suffix}:`,
-        ADMIN_TOKEN,
-        HOUSE_ORG: house,
-        WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
-        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
-        LOG_LEVEL: "error",
-      },
-      { output: "ignore" },
-    );
-    internal = `http://127.0.0.1:${ports.workspace}/internal/v1`;
-    await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, 60_000);
-    await waitForReady(`http://127.0.0.1:${ports.gateway}/health/ready`, 60_000);
-    await admin("POST", "/orgs", { slug: house, name: "Crash house", newsroom_running: true });
-    for (let i = 0; i < ENDPOINTS; i++) {
-      await admin("POST", `/orgs/${house}/webhook_endpoints`, {
-        url: `http://127.0.0.1:${receiver.port}/hooks/${i}`,
-        events: ["story.submitted"],
+  beforeAll(
+    async () => {
+      database = await testDatabase({ backend: "postgres" });
+      receiver = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: async (request) => {
+          const id = request.headers.get("webhook-id") ?? "";
+          const key = `${new URL(request.url).pathname} ${id}`;
+          calls.set(key, (calls.get(key) ?? 0) + 1);
+          await request.arrayBuffer();
+          await Bun.sleep(RECEIVER_DELAY_MS);
+          return new Response(null, { status: 204 });
+        },
       });
-    }
-  }, 120_000);
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const ports = await freeClusterPorts();
+      cluster = startCluster(
+        ports,
+        {
+          PATH: process.env.PATH,
+          DATABASE_URL: database.url,
+          NATS_URL: natsUrl,
+          NATS_STREAM: `CRASH_${suffix}`,
+          NATS_SUBJECT_PREFIX: `crash${suffix}.`,
+          REDIS_URL: redisUrl,
+          RATE_LIMIT_PREFIX: `crash${suffix}:`,
+          ADMIN_TOKEN,
+          HOUSE_ORG: house,
+          WEBHOOK_ALLOW_INSECURE_TARGETS: "true",
+          WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1",
+          LOG_LEVEL: "error",
+        },
+        { output: "ignore" },
+      );
+      internal = `http://127.0.0.1:${ports.workspace}/internal/v1`;
+      await waitForReady(`http://127.0.0.1:${ports.workspace}/health/ready`, START_BUDGET_MS);
+      await waitForReady(`http://127.0.0.1:${ports.gateway}/health/ready`, START_BUDGET_MS);
+      await admin("POST", "/orgs", { slug: house, name: "Crash house", newsroom_running: true });
+      for (let i = 0; i < ENDPOINTS; i++) {
+        await admin("POST", `/orgs/${house}/webhook_endpoints`, {
+          url: `http://127.0.0.1:${receiver.port}/hooks/${i}`,
+          events: ["story.submitted"],
+        });
+      }
+    },
+    startBudget(1, 60_000),
+  );
 
   afterAll(async () => {
     await cluster?.stop();

@@ -31,6 +31,8 @@ afterAll(async () => {
     if (answer.route.startsWith("/internal/")) continue;
     // The reference page and its assets render the document; they are not API operations.
     if (answer.service === "gateway" && answer.route.startsWith("/docs")) continue;
+    // The index page at / is links for a person, not an API operation.
+    if (answer.service === "gateway" && answer.route === "/") continue;
     // Newsroom pages are HTML for readers, not API operations (everything public-read answers
     // as the API is under /v1/).
     if (answer.service === "public-read" && !answer.route.startsWith("/v1/")) continue;

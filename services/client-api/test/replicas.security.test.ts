@@ -6,6 +6,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import { schema } from "@newsroom/shared/db/index";
 import { edge } from "@newsroom/shared/http/edge";
 import { ReadCache } from "@newsroom/shared/read-cache";
+import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
@@ -40,67 +41,70 @@ describe.skipIf(!ready)("two client-api replicas behind one gateway", () => {
   let gateway = "";
   let workspace = "";
 
-  beforeAll(async () => {
-    database = await testDatabase({ backend: "postgres" });
-    const env = {
-      PATH: process.env.PATH,
-      DATABASE_URL: database.url,
-      NATS_URL: natsUrl,
-      NATS_STREAM: stream,
-      NATS_SUBJECT_PREFIX: `rep${suffix}.`,
-      REDIS_URL: redisUrl,
-      RATE_LIMIT_PREFIX: `rl-${suffix}:`,
-      ADMIN_TOKEN,
-      LOG_LEVEL: "error",
-    };
-    const spawn = (entry: string, extra: Record<string, string>) => {
-      const child = Bun.spawn([process.execPath, entry], {
-        cwd: root,
-        env: { ...env, ...extra },
-        stdout: "inherit",
-        stderr: "inherit",
-      });
-      children.push(child);
-    };
-    const [workspacePort, replicaA, replicaB, gatewayPort] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
-    const replicas = [replicaA, replicaB];
-    // A Kubernetes Service in miniature: every request to one of the two replicas, in turn.
-    balancer = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: (request) => {
-        const url = new URL(request.url);
-        const replica = url.pathname.startsWith("/health") ? 0 : next;
-        if (!url.pathname.startsWith("/health")) {
-          served.push(replica);
-          next = 1 - next;
-        }
-        return fetch(`http://127.0.0.1:${replicas[replica]}${url.pathname}${url.search}`, {
-          headers: request.headers,
+  beforeAll(
+    async () => {
+      database = await testDatabase({ backend: "postgres" });
+      const env = {
+        PATH: process.env.PATH,
+        DATABASE_URL: database.url,
+        NATS_URL: natsUrl,
+        NATS_STREAM: stream,
+        NATS_SUBJECT_PREFIX: `rep${suffix}.`,
+        REDIS_URL: redisUrl,
+        RATE_LIMIT_PREFIX: `rl-${suffix}:`,
+        ADMIN_TOKEN,
+        LOG_LEVEL: "error",
+      };
+      const spawn = (entry: string, extra: Record<string, string>) => {
+        const child = Bun.spawn([process.execPath, entry], {
+          cwd: root,
+          env: { ...env, ...extra },
+          stdout: "inherit",
+          stderr: "inherit",
         });
-      },
-    });
-    spawn("services/workspace/src/main.ts", {
-      WORKSPACE_PORT: String(workspacePort),
-      PORT: String(gatewayPort),
-    });
-    for (const port of replicas) spawn("services/client-api/src/main.ts", { PORT: String(port) });
-    spawn("gateway/src/main.ts", {
-      PORT: String(gatewayPort),
-      CLIENT_API_URL: `http://127.0.0.1:${balancer.port}`,
-    });
-    gateway = `http://127.0.0.1:${gatewayPort}`;
-    workspace = `http://127.0.0.1:${workspacePort}/internal/v1`;
-    for (const port of [workspacePort, ...replicas]) {
-      await waitForReady(`http://127.0.0.1:${port}/health/ready`, 60_000);
-    }
-    await waitForReady(`${gateway}/health/ready`, 60_000);
-  }, 90_000);
+        children.push(child);
+      };
+      const [workspacePort, replicaA, replicaB, gatewayPort] = await Promise.all([
+        freePort(),
+        freePort(),
+        freePort(),
+        freePort(),
+      ]);
+      const replicas = [replicaA, replicaB];
+      // A Kubernetes Service in miniature: every request to one of the two replicas, in turn.
+      balancer = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (request) => {
+          const url = new URL(request.url);
+          const replica = url.pathname.startsWith("/health") ? 0 : next;
+          if (!url.pathname.startsWith("/health")) {
+            served.push(replica);
+            next = 1 - next;
+          }
+          return fetch(`http://127.0.0.1:${replicas[replica]}${url.pathname}${url.search}`, {
+            headers: request.headers,
+          });
+        },
+      });
+      spawn("services/workspace/src/main.ts", {
+        WORKSPACE_PORT: String(workspacePort),
+        PORT: String(gatewayPort),
+      });
+      for (const port of replicas) spawn("services/client-api/src/main.ts", { PORT: String(port) });
+      spawn("gateway/src/main.ts", {
+        PORT: String(gatewayPort),
+        CLIENT_API_URL: `http://127.0.0.1:${balancer.port}`,
+      });
+      gateway = `http://127.0.0.1:${gatewayPort}`;
+      workspace = `http://127.0.0.1:${workspacePort}/internal/v1`;
+      for (const port of [workspacePort, ...replicas]) {
+        await waitForReady(`http://127.0.0.1:${port}/health/ready`, START_BUDGET_MS);
+      }
+      await waitForReady(`${gateway}/health/ready`, START_BUDGET_MS);
+    },
+    startBudget(1, 60_000),
+  );
 
   afterAll(async () => {
     for (const child of children) child.kill("SIGTERM");

@@ -40,8 +40,10 @@ export async function createFormsService(
     contactLists: openContactLists(runtime.config),
     now: options.now ?? (() => new Date()),
   };
+  // Expected in development (the local emulator has no contact lists): not a warning on every start.
   if (deps.mailer && !deps.contactLists) {
-    log.warn("no SES contact lists here: organization subscribers are recorded only as hashes");
+    const note = runtime.config.SERVICE_ENV === "development" ? log.debug : log.warn;
+    note("no SES contact lists here: organization subscribers are recorded only as hashes");
   }
   // Failures of a request a person makes from an email link are pages (request/error-pages.ts).
   const kit = httpKit("forms", { renderError: errorAsPage });

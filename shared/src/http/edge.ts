@@ -145,12 +145,15 @@ function finish(
     requestsAborted.inc({ service: context?.service ?? "edge" });
   }
   requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
-  // One line per request. The path only: a query string may hold a feed key.
-  if (log.enabled("info")) {
-    log.info("request", {
+  // One line per request. The path only: a query string may hold a feed key. Readiness probes
+  // (the cluster's start polls 5 times a second, orchestrators every few seconds) only at debug.
+  const path = pathOf(incoming.url);
+  const level = path === "/health/ready" ? "debug" : "info";
+  if (log.enabled(level)) {
+    log[level]("request", {
       request_id: requestId,
       method: incoming.method,
-      path: pathOf(incoming.url),
+      path,
       route,
       status,
       duration_ms: Math.round(seconds * 10_000) / 10,

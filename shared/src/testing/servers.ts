@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { START_BUDGET_MS } from "./budget.ts";
 import { eventually } from "./eventually.ts";
 
 /**
@@ -97,7 +98,7 @@ function portAccepts(port: number): Promise<boolean> {
 }
 
 /** Resolves once GET `url` answers with a 2xx status; throws after `timeoutMs`. */
-export async function waitForReady(url: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForReady(url: string, timeoutMs = START_BUDGET_MS): Promise<void> {
   await eventually(
     async () => {
       const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { START_BUDGET_MS } from "@newsroom/shared/testing/budget";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { closedPort } from "@newsroom/shared/testing/ports";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
@@ -80,7 +81,7 @@ export async function startDispatcher(env: Record<string, string>): Promise<Chil
         const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
         return response?.ok ?? false;
       },
-      { message: "the dispatcher to answer /health", timeoutMs: 30_000 },
+      { message: "the dispatcher to answer /health", timeoutMs: START_BUDGET_MS },
     );
   } catch (error) {
     child.kill("SIGKILL");
