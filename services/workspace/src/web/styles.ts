@@ -21,7 +21,7 @@ main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 footer { color: var(--muted); padding: 1rem 1.5rem; border-top: 1px solid var(--line); }
 .field { margin: 1rem 0; }
 label { display: block; font-weight: 600; }
-input[type=text], input[type=email], input[type=url], input:not([type]), textarea { font: inherit; padding: .5rem;
+input[type=text], input[type=email], input[type=url], input[type=search], input:not([type]), textarea { font: inherit; padding: .5rem;
   width: 100%; max-width: 30rem; border: 1px solid #6b7480; border-radius: 4px; }
 textarea { min-height: 6rem; }
 .hint { margin: .25rem 0; color: var(--muted); }
