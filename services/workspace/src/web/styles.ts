@@ -41,6 +41,7 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 main, dd, code, .who { overflow-wrap: anywhere; }
 select, textarea, input { max-width: 100%; }
 svg { max-width: 100%; }
+pre { max-width: 100%; overflow-x: auto; }
 .status { display: inline-block; padding: 0 .5rem; border-radius: 1rem; background: var(--soft);
   border: 1px solid var(--line); }
 .compare { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
