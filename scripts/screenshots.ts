@@ -84,7 +84,7 @@ try {
   const storyId = (await first.getAttribute("href"))!.split("/").pop()!;
   await first.click();
   await page.getByRole("button", { name: "Approve" }).click();
-  await page.waitForURL(`**/app/stories/${storyId}`);
+  await page.waitForURL(`**/app/stories/${storyId}?done=approved`);
   await shot(page, "04-approved");
 
   // 3. Approval does not publish: Publish does, and the page links the story on the newsroom.

@@ -90,7 +90,7 @@ describeInBrowser("attempt details in Chromium", () => {
     await expectAccessible(page);
 
     await page.getByRole("button", { name: /^Resend/ }).click();
-    await page.waitForURL(`**/app/webhook-endpoints/${endpointId}`);
+    await page.waitForURL(`**/app/webhook-endpoints/${endpointId}?done=delivery-resent`);
     await expectAccessible(page);
   });
 });

@@ -322,6 +322,17 @@ describe("webhook endpoints in the web app", () => {
     expect(deletion?.actor).toStartWith("person:");
   });
 
+  test("the audit log names an endpoint by its URL, linked to its page", async () => {
+    const id = await adminEndpoint("hooks-org", "/named");
+    const owner = clients.owner;
+    await owner.get(`/app/webhook-endpoints/${id}`);
+    expect((await owner.post(`/app/webhook-endpoints/${id}/disable`)).status).toBe(303);
+    const audit = await owner.get("/app/orgs/hooks-org/audit");
+    expect(audit.text).toContain(
+      `<a href="/app/webhook-endpoints/${id}">${receiver.url("/named")}</a>`,
+    );
+  });
+
   test("at 13 hours every change waits for a new code and comes back to its page", async () => {
     const id = await adminEndpoint("hooks-org", "/late");
     const owner = await h.signedIn(org.members.owner);

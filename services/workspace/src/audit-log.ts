@@ -1,5 +1,11 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { auditEvents, workspacePeople } from "@newsroom/shared/db/schema";
+import {
+  apiKeys,
+  auditEvents,
+  stories,
+  storyVersions,
+  workspacePeople,
+} from "@newsroom/shared/db/schema";
 import { isUuid } from "@newsroom/shared/ids";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
@@ -29,7 +35,8 @@ const micros = sql<string>`floor(extract(epoch from ${auditEvents.createdAt}) * 
 
 /**
  * A page of an organization's audit events, newest first, with the addresses of the people who
- * acted (actor `person:{id}`) and of people who were the subject (member changes).
+ * acted (actor `person:{id}`) and of people who were the subject (member changes), and the
+ * names people know a subject key (`armk_test_…abcd`) or story (its title) by.
  */
 export async function auditEventsOf(
   db: Queryable,
@@ -46,10 +53,24 @@ export async function auditEventsOf(
       micros,
       actorEmail: actorPerson.email,
       subjectEmail: subjectPerson.email,
+      subjectKey: sql<string | null>`${apiKeys.prefix} || '…' || ${apiKeys.lastFour}`,
+      subjectStory: sql<string | null>`coalesce(${storyVersions.title}, ${stories.slug})`,
     })
     .from(auditEvents)
     .leftJoin(actorPerson, sql`${auditEvents.actor} = 'person:' || ${actorPerson.id}::text`)
     .leftJoin(subjectPerson, eq(subjectPerson.id, auditEvents.subjectId))
+    .leftJoin(
+      apiKeys,
+      and(eq(apiKeys.id, auditEvents.subjectId), eq(apiKeys.organizationId, organizationId)),
+    )
+    .leftJoin(
+      stories,
+      and(eq(stories.id, auditEvents.subjectId), eq(stories.organizationId, organizationId)),
+    )
+    .leftJoin(
+      storyVersions,
+      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
+    )
     .where(
       and(
         eq(auditEvents.organizationId, organizationId),

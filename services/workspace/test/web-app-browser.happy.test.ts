@@ -174,7 +174,8 @@ describeInBrowser("the workspace web app in Chromium", () => {
   test("sign out", async () => {
     await page.goto("/app/");
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.waitForURL("**/app/sign-in");
+    await page.waitForURL("**/app/sign-in?done=signed-out");
+    expect(await page.getByRole("status").textContent()).toContain("You are signed out.");
     await page.goto("/app/orgs/armage");
     await page.waitForURL("**/app/sign-in");
   });

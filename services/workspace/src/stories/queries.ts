@@ -10,7 +10,7 @@ import {
 } from "@newsroom/shared/db/schema";
 import { isUuid } from "@newsroom/shared/ids";
 import type { StoryRow } from "@newsroom/shared/story-records";
-import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, or } from "drizzle-orm";
 
 /** Reads for the workspace's pages. Every query takes the organization id first. */
 
@@ -53,6 +53,53 @@ export async function listStories(
     .where(where)
     .orderBy(desc(stories.updatedAt), asc(stories.id))
     .limit(limit);
+}
+
+/** What the stories page is filtered by: a status, words of the title or slug. */
+export interface StoryFilter {
+  status: StoryStatus | null;
+  text: string;
+}
+
+/**
+ * One page of an organization's stories, newest change first, filtered; `more` when another
+ * page follows.
+ */
+export async function findStoriesPage(
+  db: Queryable,
+  organizationId: string,
+  filter: StoryFilter,
+  page: { offset: number; size: number },
+): Promise<{ items: StoryListItem[]; more: boolean }> {
+  const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db
+    .select({
+      id: stories.id,
+      slug: stories.slug,
+      type: stories.type,
+      status: stories.status,
+      title: storyVersions.title,
+      currentVersion: stories.currentVersion,
+      updatedAt: stories.updatedAt,
+    })
+    .from(stories)
+    .leftJoin(
+      storyVersions,
+      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
+    )
+    .where(
+      and(
+        eq(stories.organizationId, organizationId),
+        filter.status ? eq(stories.status, filter.status) : undefined,
+        filter.text
+          ? or(ilike(storyVersions.title, pattern), ilike(stories.slug, pattern))
+          : undefined,
+      ),
+    )
+    .orderBy(desc(stories.updatedAt), asc(stories.id))
+    .limit(page.size + 1)
+    .offset(page.offset);
+  return { items: rows.slice(0, page.size), more: rows.length > page.size };
 }
 
 export async function countStoriesByStatus(

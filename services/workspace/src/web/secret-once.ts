@@ -74,8 +74,6 @@ export function shownOnce(
   };
 }
 
-export type ShownOnce = ReturnType<typeof shownOnce>;
-
 /** The page of a secret already shown: it is not shown again. */
 export function secretGone(what: string, back: { href: string; label: string }): Html {
   return html`<p>${what} was shown once, when it was made, and is not shown again. If it was not

@@ -14,14 +14,14 @@ header.top nav a { margin-right: 1rem; }
 .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
 .account { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; }
 .who { margin: 0; color: var(--muted); }
-ul.tabs { list-style: none; display: flex; gap: 1.5rem; margin: 0; padding: .5rem 1.5rem;
-  border-bottom: 1px solid var(--line); }
+ul.tabs { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; margin: 0;
+  padding: .5rem 1.5rem; border-bottom: 1px solid var(--line); }
 ul.tabs a[aria-current] { font-weight: 700; color: var(--ink); }
 main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 footer { color: var(--muted); padding: 1rem 1.5rem; border-top: 1px solid var(--line); }
 .field { margin: 1rem 0; }
 label { display: block; font-weight: 600; }
-input[type=text], input[type=email], input[type=url], input:not([type]), textarea { font: inherit; padding: .5rem;
+input[type=text], input[type=email], input[type=url], input[type=search], input:not([type]), textarea { font: inherit; padding: .5rem;
   width: 100%; max-width: 30rem; border: 1px solid #6b7480; border-radius: 4px; }
 textarea { min-height: 6rem; }
 .hint { margin: .25rem 0; color: var(--muted); }
@@ -36,7 +36,12 @@ form.inline { display: inline; }
 .notice { border-left: 4px solid var(--accent); background: var(--soft); padding: .5rem 1rem; margin: 1rem 0; }
 .notice.error { border-color: var(--bad); }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top;
+  overflow-wrap: anywhere; }
+main, dd, code, .who { overflow-wrap: anywhere; }
+select, textarea, input { max-width: 100%; }
+svg { max-width: 100%; }
+pre { max-width: 100%; overflow-x: auto; }
 .status { display: inline-block; padding: 0 .5rem; border-radius: 1rem; background: var(--soft);
   border: 1px solid var(--line); }
 .compare { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
@@ -52,7 +57,7 @@ select { font: inherit; padding: .4rem; border: 1px solid #6b7480; border-radius
 .field.check label { display: inline; font-weight: 400; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; }
+dl.facts dd { margin: 0; min-width: 0; }
 .pages a { margin-right: 1rem; }
 fieldset.choices { border: 1px solid var(--line); border-radius: 4px; margin: 1rem 0; max-width: 30rem; }
 fieldset.choices label { font-weight: normal; }
@@ -70,4 +75,16 @@ fieldset.block.has-error { border-color: var(--bad); border-width: 2px; }
 .legend { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
+/* A phone (390 px): one column; a table still too wide scrolls within its own box, a shadow at
+   the edge showing there is more. */
+@media (max-width: 40rem) {
+  header.top, ul.tabs { padding-left: 1rem; padding-right: 1rem; }
+  main { padding: 1rem; }
+  .compare, dl.facts { grid-template-columns: 1fr; }
+  table { display: block; overflow-x: auto;
+    background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 2rem 100% no-repeat local,
+      linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 2rem 100% no-repeat local,
+      radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.25), transparent) left / .75rem 100% no-repeat scroll,
+      radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.25), transparent) right / .75rem 100% no-repeat scroll; }
+}
 `;

@@ -57,28 +57,51 @@ function who(entry: AuditLogEntry): string {
   return entry.actor;
 }
 
-/** A member's address, a link to a story, or the id of what changed. */
-function subject(entry: AuditLogEntry): Html | string {
+/**
+ * What changed, by the name people know it by, linked to its page: a member's address, a key's
+ * prefix and last four, an endpoint's URL, a story's title; else the id (such as an endpoint
+ * since deleted).
+ */
+function subject(
+  entry: AuditLogEntry,
+  org: string,
+  endpointUrls: Map<string, string>,
+): Html | string {
   if (entry.subjectEmail) return entry.subjectEmail;
-  if (!entry.subjectId) return "";
-  if (entry.action.startsWith("story.")) {
-    return html`<a href="/app/stories/${entry.subjectId}">Story ${entry.subjectId.slice(0, 8)}</a>`;
+  const id = entry.subjectId;
+  if (!id) return "";
+  if (entry.subjectKey) {
+    return html`<a href="/app/orgs/${encodeURIComponent(org)}/keys"><code>${entry.subjectKey}</code></a>`;
   }
-  return entry.subjectId;
+  if (entry.subjectStory) return html`<a href="/app/stories/${id}">${entry.subjectStory}</a>`;
+  const url = endpointUrls.get(id);
+  if (url && entry.action.startsWith("webhook_endpoint.")) {
+    return html`<a href="/app/webhook-endpoints/${id}">${url}</a>`;
+  }
+  if (entry.action.startsWith("webhook_delivery.")) {
+    return html`<a href="/app/webhook-deliveries/${id}">Delivery<span class="visually-hidden"> ${id}</span></a>`;
+  }
+  return id;
 }
 
 /** /app/orgs/{org}/audit: the organization's audit events, newest first, a page at a time. */
 export function auditPage(
   visitor: Visitor,
   access: OrgAccess,
-  data: { events: AuditLogEntry[]; nextPage: string | null; firstPage: string | null },
+  data: {
+    events: AuditLogEntry[];
+    nextPage: string | null;
+    firstPage: string | null;
+    /** The organization's webhook endpoints' URLs by id. */
+    endpointUrls: Map<string, string>;
+  },
 ): Html {
   const org = access.organization;
   const rows = data.events.map(
     (entry) => html`<tr>
 <td><time datetime="${entry.createdAt.toISOString()}">${entry.createdAt.toISOString().slice(0, 19).replace("T", " ")} UTC</time></td>
 <td>${who(entry)}</td><td>${describeAction(entry.action)}</td>
-<td>${subject(entry)}</td></tr>`,
+<td>${subject(entry, org.slug, data.endpointUrls)}</td></tr>`,
   );
   const pages = [
     data.firstPage ? html`<a href="${data.firstPage}">Newest events</a>` : "",

@@ -20,7 +20,9 @@ export function keyStatus(key: ApiKeyRow, now: Date): KeyStatus {
 }
 
 const day = (at: Date | null) =>
-  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)}</time>` : "never";
+  at
+    ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)} UTC</time>`
+    : "never";
 
 const keyLabel = (key: ApiKeyRow) => `${key.prefix}…${key.lastFour}`;
 

@@ -22,7 +22,7 @@ export interface MembersPageState {
 }
 
 const when = (at: Date) =>
-  html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)}</time>`;
+  html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)} UTC</time>`;
 
 /** The roles this person may give: only owners make owners. */
 export function rolesOffered(access: OrgAccess): MemberRole[] {
@@ -59,7 +59,8 @@ function memberRow(
   <button type="submit" class="danger" aria-label="Remove ${person.email}"${described}>Remove</button>
 </form>`
     : html`<span>Only an owner changes an owner.</span>`;
-  return html`<tr><td>${person.email}</td><td>${membership.role}</td><td>${when(membership.createdAt)}</td>
+  const you = person.id === who.signedIn?.person.id ? html` <strong>(you)</strong>` : "";
+  return html`<tr><td>${person.email}${you}</td><td>${membership.role}</td><td>${when(membership.createdAt)}</td>
 <td>${actions}${error ? html`<p class="error" id="${errorId}" role="alert">${error}</p>` : ""}</td></tr>`;
 }
 

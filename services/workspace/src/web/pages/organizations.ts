@@ -3,7 +3,7 @@ import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { type Html, html } from "@newsroom/shared/html";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import { can } from "../../identity/members/permissions.ts";
-import type { StoryListItem } from "../../stories/queries.ts";
+import type { StoryFilter, StoryListItem } from "../../stories/queries.ts";
 import { freshSignInUrl } from "../fresh-sign-in.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, field, layout, type OrgNav } from "../layout.ts";
@@ -104,19 +104,48 @@ function storyTable(items: StoryListItem[], caption: string): Html {
 <tbody>${items.map(
     (item) => html`<tr><td><a href="/app/stories/${item.id}">${item.title ?? item.slug}</a></td>
 <td>${statusLabel(item.type)}</td><td>${statusBadge(item.status)}</td>
-<td><time datetime="${item.updatedAt.toISOString()}">${item.updatedAt.toISOString().slice(0, 16).replace("T", " ")}</time></td></tr>`,
+<td><time datetime="${item.updatedAt.toISOString()}">${item.updatedAt.toISOString().slice(0, 16).replace("T", " ")} UTC</time></td></tr>`,
   )}</tbody></table>`;
 }
 
-/** /app/orgs/{org}/stories: every story, grouped by status. */
-export function storiesPage(who: Visitor, access: OrgAccess, items: StoryListItem[]): Html {
-  const sections = STORY_STATUSES.map((status) => {
-    const inStatus = items.filter((item) => item.status === status);
-    if (inStatus.length === 0) return "";
-    const id = `status-${status}`;
-    return html`<section aria-labelledby="${id}"><h2 id="${id}">${statusLabel(status)} (${inStatus.length})</h2>
-${storyTable(inStatus, `Stories in ${statusLabel(status)}`)}</section>`;
-  });
+export interface StoriesPageData {
+  items: StoryListItem[];
+  filter: StoryFilter;
+  /** The page shown, from 1. */
+  page: number;
+  more: boolean;
+}
+
+/** The address of a page of the filtered list. */
+function storiesPath(base: string, filter: StoryFilter, page: number): string {
+  const query = new URLSearchParams();
+  if (filter.status) query.set("status", filter.status);
+  if (filter.text) query.set("q", filter.text);
+  if (page > 1) query.set("page", String(page));
+  const text = query.toString();
+  return text ? `${base}?${text}` : base;
+}
+
+/** /app/orgs/{org}/stories: the stories, newest change first, filtered and a page at a time. */
+export function storiesPage(who: Visitor, access: OrgAccess, data: StoriesPageData): Html {
+  const base = `/app/orgs/${encodeURIComponent(access.organization.slug)}/stories`;
+  const { filter, page } = data;
+  const filtered = filter.status !== null || filter.text !== "";
+  const form = html`<form method="get" action="${base}" class="actions" role="search" aria-label="Filter the stories">
+  <div class="field"><label for="field-status">Status</label>
+  <select id="field-status" name="status"><option value="">Any status</option>${STORY_STATUSES.map(
+    (status) =>
+      html`<option value="${status}"${status === filter.status ? html` selected` : ""}>${statusLabel(status)}</option>`,
+  )}</select></div>
+  ${field({ name: "q", label: "Title or slug contains", type: "search", value: filter.text })}
+  <button type="submit">Filter</button>
+  ${filtered ? html`<a href="${base}">Show every story</a>` : ""}
+</form>`;
+  const pages = [
+    page > 1 ? html`<a href="${storiesPath(base, filter, page - 1)}">Newer stories</a>` : "",
+    data.more ? html`<a href="${storiesPath(base, filter, page + 1)}">Older stories</a>` : "",
+  ].filter(Boolean);
+  const empty = filtered || page > 1 ? "No story matches." : "No stories yet.";
   return layout(
     who,
     `Stories of ${access.organization.name}`,
@@ -125,7 +154,9 @@ ${storyTable(inStatus, `Stories in ${statusLabel(status)}`)}</section>`;
         ? html`<p><a class="button" href="/app/orgs/${encodeURIComponent(access.organization.slug)}/stories/new">New story</a></p>`
         : ""
     }
-${items.length === 0 ? html`<p>No stories yet.</p>` : sections}`,
+${form}
+${data.items.length === 0 ? html`<p>${empty}</p>` : storyTable(data.items, `Stories, page ${page}`)}
+${pages.length > 0 ? html`<nav aria-label="Story pages"><p class="pages">Page ${page}. ${pages}</p></nav>` : ""}`,
     { org: navOf(access, "stories") },
   );
 }

@@ -1,11 +1,16 @@
-import { organizations } from "@newsroom/shared/db/schema";
+import { organizations, STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { asc } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { membershipsOfPerson } from "../../identity/members/store.ts";
 import { OrganizationCreateIn } from "../../organizations/model.ts";
 import { createOrganization } from "../../organizations/service.ts";
-import { countStoriesByStatus, listStories } from "../../stories/queries.ts";
+import {
+  countStoriesByStatus,
+  findStoriesPage,
+  listStories,
+  type StoryFilter,
+} from "../../stories/queries.ts";
 import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
@@ -17,6 +22,8 @@ import {
   overviewPage,
   storiesPage,
 } from "../pages/organizations.ts";
+
+const STORIES_PAGE_SIZE = 50;
 
 /** What the page's form gives of the internal API's organization: its name and slug. */
 const OrganizationFormIn = t.Pick(OrganizationCreateIn, ["name", "slug"]);
@@ -94,8 +101,18 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
     .get("/app/orgs/:org/stories", async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const access = await kit.permit(who, params.org, "view");
-      const items = await listStories(deps.db, access.organization.id);
-      return kit.page(who, storiesPage(who, access, items));
+      const query = new URL(request.url).searchParams;
+      const status = query.get("status") ?? "";
+      const filter: StoryFilter = {
+        status: STORY_STATUSES.includes(status as StoryStatus) ? (status as StoryStatus) : null,
+        text: (query.get("q") ?? "").trim().slice(0, 200),
+      };
+      const page = Math.min(Math.max(Number.parseInt(query.get("page") ?? "1", 10) || 1, 1), 1000);
+      const { items, more } = await findStoriesPage(deps.db, access.organization.id, filter, {
+        offset: (page - 1) * STORIES_PAGE_SIZE,
+        size: STORIES_PAGE_SIZE,
+      });
+      return kit.page(who, storiesPage(who, access, { items, filter, page, more }));
     })
     .get("/app/orgs/:org/approvals", async ({ request, params }) => {
       const who = await kit.signedIn(request);
