@@ -58,6 +58,10 @@ fieldset.choices { border: 1px solid var(--line); border-radius: 4px; margin: 1r
 fieldset.choices label { font-weight: normal; }
 .actions { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: 1rem 0; }
 .chart svg { max-width: 40rem; }
+ul.assets { list-style: none; padding: 0; }
+ul.assets li { display: flex; flex-wrap: wrap; gap: 1rem; padding: 1rem 0; border-top: 1px solid var(--line); }
+ul.assets img { max-width: 100%; height: auto; }
+ul.assets p { margin: .25rem 0; overflow-wrap: anywhere; }
 .legend { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
