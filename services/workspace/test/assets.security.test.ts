@@ -102,6 +102,27 @@ describe("asset uploads: hostile files", () => {
     expect(await storedCount()).toBe(before + 1);
   });
 
+  test("a body past the upload limit is 413 before it is read; other routes keep 1 MiB", async () => {
+    const before = await storedCount();
+    const over = await upload(uploadForm({ bytes: new Uint8Array(11_000_000), name: "huge.png" }));
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe("body_too_large");
+    expect(over.body.error.message).toContain("10 MB");
+    const elsewhere = await h.fetch(
+      new Request("http://localhost/internal/v1/orgs", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          "content-type": "application/json",
+          "content-length": String(2 * 1024 * 1024),
+        },
+        body: "x".repeat(2 * 1024 * 1024),
+      }),
+    );
+    expect(elsewhere.status).toBe(413);
+    expect(await storedCount()).toBe(before);
+  });
+
   test("EXIF and GPS are gone from every stored variant; the image is turned upright", async () => {
     const answer = await upload(
       uploadForm({ bytes: await jpegWithGps(1200, 800), name: "gps.jpg" }),

@@ -18,6 +18,9 @@ export const MAX_IMAGE_PIXELS = 50_000_000;
 /** The widths of the public WebP variants; an image narrower than one is never upscaled. */
 export const VARIANT_WIDTHS = [480, 960, 1600] as const;
 
+export const UNSUPPORTED_TYPE_MESSAGE =
+  "The file must be a JPEG, PNG, WebP or AVIF image (judged by its content, not its name).";
+
 const EXTENSION: Record<ImageType, string> = {
   "image/jpeg": "jpg",
   "image/png": "png",
@@ -83,10 +86,7 @@ const SHARP_OPTIONS = { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "error" } as
 export async function processImage(bytes: Uint8Array): Promise<ProcessedImage> {
   const contentType = sniffImageType(bytes);
   if (!contentType) {
-    throw refused(
-      "unsupported_type",
-      "The file must be a JPEG, PNG, WebP or AVIF image (judged by its content, not its name).",
-    );
+    throw refused("unsupported_type", UNSUPPORTED_TYPE_MESSAGE);
   }
   let meta: Metadata;
   try {

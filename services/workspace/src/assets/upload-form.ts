@@ -3,6 +3,7 @@ import { readLimitedBody } from "@newsroom/shared/http/limited-body";
 import { MAX_UPLOAD_BYTES, UPLOAD_BODY_LIMIT } from "@newsroom/shared/uploads";
 import { decodeForm } from "../web/form-decode.ts";
 import { FormFields } from "../web/kit.ts";
+import { sniffImageType, UNSUPPORTED_TYPE_MESSAGE } from "./images.ts";
 import { AssetUploadIn } from "./model.ts";
 import type { AssetUpload } from "./service.ts";
 
@@ -22,13 +23,18 @@ export async function decodeUpload(form: FormFields): Promise<DecodedUpload> {
   });
   const errors: Record<string, string> = decoded.ok ? {} : { ...decoded.errors };
   const file = form.file("file");
+  let bytes: Uint8Array | null = null;
   if (!file || file.size === 0) {
     errors.file = "Choose an image file (JPEG, PNG, WebP or AVIF).";
   } else if (file.size > MAX_UPLOAD_BYTES) {
     errors.file = `The file is ${file.size.toLocaleString("en")} bytes; at most 10 MB (${MAX_UPLOAD_BYTES.toLocaleString("en")} bytes) is accepted.`;
+  } else {
+    bytes = new Uint8Array(await file.arrayBuffer());
+    // Said beside the other fields' errors at once; the image is decoded only once they pass.
+    if (!sniffImageType(bytes)) errors.file = UNSUPPORTED_TYPE_MESSAGE;
   }
-  if (!decoded.ok || !file || Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, value: { ...decoded.value, bytes: new Uint8Array(await file.arrayBuffer()) } };
+  if (!decoded.ok || !bytes || Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, value: { ...decoded.value, bytes } };
 }
 
 /** The internal API's upload body: multipart only, at most UPLOAD_BODY_LIMIT bytes. */

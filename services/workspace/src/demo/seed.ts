@@ -18,44 +18,76 @@ import {
 import { syntheticStories } from "@newsroom/shared/demo/synthetic-stories";
 import { newId } from "@newsroom/shared/ids";
 import { count, eq, inArray } from "drizzle-orm";
+import { clearAsset, uploadAsset } from "../assets/service.ts";
 import { addMember } from "../identity/members/service.ts";
 import { createApiKey } from "../keys/service.ts";
 import { insertStories, type StoryDecider } from "../stories/synthetic.ts";
 import { parseWebsiteOrigin } from "../web/newsletter-origin.ts";
+import { PLACEHOLDER_COLOURS, placeholderImage } from "./placeholder-images.ts";
 
 const _DAY_MS = 86_400_000;
 
-/** People, cleared and uncleared images, and related links for the first stories. */
-async function decorate(db: Db, organizationId: string, storyIds: string[]): Promise<void> {
+/**
+ * The demo's images, stored as uploads: a cleared placeholder per colour and one uncleared
+ * picture (which no public route shows).
+ */
+async function demoImages(db: Db, organizationId: string, name: string) {
+  const cleared = [];
+  for (const [index, colour] of PLACEHOLDER_COLOURS.entries()) {
+    const upload = await uploadAsset(
+      db,
+      organizationId,
+      {
+        bytes: await placeholderImage(name, colour),
+        alt: `Placeholder picture ${index + 1} of ${name}`,
+        credit: "Demo placeholder",
+        rights_holder: name,
+      },
+      DEMO_ACTOR,
+    );
+    cleared.push((await clearAsset(db, organizationId, upload.row.id, DEMO_ACTOR)).row.id);
+  }
+  const uncleared = await uploadAsset(
+    db,
+    organizationId,
+    {
+      bytes: await placeholderImage("Not cleared", "#444444"),
+      alt: "A picture not yet cleared",
+      credit: "Demo placeholder",
+    },
+    DEMO_ACTOR,
+  );
+  return { cleared, uncleared: uncleared.row.id };
+}
+
+const DEMO_ACTOR = "demo";
+
+/**
+ * People, images and related links: every story shows a cleared image; the first twelve also
+ * name an uncleared one, and have people and related stories.
+ */
+async function decorate(
+  db: Db,
+  organizationId: string,
+  name: string,
+  storyIds: string[],
+): Promise<void> {
   const editor = { id: newId(), organizationId, name: "Alex Rivera", role: "Editor" };
   const writer = { id: newId(), organizationId, name: "Sam Okafor", role: "Writer" };
   await db.insert(people).values([editor, writer]);
-  const decorated = storyIds.slice(0, 12).map((storyId, index) => ({
-    storyId,
-    index,
-    cleared: {
-      id: newId(),
-      organizationId,
-      url: `https://cdn.example.com/img/${index}.jpg`,
-      alt: "Illustration",
-      cleared: true,
-    },
-    uncleared: {
-      id: newId(),
-      organizationId,
-      url: `https://cdn.example.com/raw/${index}.jpg`,
-      alt: "Not cleared",
-      cleared: false,
-    },
-  }));
-  if (decorated.length === 0) return;
-  await db.insert(assets).values(decorated.flatMap((d) => [d.cleared, d.uncleared]));
+  if (storyIds.length === 0) return;
+  const images = await demoImages(db, organizationId, name);
   await db.insert(storyAssets).values(
-    decorated.flatMap((d) => [
-      { storyId: d.storyId, assetId: d.cleared.id, position: 0 },
-      { storyId: d.storyId, assetId: d.uncleared.id, position: 1 },
+    storyIds.flatMap((storyId, index) => [
+      {
+        storyId,
+        assetId: images.cleared[index % images.cleared.length]!,
+        position: 0,
+      },
+      ...(index < 12 ? [{ storyId, assetId: images.uncleared, position: 1 }] : []),
     ]),
   );
+  const decorated = storyIds.slice(0, 12).map((storyId, index) => ({ storyId, index }));
   await db
     .insert(storyPeople)
     .values(
@@ -161,15 +193,14 @@ export async function seedDemo(
       },
     ),
   });
-  const logo = {
-    id: newId(),
-    organizationId: clientId,
-    url: "https://cdn.example.com/northwind/logo.svg",
-    alt: "Northwind",
-    kind: "logo" as const,
-    cleared: true,
-  };
-  await db.insert(assets).values(logo);
+  const uploadedLogo = await uploadAsset(
+    db,
+    clientId,
+    { bytes: await placeholderImage("Northwind", "#0b6e4f", 480, 160), alt: "Northwind" },
+    DEMO_ACTOR,
+  );
+  await db.update(assets).set({ kind: "logo" }).where(eq(assets.id, uploadedLogo.row.id));
+  const logo = (await clearAsset(db, clientId, uploadedLogo.row.id, DEMO_ACTOR)).row;
   const siteId = newId();
   await db.insert(sites).values({
     id: siteId,
@@ -211,7 +242,7 @@ export async function seedDemo(
         : (["draft", "review_required", "rejected", "unpublished"] as const)[i - 36]!,
     await demoDecider(db, houseOrg, houseOrg),
   );
-  await decorate(db, houseId, houseIds);
+  await decorate(db, houseId, "Armage Newsroom", houseIds);
   const clientStatuses: StoryStatus[] = [
     ...Array<StoryStatus>(10).fill("published"),
     "draft",
@@ -233,7 +264,7 @@ export async function seedDemo(
     (i) => clientStatuses[i]!,
     await demoDecider(db, houseOrg, "northwind"),
   );
-  await decorate(db, clientId, clientIds);
+  await decorate(db, clientId, "Northwind News", clientIds);
   const { secret } = await createApiKey(
     db,
     clientId,

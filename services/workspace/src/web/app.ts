@@ -5,6 +5,7 @@ import { createSignInService } from "../identity/sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
+import { assetsWebRoutes } from "./routes/assets.ts";
 import { auditWebRoutes } from "./routes/audit.ts";
 import { freshSignInWebRoutes } from "./routes/fresh-sign-in.ts";
 import { keysWebRoutes } from "./routes/keys.ts";
@@ -64,6 +65,7 @@ export function createWebApp(deps: WebDeps) {
     .use(storiesWebRoutes(deps, kit))
     .use(storyEditorWebRoutes(deps, kit))
     .use(storyPreviewWebRoutes(deps, kit))
+    .use(assetsWebRoutes(deps, kit))
     .use(newsletterWebRoutes(deps, kit))
     .use(sitesWebRoutes(deps, kit))
     .use(membersWebRoutes(deps, kit))

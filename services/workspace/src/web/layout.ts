@@ -13,6 +13,7 @@ export interface OrgNav {
     | "overview"
     | "stories"
     | "approvals"
+    | "assets"
     | "newsletter"
     | "sites"
     | "members"
@@ -39,6 +40,7 @@ function orgLinks(org: OrgNav): Html {
     ${link("overview", base, "Overview")}
     ${link("stories", `${base}/stories`, "Stories")}
     ${link("approvals", `${base}/approvals`, "Approvals")}
+    ${link("assets", `${base}/assets`, "Images")}
     ${allowed("newsletter.manage") ? link("newsletter", `${base}/newsletter`, "Newsletter") : ""}
     ${allowed("sites.manage") ? link("sites", `${base}/sites`, "Sites") : ""}
     ${allowed("members.manage") ? link("members", `${base}/members`, "Members") : ""}

@@ -72,6 +72,10 @@ fieldset.block { border: 1px solid var(--line); border-radius: 4px; margin: 1rem
 fieldset.block.has-error { border-color: var(--bad); border-width: 2px; }
 .handle { cursor: grab; margin-right: .5rem; }
 @media (max-width: 48rem) { .review { grid-template-columns: 1fr; } }
+ul.assets { list-style: none; padding: 0; }
+ul.assets li { display: flex; flex-wrap: wrap; gap: 1rem; padding: 1rem 0; border-top: 1px solid var(--line); }
+ul.assets img { max-width: 100%; height: auto; }
+ul.assets p { margin: .25rem 0; overflow-wrap: anywhere; }
 .legend { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }

@@ -10,6 +10,7 @@ export const PERMISSION_ACTIONS = [
   "story.edit",
   "story.decide",
   "story.publish",
+  "asset.clear",
   "key.create",
   "key.revoke",
   "endpoint.create",
@@ -31,7 +32,7 @@ export const PERMISSIONS: Record<MemberRole, readonly PermissionAction[]> = {
   viewer: ["view"],
   editor: ["view", "story.edit"],
   // Publishing an approved version is a release decision: the approver's, never the editor's.
-  approver: ["view", "story.decide", "story.publish"],
+  approver: ["view", "story.decide", "story.publish", "asset.clear"],
   admin: EVERYTHING.filter((action) => action !== "members.manage_owners"),
   owner: EVERYTHING,
 };
