@@ -96,7 +96,10 @@ export async function startEmbedded(
     ...serverOptions(config),
     port: config.PORT,
     maxRequestBodySize: SERVER_BODY_LIMIT,
-    fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
+    fetch: edge((request) => gateway.handle(request), {
+      trustedProxies: config.TRUSTED_PROXIES,
+      compress: true,
+    }),
   });
   return {
     url: `http://localhost:${server.port}`,

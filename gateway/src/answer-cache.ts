@@ -7,7 +7,8 @@
  * `cache.purged` event names, once: the tags public-read works out once per story or site event.
  * The answers are public-read's bytes and headers; only the request id and the service version
  * are the gateway's, as on every answer it hands on, and `Age` says how long the gateway has held
- * it.
+ * it. A text answer is compressed once per encoding a client asks for (gzip, br), on the first
+ * such request, and kept beside it.
  *
  * An answer read before a purge and handed back after it is not kept (`begin`, `keep`). The
  * cache is on only while purges can arrive (`enable`), forgets everything when the subscription
@@ -15,6 +16,14 @@
  */
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import { type CachePurgedEvent, EVENT } from "@newsroom/shared/events";
+import {
+  type Encoding,
+  encodedAnswer,
+  encodingFor,
+  isCompressible,
+  MIN_COMPRESSED_BYTES,
+  varyWithEncoding,
+} from "@newsroom/shared/http/compression";
 import { notModified, notModifiedResponse } from "@newsroom/shared/http/conditional";
 import {
   ANSWER_ORGANIZATION_HEADER,
@@ -56,6 +65,10 @@ export interface Miss {
 interface Kept {
   /** The answer each request gets a copy of, less the headers of one answer. */
   response: Response;
+  body: Uint8Array<ArrayBuffer>;
+  /** Whether it is text worth compressing, and its compressed copies, made on first request. */
+  compressible: boolean;
+  encoded: Partial<Record<Encoding, Response>>;
   /** Its ETag and Last-Modified, for conditional GETs. */
   etag: string;
   lastModified: string | null;
@@ -175,9 +188,15 @@ export class PublicAnswerCache {
     }
     const headers = new Headers(response.headers);
     for (const name of PER_ANSWER_HEADERS) headers.delete(name);
+    const compressible =
+      body.byteLength >= MIN_COMPRESSED_BYTES && isCompressible(headers.get("content-type"));
+    if (compressible) headers.set("vary", varyWithEncoding(null));
     const answeredBy = knownContextOf(request);
     const kept: Kept = {
       response: new Response(body, { status: 200, headers }),
+      body,
+      compressible,
+      encoded: {},
       etag: headers.get("etag") ?? "",
       lastModified: headers.get("last-modified"),
       keptAt: Date.now(),
@@ -187,7 +206,11 @@ export class PublicAnswerCache {
     this.answers.set(
       key,
       kept,
-      { tags: answerTags(cacheTag, organization), bytes: body.byteLength + 512 },
+      // Room for the compressed copies too (a text answer compresses to a fifth or less).
+      {
+        tags: answerTags(cacheTag, organization),
+        bytes: body.byteLength * (compressible ? 1.5 : 1) + 512,
+      },
       miss.since,
     );
     return answerFrom(kept, request);
@@ -254,16 +277,31 @@ function isNotModified(response: Response, request: Request): boolean {
   );
 }
 
-/** A kept answer to one request: 304 when the client's copy is current, else a copy of it. */
+/**
+ * A kept answer to one request, compressed as it asks: 304 when the client's copy is current,
+ * else a copy of it.
+ */
 function answerFrom(kept: Kept, request: Request): Response {
+  const encoding = kept.compressible ? encodingFor(request.headers.get("accept-encoding")) : null;
+  const answer = encoding ? encodedCopy(kept, encoding) : kept.response;
   if (notModified(request, kept.etag, kept.lastModified)) {
-    return notModifiedResponse(kept.response.headers);
+    return notModifiedResponse(answer.headers);
   }
   // A clone costs half of a new answer built from the kept headers and body.
-  const response = kept.response.clone();
+  const response = answer.clone();
   // As a shared cache says (RFC 9111 section 5.1): how long it has held the answer.
   response.headers.set("age", String(Math.floor((Date.now() - kept.keptAt) / 1000)));
   return response;
+}
+
+/** The kept answer in `encoding`, compressed on its first request and kept beside it. */
+function encodedCopy(kept: Kept, encoding: Encoding): Response {
+  let encoded = kept.encoded[encoding];
+  if (!encoded) {
+    encoded = encodedAnswer(kept.response, kept.body, encoding, true);
+    kept.encoded[encoding] = encoded;
+  }
+  return encoded;
 }
 
 /**

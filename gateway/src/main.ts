@@ -72,7 +72,10 @@ const server = Bun.serve({
   ...serverOptions(config),
   port: config.PORT,
   maxRequestBodySize: SERVER_BODY_LIMIT,
-  fetch: edge((request) => gateway.handle(request), { trustedProxies: config.TRUSTED_PROXIES }),
+  fetch: edge((request) => gateway.handle(request), {
+    trustedProxies: config.TRUSTED_PROXIES,
+    compress: true,
+  }),
 });
 const metrics = config.METRICS_PORT ? serveMetrics(config.METRICS_PORT) : null;
 log.info("gateway listening", { port: server.port, upstreams: Object.keys(upstreams) });

@@ -1,7 +1,9 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { MemoryBus } from "@newsroom/shared/bus/memory";
 import { loadConfig } from "@newsroom/shared/config";
 import { EVENT } from "@newsroom/shared/events";
+import * as compression from "@newsroom/shared/http/compression";
 import { edge } from "@newsroom/shared/http/edge";
 import { organizationTag } from "@newsroom/shared/http/public-answers";
 import { answerCacheLookups } from "@newsroom/shared/metrics";
@@ -56,6 +58,7 @@ const SHAPES: Record<string, Shape> = {
   "/v1/public/cookie": { extra: { "set-cookie": "seen=1; Path=/" } },
   "/v1/public/varies": { extra: { vary: "accept-language" } },
   "/v1/public/large": { bytes: MAX_KEPT_BYTES + 1 },
+  "/v1/public/text": { bytes: 8 * 1024 },
   "/v1/public/just-fits": { bytes: MAX_KEPT_BYTES },
   "/v1/public/streamed": { streamed: true },
   "/v1/public/streamed-large": { streamed: true, bytes: MAX_KEPT_BYTES + 1 },
@@ -618,5 +621,64 @@ describe("purges", () => {
     await send("/v1/public/newsroom/y");
     expect(service.count("/v1/public/newsroom/x")).toBe(2);
     expect(service.count("/v1/public/newsroom/y")).toBe(1);
+  });
+});
+
+describe("compressed once per encoding", () => {
+  test("a text answer in br or gzip as asked, each encoding made on its first request", async () => {
+    const encodings = spyOn(compression, "encodedAnswer");
+    try {
+      const { send, service } = gatewayWith();
+      const plain = await send("/v1/public/text");
+      expect(plain.headers.get("content-encoding")).toBeNull();
+      // Also the identity answer says that the answer depends on Accept-Encoding.
+      expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+      const etag = plain.headers.get("etag")!;
+      for (let round = 0; round < 3; round += 1) {
+        const br = await send("/v1/public/text", { "accept-encoding": "gzip, deflate, br" });
+        expect(br.headers.get("content-encoding")).toBe("br");
+        expect(br.headers.get("etag")).toBe(etag.replace(/"$/, '-br"'));
+        expect(br.headers.get("vary")).toBe("Accept-Encoding");
+        expect(br.headers.get("age")).not.toBeNull();
+        expect(br.body.byteLength).toBeLessThan(plain.body.byteLength / 4);
+        expect(Buffer.compare(brotliDecompressSync(br.body), plain.body)).toBe(0);
+        const gzip = await send("/v1/public/text", { "accept-encoding": "gzip;q=1, br;q=0" });
+        expect(gzip.headers.get("content-encoding")).toBe("gzip");
+        expect(gzip.headers.get("etag")).toBe(etag.replace(/"$/, '-gz"'));
+        expect(Buffer.compare(gunzipSync(gzip.body), plain.body)).toBe(0);
+      }
+      expect(service.count("/v1/public/text")).toBe(1);
+      expect(encodings).toHaveBeenCalledTimes(2);
+      const head = await send("/v1/public/text", { "accept-encoding": "br" }, "HEAD");
+      expect(head.headers.get("content-encoding")).toBe("br");
+      const br = await send("/v1/public/text", { "accept-encoding": "br" });
+      expect(head.headers.get("content-length")).toBe(String(br.body.byteLength));
+      expect(encodings).toHaveBeenCalledTimes(2);
+    } finally {
+      encodings.mockRestore();
+    }
+  });
+
+  test("If-None-Match matches the compressed and the plain form of the ETag", async () => {
+    const { send } = gatewayWith();
+    const plain = await send("/v1/public/text");
+    const etag = plain.headers.get("etag")!;
+    for (const given of [etag, etag.replace(/"$/, '-gz"'), etag.replace(/"$/, '-br"')]) {
+      const again = await send("/v1/public/text", {
+        "accept-encoding": "gzip",
+        "if-none-match": given,
+      });
+      expect(again.status).toBe(304);
+      expect(again.headers.get("etag")).toBe(etag.replace(/"$/, '-gz"'));
+      expect(again.headers.get("vary")).toBe("Accept-Encoding");
+    }
+  });
+
+  test("small and binary answers go as they are", async () => {
+    const { send } = gatewayWith();
+    const small = await send("/v1/public/newsroom/x", { "accept-encoding": "gzip, br" });
+    expect(small.body.byteLength).toBeLessThan(1024);
+    expect(small.headers.get("content-encoding")).toBeNull();
+    expect(small.headers.get("vary")).toBeNull();
   });
 });

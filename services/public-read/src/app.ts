@@ -10,6 +10,7 @@ import { assetsRoutes, isAssetPath } from "./assets/routes.ts";
 import { cdnPurger, type PurgeOptions } from "./caching/cdn-purge.ts";
 import { subscribePurges } from "./caching/invalidation.ts";
 import { createReader } from "./caching/reader.ts";
+import { PUBLIC_ANSWER_HEADERS } from "./caching/responses.ts";
 import { subscribeCdnPurge } from "./caching/story-purge.ts";
 import { checkoutRoutes } from "./checkout/routes.ts";
 import { checkoutReader } from "./checkout/service.ts";
@@ -62,6 +63,7 @@ export async function createPublicReadService(
 
   const token = adminToken(runtime.config);
   const kit = httpKit("public-read", {
+    headers: PUBLIC_ANSWER_HEADERS,
     // What the path router cannot say, asked first: robots.txt, sitemaps and feeds, on the
     // service's host and on a client's hostname; then a client's hostname: its pages, whatever
     // the path (`/newsroom` there is its own story), except the routed asset variants.

@@ -20,9 +20,19 @@ describe("house newsroom pages", () => {
     const answer = await world.get("/newsroom");
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    // A browser asks again each time; shared caches keep it as the JSON index.
     expect(answer.headers.get("cache-control")).toBe(
+      "public, max-age=0, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800",
+    );
+    const json = await world.get("/v1/public/newsroom");
+    expect(json.headers.get("cache-control")).toBe(
       "public, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800",
     );
+    for (const page of [answer, await world.get("/newsroom/no-such-story")]) {
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(page.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      expect(page.headers.get("x-frame-options")).toBe("DENY");
+    }
     expect(answer.headers.get("cache-tag")).toBe("newsroom-index");
     expect(answer.text).toContain('<html lang="en">');
     expect(answer.text).toContain(`<link rel="canonical" href="${HOUSE_HOME}">`);

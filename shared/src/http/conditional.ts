@@ -4,13 +4,18 @@
  * the answer's caching headers and no body.
  */
 
-/** RFC 9110 weak comparison: `*`, or any listed tag equal to ours ignoring `W/`. */
+/**
+ * RFC 9110 weak comparison: `*`, or any listed tag equal to ours ignoring `W/` and the suffix an
+ * encoding adds (`"abc-gz"` is `"abc"` compressed: the same content).
+ */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === "*") return true;
-  const ours = etag.replace(/^W\//, "");
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === ours);
+  const ours = withoutEncoding(etag.replace(/^W\//, ""));
+  return header.split(",").some((tag) => withoutEncoding(tag.trim().replace(/^W\//, "")) === ours);
 }
+
+import { withoutEncoding } from "./compression.ts";
 
 /** Whether the client's copy is current: 304 instead of the body. */
 export function notModified(request: Request, etag: string, lastModified: string | null): boolean {
@@ -23,7 +28,7 @@ export function notModified(request: Request, etag: string, lastModified: string
 }
 
 /** The headers of an answer a 304 repeats (RFC 9110 section 15.4.5), of those we send. */
-const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified"];
+const NOT_MODIFIED_HEADERS = ["cache-control", "cache-tag", "etag", "last-modified", "vary"];
 
 /** The 304 to a conditional GET for the answer with these headers: its caching headers, no body. */
 export function notModifiedResponse(of: Headers): Response {

@@ -4,6 +4,7 @@ import { newRequestId } from "../ids.ts";
 import { log } from "../log.ts";
 import { requestMetrics, requestsAborted } from "../metrics.ts";
 import { isUploadPath, UPLOAD_BODY_LIMIT } from "../uploads.ts";
+import { compressedAtEdge, edgeEncodingOf } from "./compression.ts";
 import { errorResponse, toApiError } from "./error-response.ts";
 import {
   CLIENT_IP_HEADER,
@@ -32,6 +33,11 @@ export interface EdgeOptions {
   behindGateway?: boolean;
   /** GATEWAY_ADDRESSES: the only peers whose `X-Client-Ip` is believed; none when unset. */
   gatewayAddresses?: string;
+  /**
+   * The public edge (the gateway): text answers compressed when the client asks
+   * (`compression.ts`); an answer compressed already (a kept one) goes as it is.
+   */
+  compress?: boolean;
 }
 
 export type FetchHandler = (
@@ -94,15 +100,20 @@ export function edge(
     } catch (error) {
       answer = failureOf(error, request, requestId);
     }
-    if (head) answer = headless(answer);
-    if (answer instanceof Promise) {
-      return answer.then(
-        (response) => finish(response, incoming, request, requestId, started),
-        (error) =>
-          finish(failureOf(error, request, requestId), incoming, request, requestId, started),
+    // The answer as it goes: compressed when asked (at the gateway), without its body to a HEAD.
+    const out = (response: Response): Response | Promise<Response> => {
+      const encoding = options.compress ? edgeEncodingOf(request, response) : null;
+      if (encoding === null && !head)
+        return finish(response, incoming, request, requestId, started);
+      const encoded = encoding ? compressedAtEdge(response, encoding) : response;
+      return headless(encoded, head).then((sent) =>
+        finish(sent, incoming, request, requestId, started),
       );
+    };
+    if (answer instanceof Promise) {
+      return answer.then(out, (error) => out(failureOf(error, request, requestId)));
     }
-    return finish(answer, incoming, request, requestId, started);
+    return out(answer);
   };
 }
 
@@ -110,8 +121,9 @@ export function edge(
  * The answer to a HEAD: the GET's status and headers, `Content-Length` the length of the body
  * the GET would have sent (read here when the answer does not say it), and no body.
  */
-async function headless(answer: Response | Promise<Response>): Promise<Response> {
+async function headless(answer: Response | Promise<Response>, head: boolean): Promise<Response> {
   const response = await answer;
+  if (!head) return response;
   // Bun's server dates every answer but a HEAD's.
   const date = response.headers.get("date") ?? new Date().toUTCString();
   if (response.body === null) return withHeader(response, "date", date);

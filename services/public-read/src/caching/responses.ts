@@ -14,6 +14,22 @@ const encoder = new TextEncoder();
 /** What the spec asks of every 200 on a public content route. */
 export const PUBLIC_CACHE_CONTROL =
   "public, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800";
+/**
+ * A page's: the same for shared caches, but a browser asks again each time (`max-age=0`) rather
+ * than reusing it for a while from its `Last-Modified` (an unpublished story would stay on a
+ * reader's screen).
+ */
+export const PAGE_CACHE_CONTROL =
+  "public, max-age=0, s-maxage=300, stale-while-revalidate=86400, stale-if-error=604800";
+/**
+ * What every answer of public reads says to a browser, as the workspace does: no type sniffing,
+ * the origin alone as referrer to other sites, never framed.
+ */
+export const PUBLIC_ANSWER_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "x-frame-options": "DENY",
+};
 /** A 404 for a missing item or site is cached 60 s. */
 export const NOT_FOUND_CACHE_CONTROL = "public, max-age=60, s-maxage=60";
 export const RETRY_AFTER_SECONDS = 60;
@@ -73,7 +89,7 @@ export function okAnswer(
   const tagList = [...new Set(tags)].join(",");
   const lastModified = extras.lastModified ? httpDate(extras.lastModified) : null;
   const headers: Record<string, string> = {
-    ...cacheHeaders(tagList, etag, lastModified),
+    ...cacheHeaders(page ? PAGE_CACHE_CONTROL : PUBLIC_CACHE_CONTROL, tagList, etag, lastModified),
     "content-type": document ? body.contentType : page ? HTML_TYPE : JSON_CONTENT_TYPE,
   };
   if (extras.noindex) headers["x-robots-tag"] = "noindex";
@@ -106,12 +122,13 @@ export function notFoundPageResponse(page: string, tags: string): Response {
 }
 
 function cacheHeaders(
+  cacheControl: string,
   tags: string,
   etag: string,
   lastModified: string | null,
 ): Record<string, string> {
   const headers: Record<string, string> = {
-    "cache-control": PUBLIC_CACHE_CONTROL,
+    "cache-control": cacheControl,
     "cache-tag": tags,
     etag,
   };

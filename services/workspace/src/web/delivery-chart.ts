@@ -84,11 +84,6 @@ export function deliveryChart(counts: HourCount[], now: Date): Html {
 <text x="0" y="${height - bottom}" font-size="10" fill="#4a5360">0</text>
 ${columns}
 </svg>
-<figcaption>${summary}
-<ul class="legend">${OUTCOMES.map(
-    (o) =>
-      html`<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${o.fill}"></rect></svg> ${o.label}</li>`,
-  )}</ul></figcaption>
 <details><summary>The chart as a table</summary>
 <table><caption class="visually-hidden">Deliveries per hour, last 24 hours (UTC)</caption>
 <thead><tr><th scope="col">Hour (UTC)</th>${OUTCOMES.map((o) => html`<th scope="col">${o.label}</th>`)}</tr></thead>
@@ -98,5 +93,10 @@ ${columns}
         (o) => html`<td>${bar.counts[o.status]}</td>`,
       )}</tr>`,
   )}</tbody></table></details>
+<figcaption>${summary}
+<ul class="legend">${OUTCOMES.map(
+    (o) =>
+      html`<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${o.fill}"></rect></svg> ${o.label}</li>`,
+  )}</ul></figcaption>
 </figure>`;
 }
