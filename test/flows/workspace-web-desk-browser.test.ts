@@ -14,8 +14,9 @@ import {
 /**
  * The editors' desk end to end, across the workspace, public-read and the client API: an image
  * uploaded for the organization, a story written around it in Chromium, previewed and submitted;
- * until an approver clears the image no public page, feed or sitemap holds it; cleared, approved
- * and published, the public page shows it with its size and srcset, its variant immutable.
+ * approved and published before the image is cleared, no public page, feed, sitemap or
+ * client-API answer holds it; once cleared and published again, the public page shows it with its
+ * size and srcset, its variants immutable.
  * A viewer and another organization's editor are refused. Every page visited passes axe-core.
  */
 describeInBrowser("the editors' desk end to end in Chromium", () => {
