@@ -25,6 +25,8 @@ export interface WebHarness extends WorkspaceWebHarness {
   /** The gateway's base URL: the web app at `${url}/app`, every public route beside it. */
   url: string;
   embedded: Embedded;
+  /** The internal API's bearer token (for calls `admin` cannot make, such as uploads). */
+  adminToken: string;
 }
 
 /**
@@ -50,5 +52,5 @@ export async function webHarness(env: Record<string, string> = {}): Promise<WebH
     clock,
     stop: () => embedded.stop(),
   });
-  return { ...harness, embedded };
+  return { ...harness, embedded, adminToken: adminToken(config) };
 }

@@ -15,6 +15,31 @@ describe("story transitions through the internal API: refusals", () => {
     expect(inReview.status).toBe(409);
   });
 
+  test("a version from a stale base_version is refused with 409 and nothing is written", async () => {
+    const { storyId } = await orgWithDraft(h, "stalebase");
+    const first = await h.call("POST", `/stories/${storyId}/versions`, {
+      title: "Second",
+      base_version: 1,
+    });
+    expect(first.status).toBe(201);
+    expect(first.body.version).toBe(2);
+    const stale = await h.call("POST", `/stories/${storyId}/versions`, {
+      title: "Overwrite",
+      base_version: 1,
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe("conflict");
+    expect(stale.body.error.fields).toEqual([{ field: "base_version", reason: "stale" }]);
+    const now = await h.call("GET", `/stories/${storyId}`);
+    expect(now.body.version).toBe(2);
+    expect(now.body.title).toBe("Second");
+    const invalid = await h.call("POST", `/stories/${storyId}/versions`, {
+      title: "Zero",
+      base_version: 0,
+    });
+    expect(invalid.status).toBe(422);
+  });
+
   test("reject needs a note and records the decision", async () => {
     const { storyId } = await orgWithDraft(h, "reject");
     await transition(h, storyId, "submit");

@@ -23,6 +23,7 @@ export const StoryVersionIn = t.Object({
   title: t.String({ minLength: 1, maxLength: 300 }),
   summary: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
   body: t.Optional(StoryBody),
+  base_version: t.Optional(t.Integer({ minimum: 1 })),
 });
 
 export const TransitionIn = t.Object({
