@@ -64,7 +64,12 @@ describe("rotating a webhook endpoint's secret", () => {
     const owner = await h.signedIn(org.members.owner);
     const page = await owner.get(`/app/webhook-endpoints/${id}`);
     expect(page.text).toContain(`action="/app/webhook-endpoints/${id}/rotate-secret"`);
-    const answer = await owner.post(`/app/webhook-endpoints/${id}/rotate-secret`);
+    const rotated = await owner.post(`/app/webhook-endpoints/${id}/rotate-secret`);
+    // The new secret is shown on the page the rotation leads to, once: a reload rotates nothing.
+    expect(rotated.status).toBe(303);
+    const location = rotated.headers.get("location")!;
+    expect(location).toBe(`/app/webhook-endpoints/${id}/rotated`);
+    const answer = await owner.get(location);
     expect(answer.status).toBe(200);
     expect(answer.headers.get("cache-control")).toContain("no-store");
     const shown = answer.text.match(/value="(whsec_[A-Za-z0-9+/=]+)"/)?.[1];
@@ -73,6 +78,11 @@ describe("rotating a webhook endpoint's secret", () => {
     const row = await endpointRow(id);
     expect(open(row.secretCiphertext, key())).toBe(shown!);
     expect(open(row.previousSecretCiphertext!, key())).toBe(first);
+    const reloaded = await owner.get(location);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.text).not.toContain("whsec_");
+    expect(reloaded.text).toContain("is not shown again");
+    expect(open((await endpointRow(id)).secretCiphertext, key())).toBe(shown!);
     const after = await owner.get(`/app/webhook-endpoints/${id}`);
     expect(after.text).toContain("the previous secret also signs until");
     expect(after.text).not.toContain(shown!);

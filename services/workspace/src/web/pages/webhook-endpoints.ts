@@ -174,8 +174,19 @@ export function rotatedSecretPage(
   who: Visitor,
   access: OrgAccess,
   endpoint: WebhookEndpointOut,
-  secret: string,
+  secret: string | null,
 ): Html {
+  if (secret === null) {
+    return layout(
+      who,
+      "Your endpoint's new signing secret",
+      secretGone("The new signing secret", {
+        href: `/app/webhook-endpoints/${endpoint.id}`,
+        label: "Go to the endpoint",
+      }),
+      { org: navOf(access) },
+    );
+  }
   return layout(
     who,
     "Your endpoint's new signing secret",

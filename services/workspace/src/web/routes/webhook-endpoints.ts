@@ -292,16 +292,34 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         // Rotating hands out a secret, as adding an endpoint does: the same permission.
         const access = await endpointAccess(who, params.id, "endpoint.create");
         requireFreshSignIn(who, deps.now(), endpointPath(params.id));
-        const { secret, ...endpoint } = await rotateEndpointSecret(
+        const { secret, id } = await rotateEndpointSecret(
           deps,
           access.organization.id,
           params.id,
           personActor(who.signedIn.person.id),
         );
-        return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, endpoint, secret)));
+        // As with a creation: the new secret is shown once on the page this leads to, so a
+        // reload of that page shows it no more and never rotates again.
+        const handed = kit.shownOnce.handOver(
+          who.signedIn.session.id,
+          `endpoint-rotated:${id}`,
+          secret,
+          deps.now(),
+        );
+        return kit.redirect(`${endpointPath(id)}/rotated`, [handed]);
       },
       { parse: "none" },
     )
+    .get("/app/webhook-endpoints/:id/rotated", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
+      const session = who.signedIn.session.id;
+      const subject = `endpoint-rotated:${endpoint.id}`;
+      const secret = kit.shownOnce.take(request, session, subject, deps.now());
+      who.setCookies.push(kit.shownOnce.spent());
+      return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, endpoint, secret)));
+    })
     .post(
       "/app/webhook-endpoints/:id/disable",
       change(
