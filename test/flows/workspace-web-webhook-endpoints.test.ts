@@ -221,7 +221,7 @@ describe("webhook endpoints in the web app", () => {
       name: "Search <index>",
       topics: " climate, energy ,climate",
     });
-    expect(added.status).toBe(200);
+    expect(added.status).toBe(303);
     const [row] = await db().select().from(webhookEndpoints);
     expect(row).toMatchObject({ name: "Search <index>", topics: ["climate", "energy"] });
     const list = await owner.get("/app/orgs/hooks-org/webhook-endpoints");
@@ -255,7 +255,7 @@ describe("webhook endpoints in the web app", () => {
       auth_type: "bearer",
       auth_token: "tok-from-the-form",
     });
-    expect(added.status).toBe(200);
+    expect(added.status).toBe(303);
     const [row] = await db().select().from(webhookEndpoints);
     expect(row!.authType).toBe("bearer");
     expect(row!.authCiphertext).not.toContain("tok-from-the-form");
