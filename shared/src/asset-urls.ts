@@ -9,6 +9,23 @@ import { isUuid } from "./ids.ts";
  * it: the public item, search documents and the client API's feeds all clean their text here.
  */
 
+/** Where public-read serves an uploaded variant by name, once its asset is cleared (404 before). */
+export const PUBLIC_ASSET_PREFIX = "/assets/";
+
+/** The workspace's address of an uploaded variant: members of the organization only, never cached. */
+export function membersAssetPath(assetId: string, name: string): string {
+  return `/app/assets/${assetId}/${name}`;
+}
+
+/**
+ * Where a page before publication loads an asset: an uncleared upload from the workspace's
+ * members-only route (its public URL answers 404 until it is cleared), any other at its URL.
+ */
+function urlBeforePublication(asset: { id: string; url: string; cleared: boolean }): string {
+  if (asset.cleared || !asset.url.startsWith(PUBLIC_ASSET_PREFIX)) return asset.url;
+  return membersAssetPath(asset.id, asset.url.slice(PUBLIC_ASSET_PREFIX.length));
+}
+
 const URL_START = /https?:\/\//gi;
 /** Where a URL written inside text ends: space, quotes, brackets and markup. */
 const URL_END = /[\s"'<>()[\]{}|\\^`]/;
@@ -137,7 +154,8 @@ export function namesAsset(text: string, urls: ReadonlySet<string>, ids: Readonl
 /**
  * A body as it reads before publication (the preview and the review page): a block naming an
  * asset of the organization by `asset_id` gets that asset, cleared or not (the renderer marks an
- * uncleared one); an image pasted by the URL of an uncleared asset is marked the same way; a block
+ * uncleared one, loaded from the workspace's members-only route); an image pasted by the URL of
+ * an uncleared asset is marked and loaded the same way; a block
  * naming an id that is not the organization's asset is left out.
  */
 export async function bodyBeforePublication(
@@ -155,13 +173,21 @@ export async function bodyBeforePublication(
       const id = typeof block.asset_id === "string" ? block.asset_id.toLowerCase() : "";
       const asset = byId.get(id);
       if (!asset) return [];
-      return [{ ...block, asset: { url: asset.url, alt: asset.alt, cleared: asset.cleared } }];
+      const url = urlBeforePublication(asset);
+      return [{ ...block, asset: { url, alt: asset.alt, cleared: asset.cleared } }];
     }
     const pasted = block.type === "image" && typeof block.url === "string" ? block.url : null;
     const asset = pasted ? byUrl.get(pasted.toLowerCase()) : undefined;
     if (!asset || asset.cleared) return [block];
     return [
-      { ...block, asset: { url: asset.url, alt: String(block.alt ?? asset.alt), cleared: false } },
+      {
+        ...block,
+        asset: {
+          url: urlBeforePublication(asset),
+          alt: String(block.alt ?? asset.alt),
+          cleared: false,
+        },
+      },
     ];
   });
 }

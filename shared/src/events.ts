@@ -12,6 +12,7 @@ export const EVENT = {
   storyUnpublished: "story.unpublished",
   webhookEndpointDisabled: "webhook_endpoint.disabled",
   siteChanged: "site.changed",
+  assetCleared: "asset.cleared",
   cachePurged: "cache.purged",
 } as const;
 
@@ -72,6 +73,18 @@ export const SiteChangedEvent = T.Object({
 export type SiteChangedEvent = Static<typeof SiteChangedEvent>;
 
 /**
+ * An uploaded asset was cleared for publication: published answers of its organization that
+ * name it (which left it out while uncleared) must drop from public read caches.
+ */
+export const AssetClearedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.assetCleared),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), asset_id: T.String() }),
+});
+export type AssetClearedEvent = Static<typeof AssetClearedEvent>;
+
+/**
  * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
  * organization tags: public-read works it out once per event and tells every gateway replica,
  * whose answer cache (the one cache of public answers) drops exactly these. Kept in the stream like every
@@ -89,6 +102,7 @@ export const BusEvent = T.Union([
   StoryEvent,
   WebhookEndpointDisabledEvent,
   SiteChangedEvent,
+  AssetClearedEvent,
   CachePurgedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

@@ -177,7 +177,8 @@ describeInBrowser("the editors' desk end to end in Chromium", () => {
     });
     expect(cleared.status).toBe(200);
 
-    // The page was projected without the image; publishing again projects it with it.
+    // Clearing alone brings the image to the kept page (asset-cleared.test.ts); publishing
+    // again after an unpublish shows it too.
     const unpublished = await h.admin("POST", `/stories/${storyId}/transitions`, {
       action: "unpublish",
     });

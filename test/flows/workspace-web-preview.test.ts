@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { assets } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import { pngImage, uploadForm } from "../../services/workspace/test/support/images.ts";
 import { orgWithMembers, type WebHarness, webHarness } from "../support/workspace-web-embedded.ts";
 
 /**
  * A flow across services: the workspace's preview of a story version is public-read's item
  * template (called through the workspace's internal client), served to members only with
  * `noindex` and `Cache-Control: private, no-store`, on each of the organization's newsrooms; an
- * uncleared image shows there, marked, and on no public page.
+ * uncleared image shows there, marked, and on no public page; an uncleared upload loads from the
+ * workspace's members-only asset route (its public address answers 404 until it is cleared).
  */
 describe("previews in the workspace web app", () => {
   let h: WebHarness;
@@ -68,5 +70,39 @@ describe("previews in the workspace web app", () => {
     const other = await orgWithMembers(h, "preview-other", 0);
     const stranger = await h.signedIn(other.members.owner);
     expect((await stranger.get(path)).status).toBe(404);
+  });
+
+  test("an uncleared upload in a preview loads from the members-only route", async () => {
+    const uploaded = await fetch(`${h.embedded.workspaceUrl}/internal/v1/orgs/preview-co/assets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${h.adminToken}` },
+      body: uploadForm({ bytes: await pngImage(800, 600), name: "dock.png" }, { alt: "The dock" }),
+    });
+    expect(uploaded.status).toBe(201);
+    const asset = (await uploaded.json()) as { id: string; url: string };
+    const created = await h.admin("POST", "/orgs/preview-co/stories", {
+      type: "press_release",
+      slug: "previewed-upload",
+      title: "Previewed upload",
+      body: [{ type: "image", asset_id: asset.id }],
+    });
+    const editor = await h.signedIn(org.members.editor);
+    const preview = await editor.get(`/app/stories/${created.body.id}/versions/1/preview`);
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get("content-security-policy")).toContain("img-src 'self'");
+    const src = /<img src="([^"]+)"/.exec(preview.text)?.[1] ?? "";
+    const name = asset.url.slice("/assets/".length);
+    expect(src).toBe(`/app/assets/${asset.id}/${name}`);
+    expect((await fetch(`${h.url}${asset.url}`)).status).toBe(404);
+
+    const image = await editor.get(src);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toStartWith("image/");
+    expect(image.headers.get("cache-control")).toContain("no-store");
+    const anonymous = await fetch(`${h.url}${src}`, { redirect: "manual" });
+    expect(anonymous.status).not.toBe(200);
+    expect(anonymous.headers.get("content-type") ?? "").not.toStartWith("image/");
+    const stranger = await h.signedIn((await orgWithMembers(h, "preview-third", 0)).members.owner);
+    expect((await stranger.get(src)).status).toBe(404);
   });
 });

@@ -182,6 +182,26 @@ describe("cache.purged from site events", () => {
   });
 });
 
+describe("cache.purged from asset events", () => {
+  test("an asset cleared: the organization's answers, under its organization", async () => {
+    await withService(async (bus, purges) => {
+      const event: BusEvent = {
+        id: newId(),
+        type: EVENT.assetCleared,
+        created_at: new Date().toISOString(),
+        data: { organization_id: clientOrgId, asset_id: newId() },
+      };
+      await bus.publish(event);
+      const purge = purgeOf(await eventually(() => purges[0], { message: "the purge" }));
+      expect(purge.id).toBe(`${event.id}.purge`);
+      expect(purge.data).toEqual({
+        organization_id: clientOrgId,
+        tags: [`organization:${clientOrgId}`],
+      });
+    });
+  });
+});
+
 test("a redelivered story event purges once: the purge's id is the event's", async () => {
   const storyId = await approvedStory(database.db, houseId, "redelivered-story", []);
   const real = new MemoryBus();

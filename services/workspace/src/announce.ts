@@ -31,3 +31,17 @@ export function announceSiteChange(
     data: { organization_id: organizationId, site },
   });
 }
+
+/** An uploaded asset was cleared: published pages that name it may now show it. */
+export function announceAssetCleared(
+  bus: EventBus,
+  organizationId: string,
+  assetId: string,
+): Promise<void> {
+  return announce(bus, {
+    id: newId(),
+    type: EVENT.assetCleared,
+    created_at: new Date().toISOString(),
+    data: { organization_id: organizationId, asset_id: assetId },
+  });
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { STORY_STATUSES, type StoryStatus } from "@newsroom/shared/db/schema";
+import { STORY_STATUSES, type StoryStatus, stories } from "@newsroom/shared/db/schema";
+import { eq } from "drizzle-orm";
 import { ACTIONS, checkTransition, TRANSITIONS } from "../src/stories/state-machine.ts";
 import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
@@ -55,6 +56,29 @@ describe("story transitions through the internal API", () => {
     expect(published.body.published_at).not.toBeNull();
     expect((await transition(h, storyId, "unpublish")).body.status).toBe("unpublished");
     expect((await transition(h, storyId, "publish")).body.status).toBe("published");
+  });
+
+  test("a new version changes the story's topics and featured flag when given", async () => {
+    const { storyId } = await orgWithDraft(h, "versionfields");
+    const written = await h.call("POST", `/stories/${storyId}/versions`, {
+      title: "Second",
+      topics: ["harbour", "boats"],
+      featured: true,
+      external_url: "https://example.com/ignored-for-a-press-release",
+    });
+    expect(written.status).toBe(201);
+    const now = await h.call("GET", `/stories/${storyId}`);
+    expect([...now.body.topics].sort()).toEqual(["boats", "harbour"]);
+    const [row] = await h.database.db
+      .select({ featured: stories.featured, externalUrl: stories.externalUrl })
+      .from(stories)
+      .where(eq(stories.id, storyId));
+    expect(row).toEqual({ featured: true, externalUrl: null });
+    const refused = await h.call("POST", `/stories/${storyId}/versions`, {
+      title: "Third",
+      topics: ["Not A Slug"],
+    });
+    expect(refused.status).toBe(422);
   });
 
   test("a new version after approval needs approval again", async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { assets } from "@newsroom/shared/db/schema";
+import { type BusEvent, EVENT } from "@newsroom/shared/events";
+import { eventually } from "@newsroom/shared/testing/eventually";
 import { count } from "drizzle-orm";
 import sharp from "sharp";
 import { jpegWithGps, pngImage, uploadForm } from "./support/images.ts";
@@ -133,10 +135,21 @@ describe("images in the web app", () => {
     const approver = await h.signedIn(org.members.approver);
     const page = await approver.get(assetsPath);
     expect(page.text).toContain(`action="/app/assets/${id}/clear"`);
+    const announced: BusEvent[] = [];
+    const listening = await h.runtime.bus.subscribe(
+      async (event) => {
+        announced.push(event);
+      },
+      { durable: "test-asset-cleared", types: [EVENT.assetCleared] },
+    );
     const cleared = await approver.post(`/app/assets/${id}/clear`);
     expect(cleared.status).toBe(303);
     const after = await h.admin("GET", `/assets/${id}`);
     expect(after.body.cleared).toBe(true);
     expect(after.body.cleared_by).toStartWith("person:");
+    // Pages already published that name it drop from the public answers' cache.
+    const event = await eventually(() => announced[0], { message: "asset.cleared" });
+    await listening.stop();
+    expect(event.data).toEqual({ organization_id: after.body.organization_id, asset_id: id });
   });
 });

@@ -12,6 +12,7 @@ export const INVALIDATING_EVENTS = [
   EVENT.storyPublished,
   EVENT.storyUnpublished,
   EVENT.siteChanged,
+  EVENT.assetCleared,
 ] as const;
 
 /**
@@ -20,7 +21,8 @@ export const INVALIDATING_EVENTS = [
  * it, in the house newsroom and on each site of its organization); for a site change the
  * site's tag (every answer of the site, its hostnames' included), or the whole organization's
  * answers when no site is named, plus the answers of no organization (an unknown site or
- * hostname, which the change may have made known). Null when the event names nothing this
+ * hostname, which the change may have made known); for an asset cleared the organization's
+ * answers (any published story of it may name the asset, and left it out until now). Null when the event names nothing this
  * service shows.
  */
 export async function invalidationTags(
@@ -39,6 +41,7 @@ export async function invalidationTags(
       organizationTag(null),
     ];
   }
+  if (event.type === EVENT.assetCleared) return [organizationTag(organizationId)];
   const storyId = data.story_id;
   if (typeof storyId !== "string" || !isUuid(storyId)) return [organizationTag(organizationId)];
   return storyPurgeTags(await storyPlaces(db, organizationId, storyId, houseOrg));
@@ -51,7 +54,7 @@ export async function invalidationTags(
 export const PURGE_CONSUMER = "public-read-purge";
 
 /**
- * For each story or site event, the tags it changes, told once to every gateway replica as a
+ * For each story, site or asset event, the tags it changes, told once to every gateway replica as a
  * `cache.purged` event: the gateway's answer cache (the one cache of public answers) drops
  * exactly those answers. When the database cannot say where a story shows, the organization's answers
  * go (never every answer). A failed publish leaves the event unacked: the bus delivers it again.

@@ -1,12 +1,10 @@
+import { membersAssetPath, PUBLIC_ASSET_PREFIX } from "@newsroom/shared/asset-urls";
 import type { assets, assetVariants } from "@newsroom/shared/db/schema";
 import { iso } from "@newsroom/shared/records";
 import { t } from "elysia";
 
 export type AssetRow = typeof assets.$inferSelect;
 export type AssetVariantInfo = Omit<typeof assetVariants.$inferSelect, "data">;
-
-/** Where public variants are served (by public-read, on every host that serves pages). */
-export const PUBLIC_ASSET_PREFIX = "/assets/";
 
 /**
  * The text fields of an upload (the web form is decoded with this schema too). Alt text is
@@ -18,10 +16,7 @@ export const AssetUploadIn = t.Object({
   rights_holder: t.Optional(t.String({ maxLength: 300 })),
 });
 
-/** The workspace's own address of a variant: members of the organization only, never cached. */
-export function privateVariantPath(assetId: string, name: string): string {
-  return `/app/assets/${assetId}/${name}`;
-}
+export { membersAssetPath as privateVariantPath, PUBLIC_ASSET_PREFIX };
 
 /**
  * The asset record. Its `url` and the variants' `url` are the public addresses, which answer

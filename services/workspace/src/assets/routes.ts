@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { announceAssetCleared } from "../announce.ts";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
 import { findOrganization } from "../resolve.ts";
@@ -38,6 +39,8 @@ export function assetsRoutes(deps: WorkspaceDeps) {
     })
     .post("/internal/v1/assets/:id/clear", async ({ params }) => {
       const organizationId = await organizationIdOfAsset(deps.db, params.id);
-      return out(await clearAsset(deps.db, organizationId, params.id));
+      const cleared = await clearAsset(deps.db, organizationId, params.id);
+      await announceAssetCleared(deps.bus, organizationId, params.id);
+      return out(cleared);
     });
 }

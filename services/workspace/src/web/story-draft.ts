@@ -282,6 +282,9 @@ export function versionInputOfDraft(
   const decoded = decodeForm(form, StoryVersionIn, {
     prepare(given) {
       delete given.body;
+      delete given.topics;
+      delete given.featured;
+      delete given.external_url;
     },
     wording: { title: "Write a title (up to 300 characters)." },
   });

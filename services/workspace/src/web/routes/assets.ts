@@ -1,6 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { queryOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
+import { announceAssetCleared } from "../../announce.ts";
 import {
   clearAsset,
   listAssets,
@@ -101,6 +102,7 @@ export function assetsWebRoutes(deps: WebDeps, kit: WebKit) {
           params.id,
           personActor(who.signedIn.person.id),
         );
+        await announceAssetCleared(deps.bus, access.organization.id, params.id);
         return kit.redirect(`${assetsPath(access)}?done=cleared`);
       },
       { parse: "none" },

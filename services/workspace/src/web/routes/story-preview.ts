@@ -13,7 +13,8 @@ interface StoryPreviewOut {
 /**
  * The preview of any version of a story on one of its organization's newsrooms: the public page
  * template, rendered by public-read (`deps.calls.publicRead`), served here to members only, never
- * cached or indexed. Its own images load from wherever they are; it runs no script.
+ * cached or indexed. Its images load from wherever they are (an uncleared upload from this
+ * service's members-only route); it runs no script.
  */
 export function storyPreviewWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia().get(
@@ -34,7 +35,7 @@ export function storyPreviewWebRoutes(deps: WebDeps, kit: WebKit) {
           "cache-control": "private, no-store",
           "x-robots-tag": "noindex, nofollow",
           "content-security-policy":
-            "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http: data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
           "referrer-policy": "no-referrer",
           "x-content-type-options": "nosniff",
           "x-frame-options": "DENY",
