@@ -23,6 +23,7 @@ export function indexPage(links: IndexLinks): Response {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Newsroom service</title>
+  <link rel="icon" href="/favicon.ico" type="image/svg+xml">
   <style>
     body { font: 1rem/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
     a { color: #0645ad; }

@@ -56,6 +56,8 @@ export function serviceForRequest(
   if (under(path, "/newsroom") || under(path, hosted)) return "public-read";
   // Uploaded images' public variants, which the pages on the service's hosts name.
   if (under(path, "/assets")) return "public-read";
+  // The house icon, which browsers ask for at the root of every page's host.
+  if (path === "/favicon.ico") return "public-read";
   // The service's host's own robots.txt and the house sitemap (split into parts past 50,000).
   if (path === "/robots.txt" || /^\/sitemap(?:-[1-9][0-9]{0,5})?\.xml$/.test(path)) {
     return "public-read";

@@ -39,6 +39,7 @@ describe("GET / on the service's host", () => {
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(response.headers.get("x-request-id")).toBeTruthy();
     expect(await hrefs(response)).toEqual([
+      "/favicon.ico",
       "/newsroom",
       "http://localhost:3000/newsrooms",
       "/app/",

@@ -1,3 +1,4 @@
+import type { IconSpec } from "@newsroom/shared/icon";
 import type { AssetOut } from "../content/model.ts";
 
 /** Who a page speaks for: the house newsroom or a hosted site, and where its pages live. */
@@ -5,6 +6,8 @@ export interface Brand {
   name: string;
   publisher: string;
   accent: string | null;
+  /** Its icon (`<link rel="icon">` and `/favicon.ico`): the house's, or the accent and initial. */
+  icon: IconSpec;
   /** A cleared logo, or null. */
   logo: AssetOut | null;
   /** The newsroom's canonical home (its index); items live at `{home}/{slug}`. */

@@ -1,4 +1,5 @@
 import { type Html, html, raw } from "@newsroom/shared/html";
+import { iconDataUri } from "@newsroom/shared/icon";
 import { type Brand, browsedAddress } from "./brand.ts";
 import { newsletterForm, SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { feedAlternates } from "./site-feeds.ts";
@@ -53,6 +54,7 @@ export function layout(parts: PageParts): Html {
 <title>${title}</title>
 <meta name="description" content="${parts.description}">
 <link rel="canonical" href="${parts.canonical}">
+<link rel="icon" href="${iconDataUri(brand.icon)}" type="image/svg+xml">
 ${brand.live && !parts.preview ? "" : raw('<meta name="robots" content="noindex">\n')}<meta property="og:site_name" content="${brand.name}">
 <meta property="og:type" content="${parts.ogType ?? "website"}">
 <meta property="og:title" content="${parts.title}">

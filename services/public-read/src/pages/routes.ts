@@ -1,6 +1,7 @@
 import type { StoryType } from "@newsroom/shared/db/schema";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { pathOf, queryOf } from "@newsroom/shared/http/urls";
+import { HOUSE_ICON, iconResponse } from "@newsroom/shared/icon";
 import { log } from "@newsroom/shared/log";
 import {
   hostedPagesPrefix,
@@ -21,6 +22,7 @@ import type { ReadDeps } from "../deps.ts";
 import { houseNewsroom } from "../newsroom/service.ts";
 import { type HostedSite, siteByHostname, siteBySlug } from "../sites/service.ts";
 import type { Brand } from "./brand.ts";
+import { brandIcon } from "./icon.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
@@ -38,7 +40,11 @@ type PageTarget =
   | { kind: "item"; slug: string }
   | { kind: "topic"; slug: string }
   | { kind: "newsletter" }
+  | { kind: "icon" }
   | { kind: "none" };
+
+/** The icon's address at a newsroom's home; browsers ask for it at a hostname's root. */
+const ICON_SEGMENT = "favicon.ico";
 
 const SLUG = new RegExp(SLUG_PATTERN);
 const SITE = new RegExp(SITE_PATTERN);
@@ -48,6 +54,7 @@ const isSlug = (value: string) => value.length <= 120 && SLUG.test(value);
 function targetOf(segments: string[]): PageTarget {
   if (segments.length === 0) return { kind: "index" };
   if (segments.length === 1 && segments[0] === SIGN_UP_SEGMENT) return { kind: "newsletter" };
+  if (segments.length === 1 && segments[0] === ICON_SEGMENT) return { kind: "icon" };
   if (segments.length === 1 && isSlug(segments[0]!)) return { kind: "item", slug: segments[0]! };
   if (segments.length === 2 && segments[0] === "topics" && isSlug(segments[1]!)) {
     return { kind: "topic", slug: segments[1]! };
@@ -139,6 +146,7 @@ export function pagesRoutes(deps: ReadDeps) {
         name: record.name,
         publisher: record.publisher,
         accent: record.accent,
+        icon: brandIcon(record),
         logo: record.logo,
         home: record.canonical_url,
         topicBase: newsroom.topicBase,
@@ -151,6 +159,7 @@ export function pagesRoutes(deps: ReadDeps) {
       name: org.name,
       publisher: org.name,
       accent: null,
+      icon: HOUSE_ICON,
       logo: await clearedLogoOf(db, newsroom.ownerId),
       home: `${origin}/newsroom`,
       topicBase: newsroom.topicBase,
@@ -159,16 +168,14 @@ export function pagesRoutes(deps: ReadDeps) {
     };
   };
 
-  /** The sign-up page: read and rendered for each request, never cached (see newsletterForm). */
-  const newsletterPage = async (
+  /** A newsroom's brand read outside the answer cache; the 503 page when it cannot be read. */
+  const readBrand = async (
     request: Request,
     open: () => Promise<Opened | null>,
-    missing: { tags: string[] },
-  ): Promise<Response> => {
-    let brand: Brand | null;
+  ): Promise<Brand | null | Response> => {
     try {
       const opened = await open();
-      brand = opened && (await brandOf(opened));
+      return opened && (await brandOf(opened));
     } catch (error) {
       log.warn("public read failed", {
         request_id: requestIdOf(request),
@@ -176,6 +183,16 @@ export function pagesRoutes(deps: ReadDeps) {
       });
       return pageUnavailable();
     }
+  };
+
+  /** The sign-up page: read and rendered for each request, never cached (see newsletterForm). */
+  const newsletterPage = async (
+    request: Request,
+    open: () => Promise<Opened | null>,
+    missing: { tags: string[] },
+  ): Promise<Response> => {
+    const brand = await readBrand(request, open);
+    if (brand instanceof Response) return brand;
     if (!brand) return plainNotFound(missing.tags);
     if (!brand.newsletter) {
       return notFoundPageResponse(notFoundPage(brand, brand.home).value, missing.tags.join(","));
@@ -183,6 +200,17 @@ export function pagesRoutes(deps: ReadDeps) {
     return new Response(signUpPage(brand, brand.newsletter).value, {
       headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
     });
+  };
+
+  /** The newsroom's icon, read for each request (small, and cached by browsers for a day). */
+  const iconOf = async (
+    request: Request,
+    open: () => Promise<Opened | null>,
+    missing: { tags: string[] },
+  ): Promise<Response> => {
+    const brand = await readBrand(request, open);
+    if (brand instanceof Response) return brand;
+    return brand ? iconResponse(brand.icon) : plainNotFound(missing.tags);
   };
 
   /** Reads and renders one page of a newsroom. */
@@ -194,6 +222,7 @@ export function pagesRoutes(deps: ReadDeps) {
     missing: { tags: string[] },
   ): Promise<Response> => {
     if (target.kind === "newsletter") return newsletterPage(request, open, missing);
+    if (target.kind === "icon") return iconOf(request, open, missing);
     const filters = target.kind === "item" ? {} : filtersOf(request);
     if (!filters || target.kind === "none") {
       return reader.serve(
@@ -291,6 +320,8 @@ export function pagesRoutes(deps: ReadDeps) {
   };
 
   const routes = new Elysia({ name: "public-read:pages" })
+    // The service's own host: the house icon, with no read.
+    .get("/favicon.ico", () => iconResponse(HOUSE_ICON))
     .get("/newsroom", ({ request }) => housePage(request))
     .get("/newsroom/*", ({ request }) => housePage(request))
     .get(prefix, ({ request }) => sitePage(request))
