@@ -64,9 +64,9 @@ export function checkPortFree(variable: PortVariable, port: number, hostname?: s
   );
 }
 
-/** Whether something accepts a TCP connection on 127.0.0.1:port within `ms`. */
-async function accepts(port: number, ms: number): Promise<boolean> {
-  const connected = Bun.connect({
+/** Whether something accepts a TCP connection on 127.0.0.1:port. */
+export function portAccepts(port: number): Promise<boolean> {
+  return Bun.connect({
     hostname: "127.0.0.1",
     port,
     socket: {
@@ -79,7 +79,11 @@ async function accepts(port: number, ms: number): Promise<boolean> {
     () => true,
     () => false,
   );
-  return Promise.race([connected, Bun.sleep(ms).then(() => false)]);
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:port within `ms`. */
+function accepts(port: number, ms: number): Promise<boolean> {
+  return Promise.race([portAccepts(port), Bun.sleep(ms).then(() => false)]);
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { portAccepts } from "../startup.ts";
 import { START_BUDGET_MS } from "./budget.ts";
 import { eventually } from "./eventually.ts";
 
@@ -79,22 +80,6 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
     timeoutMs,
     everyMs: 100,
   });
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data() {},
-      open(socket) {
-        socket.end();
-      },
-    },
-  }).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Resolves once GET `url` answers with a 2xx status; throws after `timeoutMs`. */

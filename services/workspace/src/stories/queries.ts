@@ -26,6 +26,21 @@ export interface StoryListItem {
   updatedAt: Date;
 }
 
+/** A list row: the story with its current version's title. */
+const STORY_LIST_COLUMNS = {
+  id: stories.id,
+  slug: stories.slug,
+  type: stories.type,
+  status: stories.status,
+  title: storyVersions.title,
+  currentVersion: stories.currentVersion,
+  updatedAt: stories.updatedAt,
+};
+const CURRENT_VERSION = and(
+  eq(storyVersions.storyId, stories.id),
+  eq(storyVersions.version, stories.currentVersion),
+);
+
 export async function listStories(
   db: Queryable,
   organizationId: string,
@@ -36,20 +51,9 @@ export async function listStories(
     ? and(eq(stories.organizationId, organizationId), inArray(stories.status, [...statuses]))
     : eq(stories.organizationId, organizationId);
   return db
-    .select({
-      id: stories.id,
-      slug: stories.slug,
-      type: stories.type,
-      status: stories.status,
-      title: storyVersions.title,
-      currentVersion: stories.currentVersion,
-      updatedAt: stories.updatedAt,
-    })
+    .select(STORY_LIST_COLUMNS)
     .from(stories)
-    .leftJoin(
-      storyVersions,
-      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
-    )
+    .leftJoin(storyVersions, CURRENT_VERSION)
     .where(where)
     .orderBy(desc(stories.updatedAt), asc(stories.id))
     .limit(limit);
@@ -73,20 +77,9 @@ export async function findStoriesPage(
 ): Promise<{ items: StoryListItem[]; more: boolean }> {
   const pattern = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const rows = await db
-    .select({
-      id: stories.id,
-      slug: stories.slug,
-      type: stories.type,
-      status: stories.status,
-      title: storyVersions.title,
-      currentVersion: stories.currentVersion,
-      updatedAt: stories.updatedAt,
-    })
+    .select(STORY_LIST_COLUMNS)
     .from(stories)
-    .leftJoin(
-      storyVersions,
-      and(eq(storyVersions.storyId, stories.id), eq(storyVersions.version, stories.currentVersion)),
-    )
+    .leftJoin(storyVersions, CURRENT_VERSION)
     .where(
       and(
         eq(stories.organizationId, organizationId),
