@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { DASHBOARD_DIR, generatedDashboards } from "../scripts/dashboards.ts";
-import { serveMetrics } from "../shared/src/metrics.ts";
+import { metricsPage, requestMetrics, serveMetrics } from "../shared/src/metrics.ts";
 import { freePort } from "../shared/src/testing/ports.ts";
 
 const root = new URL("../", import.meta.url).pathname;
@@ -37,15 +37,32 @@ const PROMQL_WORDS = new Set([
   "bool",
 ]);
 
-/** promtool from Debian's `prometheus` package; the test fails, saying so, without it. */
-function promtool(...args: string[]): { code: number; output: string } {
-  const path = Bun.which("promtool");
+/** A program of Debian's `prometheus` package; the test fails, saying so, without it. */
+function prometheusTool(name: "promtool" | "prometheus"): string {
+  const path = Bun.which(name);
   if (!path) {
     throw new Error(
-      "promtool is missing: install Debian's prometheus package (apt-get install prometheus); .ci/run installs it",
+      `${name} is missing: install Debian's prometheus package (apt-get install prometheus); .ci/run installs it`,
     );
   }
-  const run = Bun.spawnSync([path, ...args], { stdout: "pipe", stderr: "pipe" });
+  return path;
+}
+
+function promtool(...args: string[]): { code: number; output: string } {
+  const run = Bun.spawnSync([prometheusTool("promtool"), ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: run.exitCode, output: `${run.stdout}${run.stderr}` };
+}
+
+/** `promtool check metrics` on a page given on its standard input. */
+function checkMetrics(page: string): { code: number; output: string } {
+  const run = Bun.spawnSync([prometheusTool("promtool"), "check", "metrics"], {
+    stdin: new TextEncoder().encode(page),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: run.exitCode, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -200,4 +217,69 @@ describe("metric names", () => {
     expect(metricNamesIn(adapterRule.seriesQuery)).toEqual(["webhook_queue_due"]);
     expect(external.external.target.type).toBe("AverageValue");
   });
+});
+
+describe("exposition", () => {
+  const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+  test("promtool check metrics passes the Prometheus text page, and fails a broken one", async () => {
+    requestMetrics.record("exposition-test", "/v1/things/:id", "GET", 200, 0.003, {
+      trace_id: TRACE,
+    });
+    const page = await metricsPage("prometheus");
+    expect(checkMetrics(page)).toEqual({ code: 0, output: "" });
+    expect(
+      checkMetrics(page.replace("# TYPE http_requests_total counter", "# TYPE x y")).code,
+    ).not.toBe(0);
+  });
+
+  test("Prometheus scrapes OpenMetrics from /metrics and keeps the exemplar's trace id", async () => {
+    requestMetrics.record("exposition-test", "/v1/traced", "GET", 200, 0.004, { trace_id: TRACE });
+    const metrics = serveMetrics(await freePort(), "127.0.0.1");
+    const dir = mkdtempSync(join(tmpdir(), "prometheus-"));
+    const webPort = await freePort();
+    writeFileSync(
+      join(dir, "prometheus.yml"),
+      `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: newsroom\n    static_configs:\n      - targets: ["127.0.0.1:${metrics.port}"]\n`,
+    );
+    const prometheus = Bun.spawn(
+      [
+        prometheusTool("prometheus"),
+        `--config.file=${join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(dir, "data")}`,
+        `--web.listen-address=127.0.0.1:${webPort}`,
+        "--enable-feature=exemplar-storage",
+      ],
+      { stdout: "ignore", stderr: "ignore" },
+    );
+    try {
+      const api = `http://127.0.0.1:${webPort}/api/v1`;
+      const query = `${api}/query_exemplars?query=${encodeURIComponent('http_request_duration_seconds_bucket{route="/v1/traced"}')}&start=0&end=${Date.now() / 1000 + 60}`;
+      let found: {
+        seriesLabels: Record<string, string>;
+        exemplars: { labels: Record<string, string>; value: string }[];
+      }[] = [];
+      const deadline = Date.now() + 40_000;
+      while (found.length === 0 && Date.now() < deadline) {
+        await Bun.sleep(500);
+        found = await fetch(query)
+          .then((response) => response.json())
+          .then((body) => (body as { data?: typeof found }).data ?? [])
+          .catch(() => []);
+      }
+      expect(found).toHaveLength(1);
+      expect(found[0]!.seriesLabels).toMatchObject({ le: "0.005", status_class: "2xx" });
+      expect(found[0]!.exemplars).toEqual([
+        expect.objectContaining({ labels: { trace_id: TRACE }, value: "0.004" }),
+      ]);
+      // The whole page was taken: the target is up, with no scrape error.
+      const targets = await (await fetch(`${api}/targets`)).json();
+      expect(targets.data.activeTargets[0]).toMatchObject({ health: "up", lastError: "" });
+    } finally {
+      prometheus.kill();
+      await prometheus.exited;
+      metrics.stop(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
