@@ -55,13 +55,22 @@ export class HistogramSeries {
   observe(value: number, exemplar?: Exemplar): void {
     this.count += 1;
     this.sum += value;
+    const bounds = this.bounds;
     let bucket = 0;
-    while (bucket < this.bounds.length && value > this.bounds[bucket]!) bucket++;
-    if (bucket < this.bounds.length) this.buckets[bucket]! += 1;
-    if (exemplar && TRACE_ID_SHAPE.test(exemplar.trace_id)) {
-      this.exemplars ??= [];
-      this.exemplars[bucket] = { traceId: exemplar.trace_id, value, at: Date.now() / 1000 };
+    for (; bucket < bounds.length; bucket++) {
+      if (value <= bounds[bucket]!) {
+        this.buckets[bucket]! += 1;
+        break;
+      }
     }
+    if (exemplar !== undefined) this.keep(exemplar, value, bucket);
+  }
+
+  /** Keeps the exemplar as its bucket's latest (the last index is +Inf). */
+  private keep(exemplar: Exemplar, value: number, bucket: number): void {
+    if (!TRACE_ID_SHAPE.test(exemplar.trace_id)) return;
+    this.exemplars ??= [];
+    this.exemplars[bucket] = { traceId: exemplar.trace_id, value, at: Date.now() / 1000 };
   }
 
   /** The `_bucket`, `_sum` and `_count` lines; exemplars only in OpenMetrics. */
