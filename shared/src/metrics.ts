@@ -321,16 +321,27 @@ let queueReader: (() => Promise<QueueReading>) | null = null;
 let lastReading: { at: number; reading: Promise<QueueReading | null> } | null = null;
 
 /**
- * Reads the delivery queue with `read` at each scrape (the webhooks service); returns the
- * function that stops it.
+ * Reads the delivery queue with `read` at each scrape (the webhooks service), whose page alone
+ * shows the queue gauges; returns the function that stops it.
  */
 export function readQueueAtScrape(read: () => Promise<QueueReading>): () => void {
   queueReader = read;
   lastReading = null;
+  for (const [name, gauge] of queueGauges()) {
+    if (!registry.getSingleMetric(name)) registry.registerMetric(gauge);
+  }
   return () => {
-    if (queueReader === read) queueReader = null;
+    if (queueReader !== read) return;
+    queueReader = null;
+    for (const [name] of queueGauges()) registry.removeSingleMetric(name);
   };
 }
+
+const queueGauges = () =>
+  [
+    ["webhook_queue_due", webhookQueueDue],
+    ["webhook_queue_oldest_due_seconds", webhookQueueOldestDue],
+  ] as const;
 
 async function queueReading(): Promise<QueueReading | null> {
   const read = queueReader;
@@ -346,7 +357,7 @@ async function queueReading(): Promise<QueueReading | null> {
 export const webhookQueueDue = new Gauge({
   name: "webhook_queue_due",
   help: "Webhook deliveries due and not yet claimed by a worker (the queue lag the autoscaler reads).",
-  registers: [registry],
+  registers: [],
   async collect() {
     const reading = await queueReading();
     if (reading) this.set(reading.due);
@@ -356,7 +367,7 @@ export const webhookQueueDue = new Gauge({
 export const webhookQueueOldestDue = new Gauge({
   name: "webhook_queue_oldest_due_seconds",
   help: "How long the oldest due, unclaimed webhook delivery has waited since it became due.",
-  registers: [registry],
+  registers: [],
   async collect() {
     const reading = await queueReading();
     if (reading) this.set(reading.oldestDueSeconds);

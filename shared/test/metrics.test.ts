@@ -217,6 +217,8 @@ test("attempts in flight: one series per endpoint with a request under way, gone
 });
 
 test("the queue gauges are read once per scrape from the reader, and stop with it", async () => {
+  // Only the webhooks service reads the queue: no other page shows the gauges.
+  expect(await metricsPage("prometheus")).not.toContain("webhook_queue_due");
   let reads = 0;
   const stop = readQueueAtScrape(async () => {
     reads += 1;
@@ -239,4 +241,5 @@ test("the queue gauges are read once per scrape from the reader, and stop with i
   } finally {
     stopFailing();
   }
+  expect(await metricsPage("prometheus")).not.toContain("webhook_queue");
 });
