@@ -119,7 +119,7 @@ describe("alerting rules", () => {
     }
   });
 
-  test("promtool test rules: the error rate and queue lag alerts fire when they should, and only then", () => {
+  test("promtool test rules: the error rate, queue lag and outbox age alerts fire when they should, and only then", () => {
     const tested = promtool("test", "rules", root + RULE_TESTS);
     expect(tested.output).toContain("SUCCESS");
     expect(tested.code).toBe(0);
