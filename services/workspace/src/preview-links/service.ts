@@ -1,14 +1,20 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { previewLinks, type StoryStatus, stories } from "@newsroom/shared/db/schema";
+import {
+  previewLinks,
+  type StoryStatus,
+  stories,
+  workspacePeople,
+} from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import {
   hashPreviewToken,
   makePreviewToken,
+  PREVIEW_LABEL_MAX_LENGTH,
   PREVIEW_MAX_DAYS,
   previewLinkUrl,
 } from "@newsroom/shared/preview-links";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { audit } from "../audit.ts";
 import { type PublicAddresses, previewHome } from "../sites/public-pages.ts";
 import type { PreviewLinkCreateIn, PreviewLinkRow } from "./model.ts";
@@ -56,6 +62,21 @@ export function expiryOf(value: string, now: Date): Date {
   return at;
 }
 
+/** Who the link is for: 1 to 100 characters once trimmed, else a 422 naming `label`. */
+function labelOf(value: string): string {
+  const label = value.trim();
+  const refuse = (reason: string, message: string): never => {
+    throw new ApiError("validation_failed", message, {
+      fields: [{ field: "label", reason, message }],
+    });
+  };
+  if (label === "") return refuse("empty", "Say who the link is for.");
+  if (label.length > PREVIEW_LABEL_MAX_LENGTH) {
+    return refuse("too_long", `Keep it to ${PREVIEW_LABEL_MAX_LENGTH} characters.`);
+  }
+  return label;
+}
+
 /**
  * Makes a preview link for a story in `approved` or `scheduled` (409 `invalid_transition`
  * otherwise: there is no approved version to show). The token is returned once, inside `url`;
@@ -71,13 +92,7 @@ export async function createPreviewLink(
   now = new Date(),
 ): Promise<{ row: PreviewLinkRow; url: string }> {
   const expiresAt = expiryOf(input.expires_at, now);
-  const label = input.label.trim();
-  if (label === "") {
-    const message = "Say who the link is for.";
-    throw new ApiError("validation_failed", message, {
-      fields: [{ field: "label", reason: "empty", message }],
-    });
-  }
+  const label = labelOf(input.label);
   const home = await previewHome(db, addresses, organization);
   if (!home) {
     throw new ApiError(
@@ -161,6 +176,27 @@ export function listPreviewLinks(
     .from(previewLinks)
     .where(and(eq(previewLinks.organizationId, organizationId), eq(previewLinks.storyId, storyId)))
     .orderBy(desc(previewLinks.createdAt), desc(previewLinks.id));
+}
+
+/** Who made each link, as people know them: the person's address, or "operator". */
+export async function creatorsOf(
+  db: Queryable,
+  links: PreviewLinkRow[],
+): Promise<Map<string, string>> {
+  const personIds = [
+    ...new Set(
+      links.filter((l) => l.createdBy.startsWith("person:")).map((l) => l.createdBy.slice(7)),
+    ),
+  ].filter(isUuid);
+  const people =
+    personIds.length === 0
+      ? []
+      : await db
+          .select({ id: workspacePeople.id, email: workspacePeople.email })
+          .from(workspacePeople)
+          .where(inArray(workspacePeople.id, personIds));
+  const emails = new Map(people.map((person) => [`person:${person.id}`, person.email]));
+  return new Map(links.map((link) => [link.id, emails.get(link.createdBy) ?? "operator"] as const));
 }
 
 /** The organization of a link its path names by id alone, or null. */
