@@ -216,11 +216,12 @@ export async function recordPreviewOpened(
   linkId: string,
   at: Date,
 ): Promise<void> {
+  const time = sql`${at.toISOString()}::timestamptz`;
   await db
     .update(previewLinks)
     .set({
-      firstOpenedAt: sql`least(coalesce(${previewLinks.firstOpenedAt}, ${at}), ${at})`,
-      lastOpenedAt: sql`greatest(coalesce(${previewLinks.lastOpenedAt}, ${at}), ${at})`,
+      firstOpenedAt: sql`least(coalesce(${previewLinks.firstOpenedAt}, ${time}), ${time})`,
+      lastOpenedAt: sql`greatest(coalesce(${previewLinks.lastOpenedAt}, ${time}), ${time})`,
       openedCount: sql`${previewLinks.openedCount} + 1`,
     })
     .where(and(eq(previewLinks.organizationId, organizationId), eq(previewLinks.id, linkId)));
