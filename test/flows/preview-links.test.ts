@@ -169,6 +169,25 @@ describe("embargoed preview links", () => {
     expect((await get(`/preview/${theirs.token}`, RIVAL_HOST)).status).toBe(200);
     expect((await get(`/newsrooms/rival-preview/preview/${theirs.token}`)).status).toBe(200);
     expect((await get(`/newsroom/preview/${ours.token}`)).status).toBe(200);
+    // The hosted site's lists, by path and on its hostname, do not name it either.
+    const siteLists: [string, string | undefined][] = [
+      ["/newsrooms/rival-preview", undefined],
+      ["/newsrooms/rival-preview/feed.xml", undefined],
+      ["/newsrooms/rival-preview/feed.json", undefined],
+      ["/v1/public/sites/rival-preview/newsroom", undefined],
+      ["/v1/public/sites/rival-preview/sitemap", undefined],
+      ["/", RIVAL_HOST],
+      ["/sitemap.xml", RIVAL_HOST],
+      ["/feed.xml", RIVAL_HOST],
+      ["/robots.txt", RIVAL_HOST],
+    ];
+    for (const [path, host] of siteLists) {
+      const answer = await get(path, host);
+      expect(answer.status, `${host ?? ""}${path}`).toBe(200);
+      const text = await answer.text();
+      expect(text, `${host ?? ""}${path}`).not.toContain("rival-launch");
+      expect(text, `${host ?? ""}${path}`).not.toContain(theirs.token);
+    }
     // Never on the other's.
     expect((await get(`/newsroom/preview/${theirs.token}`)).status).toBe(404);
     expect((await get(`/preview/${ours.token}`, RIVAL_HOST)).status).toBe(404);
