@@ -103,6 +103,14 @@ describe("preview links in the web app", () => {
       expect(refused.text).toContain(error);
       expect(refused.text).toContain('class="error"');
     }
+    // Both wrong: each refusal beside its own field.
+    const both = await approver.post(`/app/stories/${storyId}/preview-links`, {
+      label: "",
+      expires_on: day(45),
+    });
+    expect(both.status).toBe(422);
+    expect(both.text).toContain('id="field-label-error"');
+    expect(both.text).toContain('id="field-expires_on-error"');
     expect(await linksOf(storyId)).toHaveLength(before);
   });
 

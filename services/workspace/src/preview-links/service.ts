@@ -63,7 +63,7 @@ export function expiryOf(value: string, now: Date): Date {
 }
 
 /** Who the link is for: 1 to 100 characters once trimmed, else a 422 naming `label`. */
-function labelOf(value: string): string {
+export function labelOf(value: string): string {
   const label = value.trim();
   const refuse = (reason: string, message: string): never => {
     throw new ApiError("validation_failed", message, {

@@ -6,6 +6,8 @@ import { can } from "../../identity/members/permissions.ts";
 import {
   createPreviewLink,
   creatorsOf,
+  expiryOf,
+  labelOf,
   listPreviewLinks,
   PREVIEWABLE_STATUSES,
 } from "../../preview-links/service.ts";
@@ -166,12 +168,26 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     };
     const again = async (status: number) =>
       kit.page(who, storyPage(who, await load(who, storyId), { previewLink: state }), status);
-    // The day becomes the service's expiry; the service checks both fields, one rule for all.
+    // The day becomes the service's expiry; the service's own checks judge both fields, each
+    // refusal shown beside its field.
     const expiresAt = expiryOfDay(state.expiresOn ?? "");
-    if (!expiresAt) {
-      state.errors!.expires_on = "Choose a day, such as 2026-12-01.";
-      return again(422);
+    const checks = {
+      label: () => labelOf(state.label ?? ""),
+      expires_on: () => {
+        if (!expiresAt)
+          throw new ApiError("validation_failed", "Choose a day, such as 2026-12-01.");
+        expiryOf(expiresAt, deps.now());
+      },
+    };
+    for (const [field, check] of Object.entries(checks)) {
+      try {
+        check();
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        state.errors![field as "label" | "expires_on"] = error.message;
+      }
     }
+    if (!expiresAt || Object.keys(state.errors!).length > 0) return again(422);
     try {
       const { row, url } = await createPreviewLink(
         deps.db,
