@@ -121,6 +121,12 @@ describe("preview links through the internal API", () => {
         "expires_at",
       );
     }
+    // Missing or not text: the schema's 422, naming the field too.
+    for (const body of [{ label: "L" }, { label: "L", expires_at: 12345 }]) {
+      const refused = await createLink(h, storyId, body);
+      expect(refused.status).toBe(422);
+      expect(JSON.stringify(refused.body.error.fields)).toContain("expires_at");
+    }
     for (const label of ["", "   ", "x".repeat(101)]) {
       const refused = await createLink(h, storyId, { label, expires_at: inDays(1) });
       expect(refused.status).toBe(422);
