@@ -194,6 +194,24 @@ describe("embargoed preview links", () => {
     expect((await get(`/newsrooms/rival-preview/preview/${ours.token}`)).status).toBe(404);
   }, 60_000);
 
+  test("an organization without a site of its own previews on the house newsroom under its name", async () => {
+    await orgWithMembers(h, "siteless-preview", 0);
+    const id = await story("siteless-preview", "siteless-launch", ["submit", "approve"]);
+    const theirs = await link(id);
+    expect(new URL(theirs.url).pathname).toBe(`/newsroom/preview/${theirs.token}`);
+    const answer = await get(new URL(theirs.url).pathname);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-robots-tag")).toContain("noindex");
+    expect(answer.headers.get("cache-control")).toBe("private, no-store");
+    expect(await answer.text()).toContain("Title of siteless-launch");
+    // A site's token stays on its site: the house newsroom does not adopt it.
+    const rival = await link(await story("rival-preview", "rival-adopted", ["submit", "approve"]));
+    expect((await get(`/newsroom/preview/${rival.token}`)).status).toBe(404);
+    // Nor does a hosted site adopt the siteless organization's.
+    expect((await get(`/newsrooms/rival-preview/preview/${theirs.token}`)).status).toBe(404);
+    expect((await get(`/preview/${theirs.token}`, RIVAL_HOST)).status).toBe(404);
+  }, 60_000);
+
   test("published: the link leads to the public page; unpublished, archived or back to draft: 404", async () => {
     const id = await story("armage", "released-launch", ["submit", "approve"]);
     const { url } = await link(id);

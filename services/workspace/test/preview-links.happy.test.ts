@@ -74,7 +74,7 @@ describe("preview links through the internal API", () => {
     ]);
   });
 
-  test("a hosted organization's link lives on its first enabled site", async () => {
+  test("a hosted organization's link lives on its first enabled site; without one, on the house newsroom", async () => {
     const { storyId } = await approvedStory(h, "hosted-links");
     expect(
       (
@@ -86,8 +86,12 @@ describe("preview links through the internal API", () => {
         })
       ).status,
     ).toBe(201);
-    const none = await createLink(h, storyId, { label: "Outlet", expires_at: inDays(3) });
-    expect(none.status).toBe(409);
+    // No enabled site yet: the house newsroom hosts it, under the organization's name.
+    const onHouse = await createLink(h, storyId, { label: "Outlet", expires_at: inDays(3) });
+    expect(onHouse.status).toBe(201);
+    expect(onHouse.body.url).toMatch(
+      /^http:\/\/localhost:3000\/newsroom\/preview\/[A-Za-z0-9_-]{43}$/,
+    );
     await h.call("POST", "/orgs/hosted-links/sites", {
       site: "hosted-links",
       name: "Hosted",

@@ -131,6 +131,12 @@ function notFound(): Response {
   });
 }
 
+/** The newsroom a link's page is shown on, and its brand. */
+export interface PreviewPlace {
+  newsroom: Newsroom;
+  brand: Brand;
+}
+
 /**
  * The answer to `{home}/preview/{token}` on a newsroom (`opened`: null for no newsroom here).
  * 404 for a token that is not a link's, revoked, expired, or another organization's than the
@@ -141,13 +147,19 @@ export async function previewLinkAnswer(
   db: Queryable,
   bus: EventBus,
   token: string,
-  opened: { newsroom: Newsroom; brand: Brand } | null,
+  opened: PreviewPlace | null,
+  /** The house newsroom also hosts the links of an organization without a site of its own. */
+  placeOfSiteless?: (organizationId: string) => Promise<PreviewPlace | null>,
 ): Promise<Response> {
   if (!opened || !isPreviewToken(token)) return notFound();
-  const { newsroom, brand } = opened;
   const link = await linkedStory(db, token);
   if (!link || link.revokedAt || link.expiresAt.getTime() <= Date.now()) return notFound();
-  if (link.organizationId !== newsroom.ownerId) return notFound();
+  const place =
+    link.organizationId === opened.newsroom.ownerId
+      ? opened
+      : ((await placeOfSiteless?.(link.organizationId)) ?? null);
+  if (!place) return notFound();
+  const { newsroom, brand } = place;
   const { story } = link;
   if (story.status === "published") {
     return new Response(null, {

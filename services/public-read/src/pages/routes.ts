@@ -23,13 +23,14 @@ import { contentItem, type Newsroom, newsroomIndex, topicPage } from "../content
 import type { ReadDeps } from "../deps.ts";
 import { houseNewsroom } from "../newsroom/service.ts";
 import { type HostedSite, siteByHostname, siteBySlug } from "../sites/service.ts";
+import { hasEnabledSite } from "../sites/store.ts";
 import type { Brand } from "./brand.ts";
 import { brandIcon } from "./icon.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { notFoundPage, plainNotFoundPage, unavailablePage } from "./not-found-page.ts";
-import { previewLinkAnswer } from "./preview-link.ts";
+import { type PreviewPlace, previewLinkAnswer } from "./preview-link.ts";
 import { signUpPage } from "./sign-up-page.ts";
 import { clearedLogoOf, organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
@@ -229,6 +230,7 @@ export function pagesRoutes(deps: ReadDeps, bus: EventBus) {
     request: Request,
     token: string,
     open: () => Promise<Opened | null>,
+    placeOfSiteless?: (organizationId: string) => Promise<PreviewPlace | null>,
   ): Promise<Response> => {
     try {
       const opened = await open();
@@ -238,6 +240,7 @@ export function pagesRoutes(deps: ReadDeps, bus: EventBus) {
         bus,
         token,
         opened && brand ? { newsroom: opened.newsroom, brand } : null,
+        placeOfSiteless,
       );
     } catch (error) {
       log.warn("public read failed", {
@@ -319,6 +322,18 @@ export function pagesRoutes(deps: ReadDeps, bus: EventBus) {
     );
   };
 
+  /**
+   * An organization without an enabled site previews on the house newsroom's address under its
+   * own name, as the workspace's preview does; one with a site only on that site.
+   */
+  const siteless = async (organizationId: string): Promise<PreviewPlace | null> => {
+    if (await hasEnabledSite(db, organizationId)) return null;
+    const house = await houseNewsroom(db, config);
+    const newsroom = { ...house, organizationId, ownerId: organizationId };
+    const brand = await brandOf({ newsroom, site: null });
+    return brand && { newsroom, brand };
+  };
+
   const housePage = (request: Request) => {
     const segments = segmentsAfter(pathOf(request.url), "/newsroom");
     const open = async () => {
@@ -326,7 +341,7 @@ export function pagesRoutes(deps: ReadDeps, bus: EventBus) {
       return { newsroom, site: null, scope: newsroom.ownerId };
     };
     const token = previewTokenOf(segments);
-    if (token !== null) return previewPage(request, token, open);
+    if (token !== null) return previewPage(request, token, open, siteless);
     return page(request, housePlace, targetOf(segments), open, {
       tags: houseTags.missingItem(),
     });

@@ -94,12 +94,6 @@ export async function createPreviewLink(
   const expiresAt = expiryOf(input.expires_at, now);
   const label = labelOf(input.label);
   const home = await previewHome(db, addresses, organization);
-  if (!home) {
-    throw new ApiError(
-      "conflict",
-      "The organization has no newsroom to preview on: enable a hosted site first.",
-    );
-  }
   return db.transaction(async (tx) => {
     const [story] = await tx
       .select({ status: stories.status })

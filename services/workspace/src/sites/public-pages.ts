@@ -69,24 +69,23 @@ export async function storyPublicPages(
 }
 
 /**
- * The home of the newsroom an embargoed preview link lives on: the house newsroom for HOUSE_ORG,
- * else the first enabled hosted site at its canonical address (public reads serve the link there
- * and under `{NEWSROOM_HOST}/{site}` alike). Null when the organization has neither.
+ * The home of the newsroom an embargoed preview link lives on: the first enabled hosted site at
+ * its canonical address (public reads serve the link there and under `{NEWSROOM_HOST}/{site}`
+ * alike), else the house newsroom, which shows it under the organization's own name.
  */
 export async function previewHome(
   db: Queryable,
   addresses: PublicAddresses,
   organization: { id: string; slug: string },
-): Promise<string | null> {
-  if (organization.slug === addresses.houseOrg) {
-    return `${new URL(addresses.newsroomHost).origin}/newsroom`;
-  }
+): Promise<string> {
+  const houseHome = `${new URL(addresses.newsroomHost).origin}/newsroom`;
+  if (organization.slug === addresses.houseOrg) return houseHome;
   const [sites, names] = await Promise.all([
     sitesOfOrganization(db, organization.id),
     hostnamesOfOrganization(db, organization.id),
   ]);
   const site = sites.find((candidate) => candidate.enabled);
-  if (!site) return null;
+  if (!site) return houseHome;
   const hostname = activeHostname(names.filter((name) => name.siteId === site.id));
   return canonicalUrl(addresses.newsroomHost, site.slug, hostname);
 }
