@@ -26,6 +26,7 @@ import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { startEndpointAlertConsumer } from "./webhook-endpoints/alert-notice.ts";
 import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
@@ -132,6 +133,11 @@ export async function createWorkspaceService(
     { db, mailer, appUrl: appUrl(config) },
     bus,
   );
+  // Its alerts (failing, a delivery exhausted): the audit row and the email.
+  const endpointAlerts = await startEndpointAlertConsumer(
+    { db, mailer, appUrl: appUrl(config) },
+    bus,
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp({
@@ -167,6 +173,7 @@ export async function createWorkspaceService(
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
       await endpointDisabled.stop();
+      await endpointAlerts.stop();
       await relay.stop();
       await web.signIn.idle();
     },
