@@ -146,7 +146,9 @@ describe("webhook alerts", () => {
     const half = mails.find((mail) => mail.subject.includes("(50%)"))!;
     expect(half.destination.to).toEqual([people.admin, people.creator, people.owner].sort());
     expect(half.body.text).toContain("12 attempts in a row failed");
-    expect(half.body.text).toContain("50% of the 24 failed attempts in a row");
+    expect(half.body.text).toContain(
+      "50% of the 24 attempts that three failed deliveries make before the endpoint is disabled",
+    );
     expect(half.body.text).toContain("receiver answered 500");
     expect(half.body.text).toContain(`https://app.example.com/app/webhook-endpoints/${failing.id}`);
     const exhausted = mails.find((mail) => mail.subject.startsWith("Webhook delivery failed"))!;

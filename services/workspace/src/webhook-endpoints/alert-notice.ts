@@ -86,7 +86,7 @@ export function failingEndpointEmail(
   appUrl: string,
 ): MailMessage {
   const page = `${appUrl}/webhook-endpoints/${alert.endpoint_id}`;
-  const why = `${alert.failed_attempts_in_a_row} attempts in a row failed${alert.last_error ? ` (the last: ${alert.last_error})` : ""}: ${alert.threshold_percent}% of the ${alert.disable_threshold_attempts} failed attempts in a row at which it is disabled.`;
+  const why = `${alert.failed_attempts_in_a_row} attempts in a row failed${alert.last_error ? ` (the last: ${alert.last_error})` : ""}: ${alert.threshold_percent}% of the ${alert.disable_threshold_attempts} attempts that three failed deliveries make before the endpoint is disabled.`;
   const intro = `A webhook endpoint of ${organizationName} is failing.`;
   const next =
     "It is disabled when three deliveries in a row fail after every retry. Check that the receiver answers a signed POST with a 2xx within 10 seconds; the endpoint's page sends a test event and lists the failed attempts.";
