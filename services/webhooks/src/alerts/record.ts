@@ -67,11 +67,10 @@ export async function raiseAlertsForFailedAttempt(
     now,
   };
   const common = { endpoint_id: delivery.endpointId, url: endpoint.url, last_error: facts.error };
-  let raised = 0;
 
   if (facts.disabled) {
     // Emailed through the disabling's own announcement (the same id); here only its webhooks.
-    raised += await raiseAlert(tx, subject, {
+    return raiseAlert(tx, subject, {
       id: facts.disabled.announcementId,
       type: EVENT.webhookEndpointDisabled,
       threshold: 0,
@@ -83,9 +82,10 @@ export async function raiseAlertsForFailedAttempt(
         receiver_gone: facts.disabled.gone,
       },
     });
-    return raised;
   }
-  if (endpoint.status !== "enabled") return raised;
+  if (endpoint.status !== "enabled") return 0;
+
+  let raised = 0;
 
   const thresholdAttempts = disableThresholdAttempts(facts.disableAfter, facts.maxAttempts);
   const reached = percentReached(endpoint.failedInARow, thresholdAttempts);
