@@ -12,6 +12,7 @@ import { consumerPending, readQueueAtScrape } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { announceAlerts } from "./alerts/announce.ts";
 import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
@@ -71,6 +72,14 @@ export async function createWebhooksService(
           }),
       );
     },
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onAlertsRaised: async () => {
+      await announceAlerts(db, runtime.bus).catch((error: unknown) =>
+        log.warn("announcing webhook alerts failed; the periodic pass will", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    },
   });
   worker.start();
   const consumer = await startFanOutConsumer(
@@ -93,6 +102,7 @@ export async function createWebhooksService(
       firstPass = null;
       await stopDeliveriesOfDisabledEndpoints(db);
       await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES);
+      await announceAlerts(db, runtime.bus);
       await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();
       consumerPending.set(await countPendingDeliveries(db));

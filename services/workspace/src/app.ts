@@ -28,6 +28,7 @@ import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { startEndpointAlertConsumer } from "./webhook-endpoints/alert-notice.ts";
 import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
@@ -137,6 +138,11 @@ export async function createWorkspaceService(
   );
   // Public reads' word that a preview link was opened: its times and count.
   const previewOpened = await startPreviewOpenedConsumer(db, bus);
+  // Its alerts (failing, a delivery exhausted): the audit row and the email.
+  const endpointAlerts = await startEndpointAlertConsumer(
+    { db, mailer, appUrl: appUrl(config) },
+    bus,
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
@@ -175,6 +181,7 @@ export async function createWorkspaceService(
     stop: async () => {
       await endpointDisabled.stop();
       await previewOpened.stop();
+      await endpointAlerts.stop();
       await relay.stop();
       await web.signIn.idle();
     },

@@ -194,6 +194,7 @@ const SUBJECT_ROOTS = [
   "site",
   "asset",
   "preview_link",
+  "webhook_delivery",
   "cache",
   "data",
 ];

@@ -67,6 +67,8 @@ export interface DeliveryWorkerOptions {
   now?: () => Date;
   /** Called after the commit that disabled an endpoint for failing (the owners' email). */
   onEndpointDisabled?: (endpoint: EndpointRow, lastError: string | null) => Promise<void>;
+  /** Called after the commit of a failed attempt that raised alerts (their emails). */
+  onAlertsRaised?: () => Promise<void>;
   /** The OAuth tokens of endpoints that use them (shared with the test event). */
   tokens?: OAuthTokens;
 }
@@ -345,6 +347,11 @@ export class DeliveryWorker {
         organization_id: endpoint.organizationId,
       });
       await this.options.onEndpointDisabled?.(endpoint, result.error);
+    }
+    if (outcome.alerts > 0) {
+      // Their operational events are deliveries due now.
+      this.kick();
+      await this.options.onAlertsRaised?.();
     }
   }
 

@@ -1,5 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
+import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@newsroom/shared/events";
 import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
 import { EndpointAuthIn, EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { Value } from "@sinclair/typebox/value";
@@ -193,7 +193,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         }
         if (
           events.length === 0 ||
-          events.some((type) => !WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
+          events.some((type) => !SUBSCRIBABLE_EVENT_TYPES.includes(type as SubscribableEventType))
         ) {
           state.errors!.events = "Choose at least one event.";
         }
@@ -210,7 +210,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
             {
               url,
               ...(name ? { name } : {}),
-              events: events as WebhookEventType[],
+              events: events as SubscribableEventType[],
               ...(topics.length > 0 ? { topics } : {}),
               ...(auth.value ? { auth: auth.value } : {}),
             },
