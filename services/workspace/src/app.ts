@@ -24,6 +24,7 @@ import { startOutboxRelay } from "./outbox/relay.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
+import { startScheduler } from "./stories/scheduler.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
 import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
@@ -68,7 +69,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
 /**
  * The workspace as a service: `app` is the internal API, `web` the people's web app under /app.
  * Both listen on WORKSPACE_PORT (`serveWorkspace` in server.ts); in the embedded start the
- * gateway also mounts `web`. Its outbox relay runs until `stop`.
+ * gateway also mounts `web`. Its outbox relay and story scheduler run until `stop`.
  */
 export interface WorkspaceService extends ServiceHandle {
   web: WebApp;
@@ -127,6 +128,12 @@ export async function createWorkspaceService(
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
   const mailer = openMailer(config);
+  const scheduler = startScheduler(db, {
+    lateLimitSeconds: config.SCHEDULE_LATE_LIMIT_SECONDS,
+    onEvent: relay.kick,
+    mailer,
+    appUrl: appUrl(config),
+  });
   // The webhooks service's word that it disabled an endpoint: the audit row and the email.
   const endpointDisabled = await startEndpointDisabledConsumer(
     { db, mailer, appUrl: appUrl(config) },
@@ -141,6 +148,7 @@ export async function createWorkspaceService(
     adminToken: adminToken(config),
     serviceEnv: config.SERVICE_ENV,
     kickRelay: relay.kick,
+    scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS,
     lookupTxt,
     calls,
   });
@@ -155,6 +163,7 @@ export async function createWorkspaceService(
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     newsroomHost: config.NEWSROOM_HOST,
     kickRelay: relay.kick,
+    scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS,
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
     lookupTxt,
@@ -167,6 +176,7 @@ export async function createWorkspaceService(
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
       await endpointDisabled.stop();
+      await scheduler.stop();
       await relay.stop();
       await web.signIn.idle();
     },
