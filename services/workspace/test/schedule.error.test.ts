@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { outboxEvents, stories } from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
-import { publishNextDueStory } from "../src/stories/scheduler.ts";
+import { publishDueStories } from "../src/stories/scheduler.ts";
 import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 /** `schedule` with a `publish_at`: the refusals, unschedule, and a new version before the time. */
@@ -85,7 +85,7 @@ describe("scheduling a story: refusals and changes of mind", () => {
       .update(stories)
       .set({ publishAt: sql`now() - interval '1 second'` })
       .where(eq(stories.id, storyId));
-    expect(await publishNextDueStory(db, 900)).toBeNull();
+    expect(await publishDueStories(db, 900)).toEqual([]);
     const after = await h.call("GET", `/stories/${storyId}`);
     expect(after.body.status).toBe("draft");
     const events = await db.select().from(outboxEvents).where(eq(outboxEvents.storyId, storyId));
@@ -101,8 +101,8 @@ describe("scheduling a story: refusals and changes of mind", () => {
       .update(stories)
       .set({ approvedVersion: 0, publishAt: sql`now() - interval '1 second'` })
       .where(eq(stories.id, storyId));
-    const outcome = await publishNextDueStory(db, 900);
-    expect(outcome).toMatchObject({ kind: "failed", storyId });
+    const outcomes = await publishDueStories(db, 900);
+    expect(outcomes).toEqual([expect.objectContaining({ kind: "failed", storyId })]);
     const after = await h.call("GET", `/stories/${storyId}`);
     expect(after.body.status).toBe("failed");
     expect(after.body.published_at).toBeNull();

@@ -4,7 +4,7 @@ import { SesMailer } from "@newsroom/shared/mailer";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type SesEmulator, startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import { and, eq, sql } from "drizzle-orm";
-import { publishNextDueStory, startScheduler } from "../src/stories/scheduler.ts";
+import { publishDueStories, startScheduler } from "../src/stories/scheduler.ts";
 import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 /**
@@ -45,7 +45,7 @@ describe("the scheduler", () => {
 
   test("a story not yet due stays scheduled", async () => {
     const { storyId } = await scheduledStory("sched-later");
-    expect(await publishNextDueStory(h.database.db, 900)).toBeNull();
+    expect(await publishDueStories(h.database.db, 900)).toEqual([]);
     expect((await h.call("GET", `/stories/${storyId}`)).body.status).toBe("scheduled");
   });
 
@@ -66,7 +66,7 @@ describe("the scheduler", () => {
     } finally {
       await scheduler.stop();
     }
-    expect(await publishNextDueStory(h.database.db, 900)).toBeNull();
+    expect(await publishDueStories(h.database.db, 900)).toEqual([]);
     const story = (await h.call("GET", `/stories/${storyId}`)).body;
     expect(story.publish_at).not.toBeNull();
     expect(new Date(story.published_at).getTime()).toBeGreaterThanOrEqual(

@@ -2,9 +2,10 @@ import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { stories } from "@newsroom/shared/db/schema";
 import { log } from "@newsroom/shared/log";
 import type { Mailer } from "@newsroom/shared/mailer";
-import { and, asc, eq, lte, min, notInArray, sql } from "drizzle-orm";
-import { audit } from "../audit.ts";
-import { writeOutboxEvent } from "../outbox/write.ts";
+import type { StoryRow } from "@newsroom/shared/story-records";
+import { and, asc, eq, inArray, lte, min, notInArray, sql } from "drizzle-orm";
+import { auditAll } from "../audit.ts";
+import { writeOutboxEvents } from "../outbox/write.ts";
 import { notifyPublicationFailed } from "./publication-failed-notice.ts";
 
 /**
@@ -14,10 +15,10 @@ import { notifyPublicationFailed } from "./publication-failed-notice.ts";
  *
  * - Due-ness is the database's clock (`publish_at <= now()` in SQL): a process whose clock jumps
  *   decides nothing by it.
- * - A replica claims one due story with `FOR UPDATE SKIP LOCKED` and, in that one transaction,
- *   takes it `scheduled → publishing → published` (the row lock is the `publishing` step: no one
- *   else sees or takes the story meanwhile) with its `story.published` outbox event and an audit
- *   row. Another replica skips the locked row and takes the next. A replica killed mid-way loses
+ * - A replica claims a batch of due stories with `FOR UPDATE SKIP LOCKED` and, in that one
+ *   transaction, takes each `scheduled → publishing → published` (the row lock is the
+ *   `publishing` step: no one else sees or takes the story meanwhile) with its `story.published`
+ *   outbox event and an audit row. Another replica skips the locked rows and takes the next. A replica killed mid-way loses
  *   its connection, PostgreSQL rolls the transaction back and frees the row, and the next pass of
  *   any replica publishes it.
  * - A story whose current version is not the approved one is not published (a new version sends a
@@ -71,20 +72,23 @@ function durationInWords(seconds: number): string {
   return `${seconds} seconds`;
 }
 
+/** Due stories one transaction claims: two replicas split 50 due at once in about two rounds. */
+export const SCHEDULER_BATCH = 20;
+
 /**
- * Across organizations (labelled: the scheduler serves them all): claims the next due scheduled
- * story, skipping those other replicas hold and those in `skip`, and publishes it or records why
- * not, in one transaction. Null when nothing is due. `onClaim` learns the story's id before
- * anything is written (so a failure can be pinned on it).
+ * Across organizations (labelled: the scheduler serves them all): claims up to `SCHEDULER_BATCH`
+ * due scheduled stories, skipping those other replicas hold and those in `skip`, and publishes
+ * each or records why not, in one transaction. Empty when nothing is due. `onClaim` learns the
+ * stories' ids before anything is written (so a failure can be pinned on them).
  */
-export async function publishNextDueStory(
+export async function publishDueStories(
   db: Db,
   lateLimitSeconds: number,
   skip: readonly string[] = [],
-  onClaim: (storyId: string) => void = () => {},
-): Promise<SchedulerOutcome | null> {
+  onClaim: (storyIds: string[]) => void = () => {},
+): Promise<SchedulerOutcome[]> {
   return db.transaction(async (tx) => {
-    const [due] = await tx
+    const due = await tx
       .select({
         story: stories,
         now: sql<Date | string>`now()`,
@@ -99,43 +103,71 @@ export async function publishNextDueStory(
         ),
       )
       .orderBy(asc(stories.publishAt), asc(stories.id))
-      .limit(1)
+      .limit(SCHEDULER_BATCH)
       .for("update", { skipLocked: true });
-    if (!due) return null;
-    const { story } = due;
-    onClaim(story.id);
-    const now = new Date(due.now);
-    const approved =
-      story.approvedVersion !== null && story.approvedVersion === story.currentVersion;
-    if (due.late || !approved) {
-      const reason = due.late ? lateReason(lateLimitSeconds) : NOT_APPROVED;
+    if (due.length === 0) return [];
+    onClaim(due.map((row) => row.story.id));
+    const now = new Date(due[0]!.now);
+    const outcomes: SchedulerOutcome[] = [];
+    const toPublish: StoryRow[] = [];
+    for (const { story, late } of due) {
+      const approved =
+        story.approvedVersion !== null && story.approvedVersion === story.currentVersion;
+      if (late || !approved) {
+        const reason = late ? lateReason(lateLimitSeconds) : NOT_APPROVED;
+        await tx
+          .update(stories)
+          .set({ status: "failed", publishFailure: reason, updatedAt: now })
+          .where(eq(stories.id, story.id));
+        outcomes.push({
+          kind: "failed",
+          storyId: story.id,
+          organizationId: story.organizationId,
+          reason,
+        });
+      } else {
+        toPublish.push(story);
+      }
+    }
+    if (toPublish.length > 0) {
+      // Each row is locked: its counter rises by one, as in a person's transition.
       await tx
         .update(stories)
-        .set({ status: "failed", publishFailure: reason, updatedAt: now })
-        .where(eq(stories.id, story.id));
-      await audit(tx, story.organizationId, "story.publish_failed", story.id, "scheduler");
-      return {
-        kind: "failed",
-        storyId: story.id,
-        organizationId: story.organizationId,
-        reason,
-      } as const;
+        .set({
+          status: "published",
+          publishedAt: now,
+          eventSequence: sql`${stories.eventSequence} + 1`,
+          updatedAt: now,
+        })
+        .where(
+          inArray(
+            stories.id,
+            toPublish.map((story) => story.id),
+          ),
+        );
+      await writeOutboxEvents(
+        tx,
+        toPublish.map((story) => ({
+          organizationId: story.organizationId,
+          type: "story.published" as const,
+          storyId: story.id,
+          at: now,
+          sequence: story.eventSequence + 1,
+          previousStatus: "scheduled" as const,
+        })),
+      );
+      for (const story of toPublish) outcomes.push({ kind: "published", storyId: story.id });
     }
-    const sequence = story.eventSequence + 1;
-    await tx
-      .update(stories)
-      .set({ status: "published", publishedAt: now, eventSequence: sequence, updatedAt: now })
-      .where(eq(stories.id, story.id));
-    await audit(tx, story.organizationId, "story.publish", story.id, "scheduler");
-    await writeOutboxEvent(tx, {
-      organizationId: story.organizationId,
-      type: "story.published",
-      storyId: story.id,
-      at: now,
-      sequence,
-      previousStatus: "scheduled",
-    });
-    return { kind: "published", storyId: story.id } as const;
+    await auditAll(
+      tx,
+      outcomes.map((outcome) => ({
+        organizationId: due.find((row) => row.story.id === outcome.storyId)!.story.organizationId,
+        action: outcome.kind === "published" ? "story.publish" : "story.publish_failed",
+        subjectId: outcome.storyId,
+        actor: "scheduler",
+      })),
+    );
+    return outcomes;
   });
 }
 
@@ -179,33 +211,34 @@ export function startScheduler(db: Db, options: SchedulerOptions): Scheduler {
       if (stopped) break;
       const now = performance.now();
       for (const [id, hold] of held) if (hold.until <= now) held.delete(id);
-      const claim: { storyId: string | null } = { storyId: null };
-      let outcome: SchedulerOutcome | null;
+      const claim: { storyIds: string[] } = { storyIds: [] };
+      let outcomes: SchedulerOutcome[];
       try {
-        outcome = await publishNextDueStory(
+        outcomes = await publishDueStories(
           db,
           options.lateLimitSeconds,
           [...held.keys()],
-          (id) => {
-            claim.storyId = id;
+          (ids) => {
+            claim.storyIds = ids;
           },
         );
       } catch (error) {
-        if (claim.storyId === null) throw error;
-        // This story's transaction failed: hold it back a while, go on with the others.
-        holdBack(claim.storyId, error);
+        if (claim.storyIds.length === 0) throw error;
+        // These stories' transaction failed: hold them back a while, go on with the others.
+        for (const id of claim.storyIds) holdBack(id, error);
         continue;
       }
-      if (!outcome) break;
-      if (outcome.kind === "published") {
+      if (outcomes.length === 0) break;
+      if (outcomes.some((outcome) => outcome.kind === "published")) options.onEvent?.();
+      for (const outcome of outcomes) {
         held.delete(outcome.storyId);
-        options.onEvent?.();
-      } else {
-        log.warn("scheduled story not published", {
-          story_id: outcome.storyId,
-          reason: outcome.reason,
-        });
-        await notifyPublicationFailed(db, options, outcome);
+        if (outcome.kind === "failed") {
+          log.warn("scheduled story not published", {
+            story_id: outcome.storyId,
+            reason: outcome.reason,
+          });
+          await notifyPublicationFailed(db, options, outcome);
+        }
       }
     }
     // What is still due is held by another replica or held back: look again shortly.
