@@ -15,7 +15,7 @@ import { medianAndMax, type Replicas, startReplicas } from "../support/workspace
  * other publishes whatever it had not. Each story is published once (one `story.published`
  * outbox event), each event reaches each of two subscribed endpoints once (a receiver on
  * 127.0.0.1 counting), and every publication and every delivery is within 2 s of the time. The lateness is printed
- * (figures in bench/RESULTS.md).
+ * (figures in bench/scheduled-publishing.md).
  */
 const databaseUrl = requireService("DATABASE_URL");
 const natsUrl = requireService("NATS_URL");
