@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { auditEvents, outboxEvents, stories } from "@newsroom/shared/db/schema";
 import { SesMailer } from "@newsroom/shared/mailer";
 import { eventually } from "@newsroom/shared/testing/eventually";
@@ -84,6 +84,44 @@ describe("the scheduler", () => {
       .where(and(eq(auditEvents.subjectId, storyId), eq(auditEvents.actor, "scheduler")));
     expect(audited.map((row) => row.action)).toEqual(["story.publish"]);
   });
+
+  // On PostgreSQL only: PGlite's clock is the process's own.
+  test.skipIf(!process.env.DATABASE_URL)(
+    "a process clock that jumps decides nothing: the database's clock does",
+    async () => {
+      const { storyId: notYet } = await scheduledStory("sched-clock-ahead");
+      const { storyId: due } = await scheduledStory("sched-clock-behind");
+      await dueSince(due, 1);
+      const scheduler = startScheduler(h.database.db, {
+        lateLimitSeconds: 900,
+        mailer: null,
+        appUrl: "http://localhost/app",
+      });
+      try {
+        // The process's clock two hours ahead: the story due in an hour is not published...
+        setSystemTime(new Date(Date.now() + 2 * 3_600_000));
+        scheduler.kick();
+        await eventually(
+          async () => (await h.call("GET", `/stories/${due}`)).body.status,
+          (status) => status === "published",
+          { message: "the due story published" },
+        );
+        expect((await h.call("GET", `/stories/${notYet}`)).body.status).toBe("scheduled");
+        // ...and two hours behind, a story due by the database's clock is.
+        setSystemTime(new Date(Date.now() - 4 * 3_600_000));
+        await dueSince(notYet, 1);
+        scheduler.kick();
+        await eventually(
+          async () => (await h.call("GET", `/stories/${notYet}`)).body.status,
+          (status) => status === "published",
+          { message: "the story due by the database's clock published" },
+        );
+      } finally {
+        setSystemTime();
+        await scheduler.stop();
+      }
+    },
+  );
 
   test("past the bound the story fails, with its reason, and the organization is emailed", async () => {
     const { orgId, storyId } = await scheduledStory("sched-late");
