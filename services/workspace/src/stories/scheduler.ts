@@ -18,9 +18,9 @@ import { notifyPublicationFailed } from "./publication-failed-notice.ts";
  * - A replica claims a batch of due stories with `FOR UPDATE SKIP LOCKED` and, in that one
  *   transaction, takes each `scheduled → publishing → published` (the row lock is the
  *   `publishing` step: no one else sees or takes the story meanwhile) with its `story.published`
- *   outbox event and an audit row. Another replica skips the locked rows and takes the next. A replica killed mid-way loses
- *   its connection, PostgreSQL rolls the transaction back and frees the row, and the next pass of
- *   any replica publishes it.
+ *   outbox event and an audit row. Another replica skips the locked rows and takes the next. A
+ *   replica killed mid-way loses its connection, PostgreSQL rolls the transaction back and frees
+ *   the rows, and the next pass of any replica publishes them.
  * - A story whose current version is not the approved one is not published (a new version sends a
  *   story back to draft and clears its schedule; this guards anything else): it goes to `failed`.
  * - A failed attempt (the database unreachable, say) is retried with backoff. A story still
