@@ -254,6 +254,28 @@ export const WorkspaceServerConfig = T.Object({
   APP_URL: T.Optional(T.String({ pattern: "^https?://[^\\s/]+(/[^\\s]*)?$" })),
 });
 
+/** The least lead of a scheduled publication: one minute. */
+export const DEFAULT_SCHEDULE_MIN_LEAD_SECONDS = 60;
+
+/** The workspace's scheduler, which publishes scheduled stories at their time. */
+export const SchedulerConfig = T.Object({
+  /**
+   * Test switch: how far ahead, in seconds, `schedule` must set `publish_at` (default 60, the
+   * rule; refused at any other value in sandbox and production).
+   */
+  SCHEDULE_MIN_LEAD_SECONDS: T.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: DEFAULT_SCHEDULE_MIN_LEAD_SECONDS,
+  }),
+  /**
+   * Seconds after its `publish_at` within which a scheduled story is still published (after a
+   * database outage, say); past them the scheduler gives up: the story goes to `failed` and the
+   * person who scheduled it is emailed. Default 900 (15 minutes).
+   */
+  SCHEDULE_LATE_LIMIT_SECONDS: T.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+});
+
 /** Single sign-on: where the TXT records that prove an organization's email domain are looked up. */
 export const DomainVerificationConfig = T.Object({
   /**
@@ -293,6 +315,7 @@ export const ConfigSchema = T.Composite([
   CdnPurgeConfig,
   WebhookDeliveryConfig,
   WorkspaceServerConfig,
+  SchedulerConfig,
   ServiceCallsConfig,
   DomainVerificationConfig,
   LocalRunConfig,

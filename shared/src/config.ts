@@ -2,7 +2,12 @@ import type { Static, TObject } from "@sinclair/typebox";
 import { Kind } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { wholePrivateRangeIn } from "./client-ip.ts";
-import { type Config, ConfigSchema, DEFAULT_WEBHOOK_RETRY_SCHEDULE } from "./config-variables.ts";
+import {
+  type Config,
+  ConfigSchema,
+  DEFAULT_SCHEDULE_MIN_LEAD_SECONDS,
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+} from "./config-variables.ts";
 import type { DatabaseTimeouts } from "./db/timeouts.ts";
 import { log } from "./log.ts";
 
@@ -129,6 +134,10 @@ function checkDeploymentRules(
   const schedule = declares("WEBHOOK_RETRY_SCHEDULE") ? env.WEBHOOK_RETRY_SCHEDULE : undefined;
   if (schedule && schedule !== DEFAULT_WEBHOOK_RETRY_SCHEDULE) {
     throw new ConfigError("WEBHOOK_RETRY_SCHEDULE", `is a test switch: refused in ${where}`);
+  }
+  const lead = declares("SCHEDULE_MIN_LEAD_SECONDS") ? config.SCHEDULE_MIN_LEAD_SECONDS : undefined;
+  if (lead !== undefined && lead !== DEFAULT_SCHEDULE_MIN_LEAD_SECONDS) {
+    throw new ConfigError("SCHEDULE_MIN_LEAD_SECONDS", `is a test switch: refused in ${where}`);
   }
   if (config.HUMAN_CHECK_MODE === "test") {
     throw new ConfigError("HUMAN_CHECK_MODE", `\`test\` is refused in ${where}`);

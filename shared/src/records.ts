@@ -40,6 +40,8 @@ export const StoryOut = T.Object({
   version: Nullable(T.Integer()),
   topics: T.Array(T.String()),
   published_at: Nullable(DateTime),
+  /** When a scheduled story publishes (or, once published or failed, when it was due). */
+  publish_at: Nullable(DateTime),
   created_at: DateTime,
   updated_at: DateTime,
 });

@@ -108,6 +108,7 @@ export function toStoryOut(
     version: row.currentVersion,
     topics: [...topicSlugs].sort(),
     published_at: iso(row.publishedAt),
+    publish_at: iso(row.publishAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -113,6 +113,7 @@ describe("config", () => {
     ["WEBHOOK_ALLOW_INSECURE_TARGETS", "true"],
     ["WEBHOOK_INSECURE_TARGET_PORTS", "4000,4010"],
     ["WEBHOOK_RETRY_SCHEDULE", "1,1,1"],
+    ["SCHEDULE_MIN_LEAD_SECONDS", "5"],
     ["HUMAN_CHECK_MODE", "test"],
     ["FORMS_CLIENT_LIMIT_PER_MINUTE", "1000"],
   ] as const) {

@@ -25,6 +25,7 @@ import { asc, eq } from "drizzle-orm";
 let database: TestDatabase;
 let organizationId: string;
 const NOTE = "Needs a source.";
+const PUBLISH_AT = new Date(Date.now() + 2 * 3_600_000);
 
 beforeAll(async () => {
   database = await testDatabase();
@@ -69,6 +70,7 @@ async function recorded(db: Db, storyId: string) {
     eventSequence: story!.eventSequence,
     published: story!.publishedAt !== null,
     scheduled: story!.scheduledAt !== null,
+    publishAt: story!.publishAt?.toISOString() ?? null,
     decisions: decisions.map((row) => ({
       decision: row.decision,
       version: row.version,
@@ -97,10 +99,12 @@ describe("the builders' story actions match the workspace's state machine", () =
           action,
           note: NOTE,
           actor_role: "approver",
+          publish_at: action === "schedule" ? PUBLISH_AT.toISOString() : undefined,
         });
         const { story, eventId, event } = await applyStoryAction(db, byBuilder, action, {
           note: NOTE,
           actorRole: "approver",
+          publishAt: PUBLISH_AT,
         });
 
         const expected = await recorded(db, byWorkspace);

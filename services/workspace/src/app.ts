@@ -26,6 +26,7 @@ import { previewLinksRoutes } from "./preview-links/routes.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
+import { startScheduler } from "./stories/scheduler.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
 import { startEndpointAlertConsumer } from "./webhook-endpoints/alert-notice.ts";
@@ -72,7 +73,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
 /**
  * The workspace as a service: `app` is the internal API, `web` the people's web app under /app.
  * Both listen on WORKSPACE_PORT (`serveWorkspace` in server.ts); in the embedded start the
- * gateway also mounts `web`. Its outbox relay runs until `stop`.
+ * gateway also mounts `web`. Its outbox relay and story scheduler run until `stop`.
  */
 export interface WorkspaceService extends ServiceHandle {
   web: WebApp;
@@ -131,6 +132,12 @@ export async function createWorkspaceService(
   const { db } = runtime.database;
   const relay = startOutboxRelay(db, bus);
   const mailer = openMailer(config);
+  const scheduler = startScheduler(db, {
+    lateLimitSeconds: config.SCHEDULE_LATE_LIMIT_SECONDS,
+    onEvent: relay.kick,
+    mailer,
+    appUrl: appUrl(config),
+  });
   // The webhooks service's word that it disabled an endpoint: the audit row and the email.
   const endpointDisabled = await startEndpointDisabledConsumer(
     { db, mailer, appUrl: appUrl(config) },
@@ -153,6 +160,7 @@ export async function createWorkspaceService(
     adminToken: adminToken(config),
     serviceEnv: config.SERVICE_ENV,
     kickRelay: relay.kick,
+    scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS,
     lookupTxt,
     calls,
     addresses,
@@ -168,6 +176,7 @@ export async function createWorkspaceService(
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     newsroomHost: config.NEWSROOM_HOST,
     kickRelay: relay.kick,
+    scheduleMinLeadSeconds: config.SCHEDULE_MIN_LEAD_SECONDS,
     now: options.now ?? (() => new Date()),
     serviceEnv: config.SERVICE_ENV,
     lookupTxt,
@@ -182,6 +191,7 @@ export async function createWorkspaceService(
       await endpointDisabled.stop();
       await previewOpened.stop();
       await endpointAlerts.stop();
+      await scheduler.stop();
       await relay.stop();
       await web.signIn.idle();
     },

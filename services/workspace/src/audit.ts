@@ -10,7 +10,16 @@ export async function audit(
   subjectId: string | null,
   actor = "admin",
 ): Promise<void> {
-  await db.insert(auditEvents).values({ id: newId(), organizationId, action, subjectId, actor });
+  await auditAll(db, [{ organizationId, action, subjectId, actor }]);
+}
+
+/** Records several actions in one statement (the scheduler's batch). */
+export async function auditAll(
+  db: Queryable,
+  entries: { organizationId: string; action: string; subjectId: string | null; actor: string }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insert(auditEvents).values(entries.map((entry) => ({ id: newId(), ...entry })));
 }
 
 /** The actor of a change a person made in the web app. */

@@ -6,6 +6,7 @@ import {
   ProcessConfig,
   PublicAddressConfig,
   RuntimeConfig,
+  SchedulerConfig,
   SecretsConfig,
   ServiceCallsConfig,
   WorkspaceServerConfig,
@@ -30,6 +31,8 @@ export const WorkspaceConfig = T.Composite([
   // Sign-in codes and invitations (the forms service sends the digest and newsletters).
   T.Omit(MailConfig, ["SES_CONTACTS_ENDPOINT"]),
   WorkspaceServerConfig,
+  // The scheduler: the least lead of a schedule, and how late a scheduled story may still publish.
+  SchedulerConfig,
   // Single sign-on: the DNS servers that look up domain verification records.
   DomainVerificationConfig,
   // Distributed mode: the internal APIs of the services that own webhooks and mailings (the

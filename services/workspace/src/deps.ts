@@ -15,6 +15,8 @@ export interface WorkspaceDeps {
   serviceEnv: Config["SERVICE_ENV"];
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
+  /** The least lead of a schedule in seconds (SCHEDULE_MIN_LEAD_SECONDS); one minute unless set. */
+  scheduleMinLeadSeconds?: number;
   /** Looks up single sign-on domain proofs (DNS_RESOLVERS); unset: the system's resolvers. */
   lookupTxt?: TxtLookup;
   /** The services that own what the workspace manages, through their internal APIs. */

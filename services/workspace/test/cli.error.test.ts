@@ -54,7 +54,7 @@ describe("usage mistakes (exit code 2, nothing sent)", () => {
     expect(days.stderr).toContain("allowed values: 30, 90, 180, 365");
     const action = await cli.admin("story-transition", "usage/x", "publsh");
     expect(action.stderr).toContain(
-      "submit, approve, reject, schedule, publish, unpublish, archive",
+      "submit, approve, reject, schedule, unschedule, publish, unpublish, archive",
     );
   });
 

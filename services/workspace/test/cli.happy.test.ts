@@ -260,3 +260,38 @@ describe("preview links from the command line", () => {
     expect(`${tooLate.stdout}${tooLate.stderr}`).toContain("expires_at");
   });
 });
+
+describe("scheduling from the CLI", () => {
+  test("story-transition schedule --publish-at, then unschedule", async () => {
+    expect((await cli.admin("org-create", "cli-schedule", "CLI schedule")).code).toBe(0);
+    await storyIn("cli-schedule", "launch");
+    await cli.admin("story-transition", "cli-schedule/launch", "submit");
+    await cli.admin("story-transition", "cli-schedule/launch", "approve");
+    const at = new Date(Date.now() + 2 * 3_600_000);
+    at.setUTCMilliseconds(0);
+    const tooSoon = await cli.admin(
+      "story-transition",
+      "cli-schedule/launch",
+      "schedule",
+      "--publish-at",
+      new Date(Date.now() + 10_000).toISOString(),
+    );
+    expect(tooSoon.code).toBe(1);
+    expect(tooSoon.json().error.fields[0]).toMatchObject({
+      field: "publish_at",
+      reason: "too_soon",
+    });
+    const scheduled = await cli.admin(
+      "story-transition",
+      "cli-schedule/launch",
+      "schedule",
+      "--publish-at",
+      at.toISOString().replace("Z", "+00:00"),
+    );
+    expect(scheduled.code).toBe(0);
+    expect(scheduled.json()).toMatchObject({ status: "scheduled", publish_at: at.toISOString() });
+    const back = await cli.admin("story-transition", "cli-schedule/launch", "unschedule");
+    expect(back.code).toBe(0);
+    expect(back.json()).toMatchObject({ status: "approved", publish_at: null });
+  });
+});

@@ -201,6 +201,15 @@ export const stories = pgTable(
     synthetic: boolean("synthetic").notNull().default(false),
     publishedAt: tstz("published_at"),
     scheduledAt: tstz("scheduled_at"),
+    /**
+     * When the scheduler publishes a scheduled story; kept once it published it or gave up (the
+     * time it was due), cleared by unschedule, a new version and any other transition.
+     */
+    publishAt: tstz("publish_at"),
+    /** The person who scheduled it (null: the operator), told when publication fails. */
+    scheduledBy: uuid("scheduled_by"),
+    /** Why the scheduler left the story in `failed`. */
+    publishFailure: text("publish_failure"),
     /** The `sequence` of the story's last event: raised by one in each transition that writes one. */
     eventSequence: integer("event_sequence").notNull().default(0),
     createdAt: createdAt(),
@@ -221,6 +230,10 @@ export const stories = pgTable(
       table.status,
       table.publishedAt,
     ),
+    // The scheduler's read across organizations: the next due scheduled story, a few rows at most.
+    index("stories_scheduled_publish_at_idx")
+      .on(table.publishAt)
+      .where(sql`${table.status} = 'scheduled'`),
   ],
 );
 

@@ -370,6 +370,7 @@ const ACTIONS = {
   approve: { to: "approved", event: "story.approved", decision: "approved" },
   reject: { to: "rejected", event: "story.rejected", decision: "rejected" },
   schedule: { to: "scheduled", event: null },
+  unschedule: { to: "approved", event: null },
   publish: { to: "published", event: "story.published" },
   unpublish: { to: "unpublished", event: "story.unpublished" },
   archive: { to: "archived", event: null },
@@ -389,7 +390,7 @@ export async function applyStoryAction(
   db: Db,
   storyId: string,
   action: StoryAction,
-  options: { note?: string; actorRole?: string } = {},
+  options: { note?: string; actorRole?: string; publishAt?: Date } = {},
 ): Promise<{ story: StoryRow; eventId: string | null; event: StoryEvent | null }> {
   const rule: { to: StoryStatus; event: WebhookEventType | null; decision?: string } =
     ACTIONS[action];
@@ -407,6 +408,11 @@ export async function applyStoryAction(
         approvedVersion: approved ? row.currentVersion : row.approvedVersion,
         publishedAt: rule.to === "published" ? now : row.publishedAt,
         scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+        // Schedule sets it (an hour ahead unless given); every other action clears it.
+        publishAt:
+          action === "schedule" ? (options.publishAt ?? new Date(now.getTime() + 3_600_000)) : null,
+        scheduledBy: null,
+        publishFailure: null,
         updatedAt: now,
       })
       .where(eq(stories.id, storyId))

@@ -3,28 +3,37 @@ import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 
+export interface OutboxEventInput {
+  organizationId: string;
+  type: WebhookEventType;
+  storyId: string;
+  at: Date;
+  /** The story's event counter after this event (see `stories.event_sequence`). */
+  sequence: number;
+  previousStatus: StoryStatus;
+}
+
 /** Writes an event to the outbox; call it inside the transaction that changes the story. */
-export async function writeOutboxEvent(
+export async function writeOutboxEvent(tx: Queryable, event: OutboxEventInput): Promise<string> {
+  const [id] = await writeOutboxEvents(tx, [event]);
+  return id!;
+}
+
+/** Writes several events in one statement (the scheduler's batch); their ids in order. */
+export async function writeOutboxEvents(
   tx: Queryable,
-  event: {
-    organizationId: string;
-    type: WebhookEventType;
-    storyId: string;
-    at: Date;
-    /** The story's event counter after this event (see `stories.event_sequence`). */
-    sequence: number;
-    previousStatus: StoryStatus;
-  },
-): Promise<string> {
-  const id = newId();
-  await tx.insert(outboxEvents).values({
-    id,
+  events: OutboxEventInput[],
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    id: newId(),
     organizationId: event.organizationId,
     type: event.type,
     storyId: event.storyId,
     sequence: event.sequence,
     previousStatus: event.previousStatus,
     createdAt: event.at,
-  });
-  return id;
+  }));
+  await tx.insert(outboxEvents).values(rows);
+  return rows.map((row) => row.id);
 }

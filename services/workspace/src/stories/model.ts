@@ -36,4 +36,10 @@ export const TransitionIn = t.Object({
   action: t.Union(ACTIONS.map((action) => t.Literal(action))),
   note: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
   actor_role: t.Optional(t.String({ minLength: 1, maxLength: 40 })),
+  publish_at: t.Optional(
+    t.Union([
+      t.String({ maxLength: 64, description: "schedule only: ISO 8601 with an offset" }),
+      t.Null(),
+    ]),
+  ),
 });

@@ -46,6 +46,7 @@ export function storiesRoutes(deps: WorkspaceDeps) {
         const organizationId = await organizationOf(deps, params.id);
         return transitionStory(deps.db, organizationId, params.id, body, {
           onEvent: deps.kickRelay,
+          minLeadSeconds: deps.scheduleMinLeadSeconds,
         });
       },
       { body: TransitionIn },

@@ -1,3 +1,4 @@
+import { DEFAULT_SCHEDULE_MIN_LEAD_SECONDS } from "@newsroom/shared/config-variables";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import {
   approvalDecisions,
@@ -17,9 +18,10 @@ import {
   storyRecordReturning,
   toStoryOut,
 } from "@newsroom/shared/story-records";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { writeOutboxEvent } from "../outbox/write.ts";
 import { findOrganization } from "../resolve.ts";
+import { checkPublishAtLead, parsePublishAt } from "./publish-at.ts";
 import {
   checkTransition,
   NEW_VERSION_ALLOWED,
@@ -187,6 +189,9 @@ export async function addStoryVersion(
       .set({
         currentVersion: version,
         status: statusAfterNewVersion(row.status),
+        // A scheduled story goes back to draft: its schedule goes with it.
+        publishAt: null,
+        publishFailure: null,
         featured: input.featured ?? row.featured,
         externalUrl:
           row.type === "in_the_news" && input.external_url !== undefined
@@ -229,6 +234,8 @@ export interface TransitionInput {
   action: StoryAction;
   note?: string | null;
   actor_role?: string;
+  /** `schedule` only: when the scheduler publishes the story (ISO 8601 with an offset). */
+  publish_at?: string | null;
 }
 
 /** Who acts, when a signed-in person does (the web app); recorded on the approval decision. */
@@ -241,6 +248,8 @@ export interface TransitionHooks {
   afterStoryWrite?: (tx: Queryable) => Promise<void>;
   /** Runs after commit when an event was written (the relay's kick). */
   onEvent?: () => void;
+  /** The least lead of a schedule in seconds (SCHEDULE_MIN_LEAD_SECONDS); one minute unless set. */
+  minLeadSeconds?: number;
 }
 
 /**
@@ -256,6 +265,7 @@ export async function transitionStory(
   actor?: TransitionActor,
 ): Promise<StoryOut> {
   const actorRole = input.actor_role ?? "owner";
+  const publishAt = input.action === "schedule" ? parsePublishAt(input.publish_at) : null;
   const { story, evented } = await db.transaction(async (tx) => {
     const row = await lockStory(tx, organizationId, storyId);
     const check = checkTransition(row, input.action, { note: input.note, actorRole });
@@ -267,6 +277,10 @@ export async function transitionStory(
         : new ApiError("invalid_transition", check.reason);
     }
     const { rule } = check;
+    if (publishAt) {
+      const minLead = hooks.minLeadSeconds ?? DEFAULT_SCHEDULE_MIN_LEAD_SECONDS;
+      checkPublishAtLead(publishAt, await databaseNow(tx, row.id), minLead);
+    }
     const now = new Date();
     // The story is locked: its counter rises by one per event, in the order events commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
@@ -278,6 +292,11 @@ export async function transitionStory(
         approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
         publishedAt: rule.to === "published" ? now : row.publishedAt,
         scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+        // Set by schedule; every other transition of a person clears it (the scheduler's own
+        // publication keeps it: scheduler.ts).
+        publishAt,
+        scheduledBy: publishAt ? (actor?.personId ?? null) : null,
+        publishFailure: null,
         updatedAt: now,
       })
       .where(eq(stories.id, row.id))
@@ -311,4 +330,13 @@ export async function transitionStory(
   });
   if (evented) hooks.onEvent?.();
   return story;
+}
+
+/** The database's clock (read beside a story): the one the scheduler decides due-ness by. */
+async function databaseNow(tx: Queryable, storyId: string): Promise<Date> {
+  const [row] = await tx
+    .select({ now: sql<Date | string>`now()` })
+    .from(stories)
+    .where(eq(stories.id, storyId));
+  return new Date(row!.now);
 }

@@ -10,6 +10,7 @@ export const ACTIONS = [
   "approve",
   "reject",
   "schedule",
+  "unschedule",
   "publish",
   "unpublish",
   "archive",
@@ -45,7 +46,14 @@ export const TRANSITIONS: Record<StoryAction, TransitionRule> = {
     event: "story.rejected",
     decision: "rejected",
   },
-  schedule: { from: ["approved"], to: "scheduled", event: null, needsApprovedVersion: true },
+  // With a `publish_at`; the scheduler publishes it then (scheduler.ts).
+  schedule: {
+    from: ["approved", "failed"],
+    to: "scheduled",
+    event: null,
+    needsApprovedVersion: true,
+  },
+  unschedule: { from: ["scheduled"], to: "approved", event: null },
   publish: {
     from: ["approved", "scheduled", "unpublished", "failed"],
     to: "published",

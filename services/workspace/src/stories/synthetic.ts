@@ -61,6 +61,9 @@ export async function insertStories(
         featured: story.featured,
         synthetic: decider === undefined,
         publishedAt: status === "published" || status === "unpublished" ? at : null,
+        // A demo story scheduled by a person publishes a week after the demo was made (the
+        // scheduler takes it then); the sandbox's made-up ones have no time.
+        publishAt: decider && status === "scheduled" ? new Date(now + 7 * DAY_MS) : null,
         createdAt: new Date(at.getTime() - DAY_MS),
         updatedAt: at,
       })),

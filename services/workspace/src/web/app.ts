@@ -24,6 +24,7 @@ import { webhookEndpointsWebRoutes } from "./routes/webhook-endpoints.ts";
 import { webhookResendWebRoutes } from "./routes/webhook-resend.ts";
 import { secretOnceWebRoutes } from "./secret-once.ts";
 import { STYLESHEET } from "./styles.ts";
+import { timeZoneScriptRoutes } from "./time-zones.ts";
 
 /**
  * The workspace web app for people, under /app: server-rendered pages that work without
@@ -74,6 +75,7 @@ export function createWebApp(deps: WebDeps) {
     .use(auditWebRoutes(deps, kit))
     .use(ssoWebRoutes(deps, kit))
     .use(secretOnceWebRoutes())
+    .use(timeZoneScriptRoutes())
     .use(freshSignInWebRoutes(deps, kit, signIn))
     .use(keysWebRoutes(deps, kit))
     .use(webhookEndpointsWebRoutes(deps, kit))

@@ -24,6 +24,8 @@ export interface WebDeps {
   newsroomHost: string;
   /** Asks the outbox relay for a pass after an event was written. */
   kickRelay: () => void;
+  /** The least lead of a schedule in seconds (SCHEDULE_MIN_LEAD_SECONDS); one minute unless set. */
+  scheduleMinLeadSeconds?: number;
   now: () => Date;
   /** SERVICE_ENV: the one key environment this deployment creates and accepts. */
   serviceEnv: Config["SERVICE_ENV"];

@@ -9,6 +9,8 @@ export const DONE_MESSAGES = {
   published: "The story is published.",
   unpublished: "The story is unpublished: it is no longer on the public newsroom.",
   submitted: "Submitted for review: an approver decides it.",
+  scheduled: "The story is scheduled: it is published at the time shown.",
+  unscheduled: "The schedule was cancelled: the story is approved, not published.",
   "key-revoked": "The key was revoked: requests made with it are refused from now on.",
   "preview-link-revoked": 'The preview link was revoked: it answers "not found" from now on.',
   "endpoint-disabled": "The endpoint was disabled: nothing is sent to it until it is enabled.",

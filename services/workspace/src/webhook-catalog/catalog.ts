@@ -117,6 +117,7 @@ function samplePayload(type: string): WebhookEventOut | WebhookTestEventOut | Op
     version: 1,
     topics: ["results"],
     published_at: status === "published" || status === "unpublished" ? SAMPLE_AT : null,
+    publish_at: null,
     created_at: "2026-03-01T08:00:00.000Z",
     updated_at: SAMPLE_AT,
   };

@@ -8,6 +8,7 @@ import { NEW_VERSION_ALLOWED, TRANSITIONS } from "../../stories/state-machine.ts
 import { type DiffLine, diffLines } from "../diff.ts";
 import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
+import { inZone, timeZoneScriptTag, timeZoneSelect } from "../time-zones.ts";
 import { versionLines } from "../version-text.ts";
 import { navOf, statusBadge } from "./organizations.ts";
 import {
@@ -36,6 +37,8 @@ export interface StoryPageData {
   publicPages: PublicPage[];
   /** The story's preview links, for those who may make them (else null). */
   previewLinks: PreviewLinksData | null;
+  /** The zone the person's times are shown in (`?tz=`, UTC unless given), and whether it was given. */
+  timeZone: { zone: string; given: boolean };
 }
 
 export interface DecisionFormState {
@@ -45,6 +48,8 @@ export interface DecisionFormState {
   problem?: string;
   /** The preview link form, given again with its errors. */
   previewLink?: PreviewLinkFormState;
+  /** The schedule form as sent, and why it was refused (beside its fields). */
+  schedule?: { date: string; time: string; zone: string; error: string };
 }
 
 const when = (at: Date) =>
@@ -143,6 +148,68 @@ ${
 </form></section>`;
 }
 
+/** `at` in the person's zone and in UTC, each in a `<time>`. */
+function zonedAndUtc(at: Date, zone: string): Html {
+  const utc = when(at);
+  if (zone === "UTC") return utc;
+  return html`<time datetime="${at.toISOString()}">${inZone(at, zone)}</time>, that is ${utc}`;
+}
+
+/**
+ * A scheduled story: when it publishes (in the person's zone and UTC) and Unschedule (confirmed
+ * first); an approved or failed one: the Schedule form. For `story.publish` roles.
+ */
+function scheduleForms(who: Visitor, data: StoryPageData, state: DecisionFormState): Html {
+  const { story } = data;
+  const base = `/app/stories/${story.id}`;
+  const { zone, given } = data.timeZone;
+  if (story.status === "scheduled" && story.publishAt) {
+    return html`<section aria-labelledby="schedule"><h2 id="schedule">Scheduled</h2>
+<p>Publishes at ${zonedAndUtc(story.publishAt, zone)}, by itself; until then it can be published now or unscheduled.</p>
+<form method="get" action="${base}" class="inline">
+  <label for="field-tz">Show the time in</label> ${timeZoneSelect({ id: "field-tz", name: "tz" }, zone, !given)}
+  <button type="submit" class="secondary">Show</button>
+</form>
+${
+  data.mayPublish
+    ? html`<form method="post" action="${base}/unschedule">${csrfInput(who)}
+  <button type="submit" class="danger">Unschedule</button>
+</form>`
+    : ""
+}</section>`;
+  }
+  if (!TRANSITIONS.schedule.from.includes(story.status) || !data.mayPublish) return html``;
+  if (story.approvedVersion === null || story.approvedVersion !== story.currentVersion)
+    return html``;
+  const sent = state.schedule;
+  const error = sent?.error;
+  const invalid = error ? html` aria-invalid="true" aria-describedby="field-publish-at-error"` : "";
+  return html`<section aria-labelledby="schedule"><h2 id="schedule">Schedule</h2>
+<form method="post" action="${base}/schedule" novalidate>${csrfInput(who)}
+  <p>Publish the approved version ${story.approvedVersion} by itself at a time: at least a minute and at most a year ahead.</p>
+  <fieldset class="field${error ? " has-error" : ""}"><legend>Publish at</legend>
+    <label for="field-date">Date</label>
+    <input type="date" id="field-date" name="date" required value="${sent?.date ?? ""}"${invalid}>
+    <label for="field-time">Time</label>
+    <input type="time" id="field-time" name="time" required value="${sent?.time ?? ""}"${invalid}>
+    <label for="field-zone">Time zone</label>
+    ${timeZoneSelect({ id: "field-zone", name: "time_zone" }, sent?.zone ?? zone, !sent && !given)}
+    ${error ? html`<p class="error" id="field-publish-at-error">${error}</p>` : ""}
+  </fieldset>
+  <button type="submit">Schedule</button>
+</form></section>`;
+}
+
+/** Why the scheduler left the story in `failed`. */
+function failure(data: StoryPageData): Html {
+  const { story } = data;
+  if (story.status !== "failed" || !story.publishFailure) return html``;
+  const due = story.publishAt
+    ? ` It was due at ${story.publishAt.toISOString().slice(0, 16).replace("T", " ")} UTC.`
+    : "";
+  return notice("error", `Publication failed: ${story.publishFailure}${due}`);
+}
+
 /** Edit (a new version) and submit for review, for those whose role writes stories. */
 function editActions(who: Visitor, data: StoryPageData): Html {
   const { story } = data;
@@ -168,6 +235,7 @@ export function storyPage(who: Visitor, data: StoryPageData, state: DecisionForm
     who,
     current?.title ?? story.slug,
     html`${state.problem ? notice("error", state.problem) : ""}
+${failure(data)}
 ${state.noteError ? notice("error", "The story was not rejected: see the note below.") : ""}
 <p>Status: ${statusBadge(story.status)} · Version ${story.currentVersion ?? "none"} ·
 Approved version ${story.approvedVersion ?? "none"} · <a href="${orgPath}/stories">All stories</a></p>
@@ -184,6 +252,7 @@ ${renderBody(data.reading)}`
 <section aria-labelledby="compare"><h2 id="compare">Changes since the last approval</h2>${comparison(data)}</section>
 </div>
 ${decisionForms(who, data, state)}
+${scheduleForms(who, data, state)}
 ${releaseForms(who, data)}
 ${data.previewLinks ? previewLinksSection(who, data.previewLinks, state.previewLink) : ""}
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
@@ -210,7 +279,8 @@ ${
   data.events.length === 0
     ? html`<p>No events yet.</p>`
     : html`<ul>${data.events.map((e) => html`<li>${e.type}, ${when(e.createdAt)}</li>`)}</ul>`
-}</section>`,
+}</section>
+${timeZoneScriptTag}`,
     { org: navOf(access, undefined) },
   );
 }

@@ -27,13 +27,19 @@ import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { expiryOfDay, type PreviewLinkFormState } from "../pages/preview-links.ts";
 import { type DecisionFormState, type StoryPageData, storyPage } from "../pages/story.ts";
+import { allowOwnScripts } from "../secret-once.ts";
+import { isTimeZone, zonedDateTime } from "../time-zones.ts";
 
 /** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
 export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
   const addresses = { houseOrg: deps.houseOrg, newsroomHost: deps.newsroomHost };
 
   /** The story with what its page shows; another organization's story is a 404. */
-  async function load(who: SignedInVisitor, storyId: string): Promise<StoryPageData> {
+  async function load(
+    who: SignedInVisitor,
+    storyId: string,
+    request?: Request,
+  ): Promise<StoryPageData> {
     const orgId = await organizationOfStory(deps.db, storyId);
     if (!orgId) throw new ApiError("not_found", "No such story.");
     const access = await kit.permit(who, orgId, "view");
@@ -72,6 +78,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
         links: links.map((link) => ({ ...link, creator: creators.get(link.id) ?? "operator" })),
         now: deps.now(),
       },
+      timeZone: timeZoneOf(request),
     };
   }
 
@@ -83,16 +90,18 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     storyId: string,
     action: StoryAction,
     note: string | null,
+    publishAt?: string,
   ) {
     return transitionStory(
       deps.db,
       organizationId,
       storyId,
-      { action, note, actor_role: role },
+      { action, note, actor_role: role, publish_at: publishAt },
       {
         afterStoryWrite: (tx) =>
           audit(tx, organizationId, `story.${action}`, storyId, `person:${who.signedIn.person.id}`),
         onEvent: deps.kickRelay,
+        minLeadSeconds: deps.scheduleMinLeadSeconds,
       },
       { personId: who.signedIn.person.id },
     );
@@ -124,6 +133,75 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
     }
     return kit.redirect(withDone(base, action === "publish" ? "published" : "unpublished"));
+  }
+
+  /** Schedule at a date, time and zone of the form (`story.publish`). */
+  async function schedule(request: Request, storyId: string) {
+    const who = await kit.signedIn(request);
+    const form = await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await kit.permit(who, access.organization.id, "story.publish");
+    const sent = {
+      date: form.text("date", 20),
+      time: form.text("time", 20),
+      zone: isTimeZone(form.text("time_zone", 100)) ? form.text("time_zone", 100) : "UTC",
+    };
+    const again = async (state: DecisionFormState, status: number) =>
+      kit.page(who, storyPage(who, await load(who, storyId), state), status);
+    const publishAt = zonedDateTime(sent.date, sent.time, sent.zone);
+    if (!publishAt) {
+      return again({ schedule: { ...sent, error: "Choose a date and a time." } }, 422);
+    }
+    try {
+      await transition(
+        who,
+        access.organization.id,
+        access.role,
+        storyId,
+        "schedule",
+        null,
+        publishAt,
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === "invalid_transition") {
+        return again({ problem: `Nothing changed: ${error.message}` }, 409);
+      }
+      if (error.code === "validation_failed") {
+        return again({ schedule: { ...sent, error: error.message } }, 422);
+      }
+      throw error;
+    }
+    const shown = `/app/stories/${storyId}?tz=${encodeURIComponent(sent.zone)}`;
+    return kit.redirect(withDone(shown, "scheduled"));
+  }
+
+  /** Unschedule once confirmed: the story goes back to approved. */
+  async function unschedule(request: Request, storyId: string) {
+    const who = await kit.signedIn(request);
+    const form = await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await kit.permit(who, access.organization.id, "story.publish");
+    const base = `/app/stories/${storyId}`;
+    if (form.text("confirm") !== "yes") {
+      const confirmation = confirmPage(who, {
+        title: "Unschedule the story",
+        question:
+          "The story will not be published at its time. It stays approved and can be scheduled or published again.",
+        action: `${base}/unschedule`,
+        button: "Unschedule",
+        back: base,
+      });
+      return kit.page(who, confirmation);
+    }
+    try {
+      await transition(who, access.organization.id, access.role, storyId, "unschedule", null);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "invalid_transition") throw error;
+      const state = { problem: `Nothing changed: ${error.message}` };
+      return kit.page(who, storyPage(who, await load(who, storyId), state), 409);
+    }
+    return kit.redirect(withDone(base, "unscheduled"));
   }
 
   async function decide(request: Request, storyId: string, action: "approve" | "reject") {
@@ -236,7 +314,15 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get("/app/stories/:id", async ({ request, params }) => {
       const who = await kit.signedIn(request);
-      return kit.page(who, storyPage(who, await load(who, params.id)));
+      return allowOwnScripts(
+        await kit.page(who, storyPage(who, await load(who, params.id, request))),
+      );
+    })
+    .post("/app/stories/:id/schedule", ({ request, params }) => schedule(request, params.id), {
+      parse: "none",
+    })
+    .post("/app/stories/:id/unschedule", ({ request, params }) => unschedule(request, params.id), {
+      parse: "none",
     })
     .post("/app/stories/:id/submit", ({ request, params }) => submit(request, params.id), {
       parse: "none",
@@ -270,4 +356,10 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       ({ request, params }) => release(request, params.id, "unpublish"),
       { parse: "none" },
     );
+}
+
+/** The zone a story page shows times in: `?tz=` when it names one, else UTC. */
+function timeZoneOf(request: Request | undefined): { zone: string; given: boolean } {
+  const asked = request ? new URL(request.url).searchParams.get("tz") : null;
+  return asked && isTimeZone(asked) ? { zone: asked, given: true } : { zone: "UTC", given: false };
 }
