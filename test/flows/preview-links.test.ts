@@ -194,6 +194,23 @@ describe("embargoed preview links", () => {
     expect((await get(`/newsrooms/rival-preview/preview/${ours.token}`)).status).toBe(404);
   }, 60_000);
 
+  test("a scheduled story's link names its time in the embargo banner", async () => {
+    const id = await story("armage", "timed-launch", ["submit", "approve"]);
+    const at = new Date(Date.now() + 3 * 3_600_000);
+    at.setUTCSeconds(0, 0);
+    const scheduled = await h.admin("POST", `/stories/${id}/transitions`, {
+      action: "schedule",
+      publish_at: at.toISOString(),
+    });
+    expect(scheduled.status).toBe(200);
+    const { url } = await link(id);
+    const page = await (await fetch(url)).text();
+    const named = `${at.toISOString().slice(0, 10)} ${at.toISOString().slice(11, 16)} UTC`;
+    expect(page).toContain(`Embargoed until ${named}`);
+    await h.admin("POST", `/stories/${id}/transitions`, { action: "unschedule" });
+    expect(await (await fetch(url)).text()).toContain("Embargoed until publication");
+  }, 60_000);
+
   test("an organization without a site of its own previews on the house newsroom under its name", async () => {
     await orgWithMembers(h, "siteless-preview", 0);
     const id = await story("siteless-preview", "siteless-launch", ["submit", "approve"]);

@@ -30,12 +30,13 @@ const PREVIEW_HEADERS = {
 };
 
 /**
- * When the embargo lifts, as the banner says it. The story records no publication time yet, so
- * this says "until publication"; once stories carry `publish_at`, this is the one place to read
- * it.
+ * When the embargo lifts, as the banner says it: a scheduled story's time (UTC, to the minute),
+ * else its publication, whenever an approver publishes it.
  */
-export function embargoText(_story: { status: string }): string {
-  return "Embargoed until publication";
+export function embargoText(story: { status: string; publishAt: Date | null }): string {
+  if (story.status !== "scheduled" || !story.publishAt) return "Embargoed until publication";
+  const at = story.publishAt.toISOString();
+  return `Embargoed until ${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
 }
 
 async function linkedStory(db: Queryable, token: string) {
