@@ -134,3 +134,9 @@ export function failSpan(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
   span.setAttribute("error.type", error instanceof Error ? error.name : typeof error);
 }
+
+/** Runs `work` with `parent` as the active context: the spans it starts are that trace's. */
+export function withParent<T>(parent: Context, work: () => T): T {
+  if (!on) return work();
+  return context.with(parent, work);
+}

@@ -2,6 +2,7 @@ import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
+import { contextFromTraceParent, inSpan, SpanKind } from "@newsroom/shared/tracing/index";
 import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
@@ -266,7 +267,22 @@ export class DeliveryWorker {
       this.refillIfRoom();
     };
     try {
-      await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
+      // Each attempt joins the trace of the transition that made its event (through the fan-out).
+      await inSpan(
+        "webhook attempt",
+        {
+          kind: SpanKind.INTERNAL,
+          parent: contextFromTraceParent(delivery.traceParent),
+          attributes: {
+            "newsroom.webhook.delivery_id": delivery.id,
+            "newsroom.webhook.endpoint_id": delivery.endpointId,
+            "newsroom.webhook.event_id": delivery.eventId,
+            "newsroom.webhook.event_type": delivery.eventType,
+            "newsroom.webhook.attempt": delivery.attempts + 1,
+          },
+        },
+        () => this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot),
+      );
     } finally {
       this.held.delete(delivery.id);
       freeSlot();

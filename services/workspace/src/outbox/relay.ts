@@ -4,6 +4,7 @@ import { outboxEvents } from "@newsroom/shared/db/schema";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { outboxLag } from "@newsroom/shared/metrics";
+import { contextFromTraceParent, withParent } from "@newsroom/shared/tracing/index";
 import { and, asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
@@ -45,7 +46,10 @@ export async function relayOnce(db: Db, bus: EventBus, hooks: RelayHooks = {}): 
       created_at: row.createdAt.toISOString(),
       data: { organization_id: row.organizationId, story_id: row.storyId },
     };
-    const result = await bus.publish(event);
+    // The publish joins the trace of the transition that wrote the event.
+    const result = await withParent(contextFromTraceParent(row.traceParent), () =>
+      bus.publish(event),
+    );
     if (result.duplicate) duplicates += 1;
   }
   await hooks.afterPublish?.();

@@ -2,8 +2,12 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import { activeTraceParent } from "@newsroom/shared/tracing/index";
 
-/** Writes an event to the outbox; call it inside the transaction that changes the story. */
+/**
+ * Writes an event to the outbox; call it inside the transaction that changes the story. The
+ * active trace (the transition's) is kept with it for the relay, the fan-out and the deliveries.
+ */
 export async function writeOutboxEvent(
   tx: Queryable,
   event: {
@@ -25,6 +29,7 @@ export async function writeOutboxEvent(
     sequence: event.sequence,
     previousStatus: event.previousStatus,
     createdAt: event.at,
+    traceParent: activeTraceParent(),
   });
   return id;
 }
