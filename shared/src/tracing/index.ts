@@ -140,3 +140,8 @@ export function withParent<T>(parent: Context, work: () => T): T {
   if (!on) return work();
   return context.with(parent, work);
 }
+
+/** Runs `work` outside any trace: a background pass, even when a request's work kicked it. */
+export function outsideAnyTrace<T>(work: () => T): T {
+  return withParent(ROOT_CONTEXT, work);
+}

@@ -4,7 +4,11 @@ import { outboxEvents } from "@newsroom/shared/db/schema";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { outboxLag } from "@newsroom/shared/metrics";
-import { contextFromTraceParent, withParent } from "@newsroom/shared/tracing/index";
+import {
+  contextFromTraceParent,
+  outsideAnyTrace,
+  withParent,
+} from "@newsroom/shared/tracing/index";
 import { and, asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
@@ -106,7 +110,8 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
       again = true;
       return;
     }
-    running = (async () => {
+    // A kick comes from a transition's request: the pass is none of that request's work.
+    running = outsideAnyTrace(async () => {
       do {
         again = false;
         try {
@@ -124,7 +129,7 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
         }
       } while (again && !stopped);
       running = null;
-    })();
+    });
   };
   const timer = setInterval(pass, intervalMs);
   pass();
