@@ -8,6 +8,7 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   trace,
 } from "@opentelemetry/api";
 import { SERVICE_VERSION } from "../version.ts";
@@ -39,12 +40,18 @@ export function markTracingOn(stop: () => Promise<void>): void {
 export async function stopTracing(): Promise<void> {
   const stop = stopHook;
   on = false;
+  cachedTracer = null;
   stopHook = null;
   await stop?.().catch(() => undefined);
 }
 
-export function tracer() {
-  return trace.getTracer("newsroom-service", SERVICE_VERSION);
+let cachedTracer: Tracer | null = null;
+
+/** This process's tracer: the SDK's once tracing is on, the API's no-op one before. */
+export function tracer(): Tracer {
+  if (!on) return trace.getTracer("newsroom-service", SERVICE_VERSION);
+  cachedTracer ??= trace.getTracer("newsroom-service", SERVICE_VERSION);
+  return cachedTracer;
 }
 
 /** The active span's ids, for a log line or a metric's exemplar; undefined without one. */
