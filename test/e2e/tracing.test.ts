@@ -55,13 +55,14 @@ function spawnProcess(entry: string, env: Record<string, string>) {
 
 describe("a client-API request through the gateway (separate processes)", () => {
   test(
-    "one trace: the caller's, then the gateway's server span, then client-api's as its child; the logs name it",
+    "one trace: the caller's, then the gateway's server span, then client-api's as its child; the logs name it; an untrusted caller's trace is only linked",
     async () => {
       const [gatewayPort, clientApiPort] = [await freePort(), await freePort()];
       const otel = {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       };
+      let publicGateway: ReturnType<typeof spawnProcess> | undefined;
       const clientApi = spawnProcess("services/client-api/src/main.ts", {
         ...otel,
         PGLITE_DIR: "memory",
@@ -102,6 +103,42 @@ describe("a client-API request through the gateway (separate processes)", () => 
         expect(clientApiSpan!.attributes["url.path"]).toBe("/v1/stories");
         expect(clientApiSpan!.encoding).toBe("json");
 
+        // A gateway that does not trust the caller starts a trace of its own, linked to the
+        // caller's, and client-api continues the gateway's, never the one the caller sent.
+        const publicPort = await freePort();
+        publicGateway = spawnProcess("gateway/src/main.ts", {
+          ...otel,
+          PORT: String(publicPort),
+          CLIENT_API_URL: `http://127.0.0.1:${clientApiPort}`,
+        });
+        await waitForReady(`http://127.0.0.1:${publicPort}/health`, START_BUDGET_MS);
+        const publicTraceId = randomHex(16);
+        const publicSpanId = randomHex(8);
+        await fetch(`http://127.0.0.1:${publicPort}/v1/stories`, {
+          headers: { traceparent: `00-${publicTraceId}-${publicSpanId}-01` },
+        });
+        const linked = await eventually(
+          () =>
+            collector.spans.find(
+              (span) =>
+                span.service === "gateway" &&
+                span.links.some((link) => link.traceId === publicTraceId),
+            ),
+          { message: "the untrusting gateway's span", timeoutMs: 15_000 },
+        );
+        expect(linked.traceId).not.toBe(publicTraceId);
+        expect(linked.parentSpanId).toBe("");
+        expect(linked.links[0]!.spanId).toBe(publicSpanId);
+        const behind = await eventually(
+          () =>
+            collector
+              .trace(linked.traceId)
+              .find((span) => span.service === "client-api" && span.kind === SERVER),
+          { message: "client-api's span in the gateway's trace", timeoutMs: 15_000 },
+        );
+        expect(behind.parentSpanId).toBe(linked.spanId);
+        expect(collector.trace(publicTraceId)).toEqual([]);
+
         for (const child of [clientApi, gateway]) child.kill("SIGTERM");
         await Promise.all([clientApi.exited, gateway.exited]);
         const output = await new Response(clientApi.stdout).text();
@@ -117,6 +154,7 @@ describe("a client-API request through the gateway (separate processes)", () => 
       } finally {
         clientApi.kill("SIGKILL");
         gateway.kill("SIGKILL");
+        publicGateway?.kill("SIGKILL");
       }
     },
     startBudget(2),
