@@ -13,6 +13,7 @@ export const EVENT = {
   webhookEndpointDisabled: "webhook_endpoint.disabled",
   siteChanged: "site.changed",
   assetCleared: "asset.cleared",
+  previewLinkOpened: "preview_link.opened",
   cachePurged: "cache.purged",
 } as const;
 
@@ -85,6 +86,19 @@ export const AssetClearedEvent = T.Object({
 export type AssetClearedEvent = Static<typeof AssetClearedEvent>;
 
 /**
+ * Someone opened a story's preview link and saw the story (public-read, best effort: a lost one
+ * is a missed count). The workspace, which owns `preview_links`, records the time and counts it.
+ * Nothing about who opened it.
+ */
+export const PreviewLinkOpenedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.previewLinkOpened),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), preview_link_id: T.String() }),
+});
+export type PreviewLinkOpenedEvent = Static<typeof PreviewLinkOpenedEvent>;
+
+/**
  * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
  * organization tags: public-read works it out once per event and tells every gateway replica,
  * whose answer cache (the one cache of public answers) drops exactly these. Kept in the stream like every
@@ -103,6 +117,7 @@ export const BusEvent = T.Union([
   WebhookEndpointDisabledEvent,
   SiteChangedEvent,
   AssetClearedEvent,
+  PreviewLinkOpenedEvent,
   CachePurgedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

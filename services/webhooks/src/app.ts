@@ -8,7 +8,7 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
-import { consumerPending } from "@newsroom/shared/metrics";
+import { consumerPending, readQueueAtScrape } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
@@ -16,6 +16,7 @@ import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
   deleteOldAttempts,
+  readDeliveryQueue,
   stopDeliveriesOfDisabledEndpoints,
 } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
@@ -98,6 +99,8 @@ export async function createWebhooksService(
     },
   );
 
+  const stopReadingQueue = readQueueAtScrape(() => readDeliveryQueue(db));
+
   const kit = httpKit("webhooks");
   const token = adminToken(runtime.config);
   const app = new Elysia({ name: "webhooks" })
@@ -125,6 +128,7 @@ export async function createWebhooksService(
     app,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
+      stopReadingQueue();
       await consumer.stop();
       await reconciler.stop();
       await worker.stop();

@@ -21,6 +21,8 @@ import { keysRoutes } from "./keys/routes.ts";
 import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
+import { startPreviewOpenedConsumer } from "./preview-links/opened-consumer.ts";
+import { previewLinksRoutes } from "./preview-links/routes.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
@@ -54,6 +56,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(sitesRoutes(deps))
     .use(keysRoutes(deps))
     .use(storiesRoutes(deps))
+    .use(previewLinksRoutes(deps))
     .use(assetsRoutes(deps))
     .use(webhookEndpointsRoutes(deps))
     .use(webhookDeliveriesRoutes(deps))
@@ -132,7 +135,10 @@ export async function createWorkspaceService(
     { db, mailer, appUrl: appUrl(config) },
     bus,
   );
+  // Public reads' word that a preview link was opened: its times and count.
+  const previewOpened = await startPreviewOpenedConsumer(db, bus);
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
+  const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp({
     db,
@@ -143,6 +149,7 @@ export async function createWorkspaceService(
     kickRelay: relay.kick,
     lookupTxt,
     calls,
+    addresses,
   });
   const web = createWebApp({
     db,
@@ -167,6 +174,7 @@ export async function createWorkspaceService(
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
       await endpointDisabled.stop();
+      await previewOpened.stop();
       await relay.stop();
       await web.signIn.idle();
     },

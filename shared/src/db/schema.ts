@@ -237,6 +237,38 @@ export const storyVersions = pgTable(
   (table) => [uniqueIndex("story_versions_story_version_idx").on(table.storyId, table.version)],
 );
 
+/**
+ * Written by: workspace. Read by: public-read (the preview page).
+ * Links are made and revoked in the workspace, which also records the openings public-read
+ * announces as `preview_link.opened`. An embargoed story's preview link: only the SHA-256 of its token is kept, the token itself is
+ * shown once. It records when it was opened and how often, nothing about who opened it.
+ */
+export const previewLinks = pgTable(
+  "preview_links",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    /** Who the link is for, such as a journalist's outlet (up to 100 characters). */
+    label: text("label").notNull(),
+    /** SHA-256 of the token, hex. */
+    tokenHash: text("token_hash").notNull().unique(),
+    expiresAt: tstz("expires_at").notNull(),
+    /** `admin` (the internal API) or `person:<id>`. */
+    createdBy: text("created_by").notNull(),
+    revokedAt: tstz("revoked_at"),
+    firstOpenedAt: tstz("first_opened_at"),
+    lastOpenedAt: tstz("last_opened_at"),
+    openedCount: integer("opened_count").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (table) => [index("preview_links_org_story_idx").on(table.organizationId, table.storyId)],
+);
+
 /** Written by: workspace. Read by: client-api, public-read, webhooks. */
 export const topics = pgTable(
   "topics",

@@ -188,8 +188,17 @@ function finish(
     status = CLIENT_CLOSED_REQUEST;
     requestsAborted.inc({ service: context?.service ?? "edge" });
   }
-  requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
   const ids = span?.spanContext();
+  // A traced request's duration points at its trace (an exemplar, where OpenMetrics is asked).
+  const exemplar = ids?.traceFlags ? { trace_id: ids.traceId } : undefined;
+  requestMetrics.record(
+    context?.service ?? "edge",
+    route,
+    incoming.method,
+    status,
+    seconds,
+    exemplar,
+  );
   if (span) endRequestSpan(span, { method: incoming.method, route, status, requestId });
   // One line per request. The path only: a query string may hold a feed key. Readiness probes
   // (the cluster's start polls 5 times a second, orchestrators every few seconds) only at debug.

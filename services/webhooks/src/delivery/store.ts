@@ -1,6 +1,7 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import type { QueueReading } from "@newsroom/shared/metrics";
 import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
@@ -444,6 +445,33 @@ export async function countPendingDeliveries(db: Db): Promise<number> {
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.status, "pending"));
   return row?.n ?? 0;
+}
+
+/**
+ * The queue lag at `now`: pending deliveries that are due and that no worker holds, and how long
+ * the oldest of them has been due. Read at each scrape: one pass over the pending rows' partial
+ * index (`webhook_deliveries_endpoint_due_idx`), not the whole table.
+ */
+export async function readDeliveryQueue(db: Db, now: Date = new Date()): Promise<QueueReading> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const [row] = await db
+    .select({
+      due: count(),
+      oldest: sql<string | null>`min(${d.nextAttemptAt})`,
+    })
+    .from(d)
+    .where(
+      and(
+        eq(d.status, "pending"),
+        sql`${d.nextAttemptAt} <= ${at}`,
+        or(isNull(d.lockedUntil), sql`${d.lockedUntil} < ${at}`),
+      ),
+    );
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
+  return {
+    due: row?.due ?? 0,
+    oldestDueSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000),
+  };
 }
 
 /** How long attempt details are kept. */

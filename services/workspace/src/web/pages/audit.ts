@@ -9,6 +9,8 @@ import { navOf } from "./organizations.ts";
 const ACTIONS: Record<string, string> = {
   "api_key.created": "API key created",
   "api_key.revoked": "API key revoked",
+  "preview_link.created": "Preview link created",
+  "preview_link.revoked": "Preview link revoked",
   "webhook_endpoint.created": "Webhook endpoint created",
   "webhook_endpoint.disabled": "Webhook endpoint disabled",
   "webhook_endpoint.enabled": "Webhook endpoint enabled",

@@ -238,8 +238,14 @@ export interface EndpointPageData {
   may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
   /** How the test event just sent went, if one was. */
-  tested: Pick<EndpointTestOutcome, "status" | "status_code" | "duration_ms" | "error"> | null;
+  tested: TestedOutcome | null;
 }
+
+/** What the endpoint's page says of a test event just sent. */
+export type TestedOutcome = Pick<
+  EndpointTestOutcome,
+  "status" | "status_code" | "duration_ms" | "error"
+>;
 
 function deliveryLog(
   deliveries: WebhookDeliveryOut[],
