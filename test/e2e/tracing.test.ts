@@ -57,7 +57,11 @@ describe("a client-API request through the gateway (separate processes)", () => 
   test(
     "one trace: the caller's, then the gateway's server span, then client-api's as its child; the logs name it; an untrusted caller's trace is only linked",
     async () => {
-      const [gatewayPort, clientApiPort] = [await freePort(), await freePort()];
+      const [gatewayPort, clientApiPort, metricsPort] = [
+        await freePort(),
+        await freePort(),
+        await freePort(),
+      ];
       const otel = {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -67,6 +71,7 @@ describe("a client-API request through the gateway (separate processes)", () => 
         ...otel,
         PGLITE_DIR: "memory",
         PORT: String(clientApiPort),
+        METRICS_PORT: String(metricsPort),
       });
       const gateway = spawnProcess("gateway/src/main.ts", {
         ...otel,
@@ -102,6 +107,13 @@ describe("a client-API request through the gateway (separate processes)", () => 
         expect(clientApiSpan!.attributes["http.response.status_code"]).toBe(401);
         expect(clientApiSpan!.attributes["url.path"]).toBe("/v1/stories");
         expect(clientApiSpan!.encoding).toBe("json");
+        // The request's duration points at its trace, where OpenMetrics is asked for.
+        const metrics = await (
+          await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+            headers: { accept: "application/openmetrics-text; version=1.0.0" },
+          })
+        ).text();
+        expect(metrics).toContain(`# {trace_id="${traceId}"}`);
 
         // A gateway that does not trust the caller starts a trace of its own, linked to the
         // caller's, and client-api continues the gateway's, never the one the caller sent.
