@@ -65,7 +65,7 @@ function hex(id: string | Uint8Array | null | undefined): string {
   return typeof id === "string" ? id : Buffer.from(id).toString("hex");
 }
 
-function valueOf(value: AnyValue | undefined): unknown {
+function plainValue(value: AnyValue | undefined): unknown {
   if (!value) return undefined;
   // Decoded protobuf gives the members of the `oneof` not set as null, JSON leaves them out.
   if (value.stringValue != null) return value.stringValue;
@@ -75,7 +75,7 @@ function valueOf(value: AnyValue | undefined): unknown {
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, plainValue(value)]));
 }
 
 export function startOtlpCollector() {
