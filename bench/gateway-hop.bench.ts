@@ -18,6 +18,7 @@ import {
   startBareProxy,
   waitFor200,
 } from "./support/external.ts";
+import { tracingEnv } from "./support/servers.ts";
 
 const PATH = "/v1/public/newsroom";
 
@@ -48,6 +49,7 @@ try {
     PUBLIC_READ_URL: upstream.url,
     PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000000",
     LOG_LEVEL: "error",
+    ...tracingEnv(),
   });
   const gateway = `http://127.0.0.1:${gatewayPort}`;
   await waitFor200(gateway + PATH, 30_000);

@@ -7,6 +7,8 @@ import { adminToken, loadConfigOrExit } from "@newsroom/shared/config";
 import { removeLocalPorts, writeLocalPorts } from "@newsroom/shared/local-ports";
 import { log } from "@newsroom/shared/log";
 import { refuseBusyPort, startOrExit } from "@newsroom/shared/startup";
+import { stopTracing } from "@newsroom/shared/tracing/index";
+import { startTracing } from "@newsroom/shared/tracing/setup";
 import { LOCAL_EMAIL, type LocalSes, localSesEndpoint, startLocalSes } from "./local-ses.ts";
 
 const config = loadConfigOrExit();
@@ -25,6 +27,8 @@ await startOrExit(async () => {
     await refuseBusyPort("SES_LOCAL_PORT", config.SES_LOCAL_PORT, "127.0.0.1");
   }
 });
+// All the services in one process: one service name on its spans.
+await startTracing(config, "newsroom");
 const { startEmbedded } = await import("./embedded.ts");
 const { addressLines, demoLines, linkLines, peopleLines } = await import("./demo-banner.ts");
 
@@ -57,6 +61,7 @@ async function stop(): Promise<void> {
   await embedded.stop();
   ses?.close();
   removeLocalPorts(config.LOCAL_PORTS_FILE);
+  await stopTracing();
   process.exit(0);
 }
 process.on("SIGINT", stop);

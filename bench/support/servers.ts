@@ -83,6 +83,18 @@ export interface DistributedServer {
 }
 
 /** The six processes on DATABASE_URL (a database of their own), NATS_URL and REDIS_URL. */
+/**
+ * The OTEL_* variables the bench was run with, handed to the processes it starts: a run with
+ * OTEL_EXPORTER_OTLP_ENDPOINT set measures them with tracing on.
+ */
+export function tracingEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith("OTEL_") && entry[1] !== undefined,
+    ),
+  );
+}
+
 export async function startDistributed(
   extraEnv: Record<string, string> = {},
 ): Promise<DistributedServer> {
@@ -113,6 +125,7 @@ export async function startDistributed(
     FORMS_FROM_EMAIL: "newsroom@example.com",
     FORMS_TEAM_EMAIL: "team@example.com",
     LOG_LEVEL: "error",
+    ...tracingEnv(),
     ...extraEnv,
   };
   // The measured checkout's own cluster layout.

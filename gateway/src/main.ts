@@ -6,6 +6,7 @@ import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRateLimitStore } from "@newsroom/shared/rate-limit";
 import { onShutdown } from "@newsroom/shared/service";
+import { startTracing } from "@newsroom/shared/tracing/setup";
 import { PublicAnswerCache, subscribeAnswerPurges } from "./answer-cache.ts";
 import { createGateway } from "./app.ts";
 import { GatewayConfig } from "./config.ts";
@@ -14,6 +15,7 @@ import { httpUpstream, type Upstream } from "./upstream.ts";
 
 /** The gateway as its own process: proxies by path prefix to the services' URLs. */
 const config = loadConfigOrExit(GatewayConfig);
+await startTracing(config, "gateway");
 const targets: [ServiceName, string | undefined][] = [
   ["public-read", config.PUBLIC_READ_URL],
   ["forms", config.FORMS_URL],

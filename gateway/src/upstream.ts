@@ -1,6 +1,7 @@
 import { CLIENT_IP_HEADER, clientIpOf } from "@newsroom/shared/http/request-context";
 import { targetOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
+import { injectTraceHeaders, tracingOn } from "@newsroom/shared/tracing/index";
 
 /** Something that answers requests for a service: its app in-process, or its URL. */
 export type Upstream = (request: Request) => Promise<Response>;
@@ -28,6 +29,11 @@ export function httpUpstream(baseUrl: string, name: string, send: Fetcher = fetc
     headers.set(CLIENT_IP_HEADER, clientIpOf(request));
     headers.delete("host");
     headers.delete("connection");
+    // The services continue whatever trace context they are given: the gateway's request span's,
+    // never one the client sent (the edge decided whether to continue that one).
+    headers.delete("traceparent");
+    headers.delete("tracestate");
+    if (tracingOn()) injectTraceHeaders(headers);
     try {
       return await send(base + targetOf(request.url), {
         method: request.method,

@@ -44,6 +44,38 @@ export const ProcessConfig = T.Object({
    * At most 255 (Bun's limit).
    */
   HTTP_IDLE_TIMEOUT_SECONDS: T.Integer({ default: 75, minimum: 1, maximum: 255 }),
+  /**
+   * OpenTelemetry collector (OTLP over HTTP) that receives the traces: spans go to
+   * `{endpoint}/v1/traces`. Unset (and no traces endpoint): no tracing at all.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: T.Optional(Url),
+  /** The full address traces go to, when not `{OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: T.Optional(Url),
+  /** How spans are encoded: http/protobuf or http/json. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: T.Union([T.Literal("http/protobuf"), T.Literal("http/json")], {
+    default: "http/protobuf",
+  }),
+  /** The service name on every span. Unset: the process's own (gateway, client-api, ...). */
+  OTEL_SERVICE_NAME: T.Optional(T.String({ minLength: 1 })),
+  /**
+   * Which traces are kept: always_on, always_off, traceidratio, or parentbased_* (follow the
+   * caller's choice, else the given rule).
+   */
+  OTEL_TRACES_SAMPLER: T.Union(
+    [
+      T.Literal("always_on"),
+      T.Literal("always_off"),
+      T.Literal("traceidratio"),
+      T.Literal("parentbased_always_on"),
+      T.Literal("parentbased_always_off"),
+      T.Literal("parentbased_traceidratio"),
+    ],
+    { default: "parentbased_always_on" },
+  ),
+  /** The ratio of the *traceidratio samplers, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: T.Number({ minimum: 0, maximum: 1, default: 1 }),
+  /** Extra resource attributes on every span: `key=value,key=value` (deployment.environment=...). */
+  OTEL_RESOURCE_ATTRIBUTES: T.Optional(T.String()),
 });
 export type ProcessConfig = Static<typeof ProcessConfig>;
 

@@ -1,7 +1,10 @@
 /**
  * Logs, one line each: JSON (LOG_FORMAT=json, the default) for machines, or a short line for a
- * person at a terminal (`pretty`). Never pass a key, a token, a secret or a form body.
+ * person at a terminal (`pretty`). Never pass a key, a token, a secret or a form body. While a
+ * span is active (tracing on), a line carries its `trace_id` and `span_id`.
  */
+import { currentTraceIds } from "./tracing/index.ts";
+
 type Level = "debug" | "info" | "warn" | "error";
 export type LogFormat = "json" | "pretty";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -15,6 +18,8 @@ let captured: string[] | null = null;
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if ((silent && !captured) || ORDER[level] < ORDER[threshold]) return;
   const time = new Date();
+  const ids = currentTraceIds();
+  if (ids) fields = { ...fields, ...ids };
   const line =
     format === "json"
       ? JSON.stringify({ time: time.toISOString(), level, message, ...fields })

@@ -1,6 +1,7 @@
 import type * as SesSdk from "@aws-sdk/client-sesv2";
 import type Libmime from "libmime";
 import type { Config } from "./config.ts";
+import { inSpan, SpanKind, tracingOn } from "./tracing/index.ts";
 
 /** One email: plain text always, HTML optionally, extra headers (such as List-Unsubscribe). */
 export interface MailMessage {
@@ -135,7 +136,23 @@ export function sesClient(options: SesOptions): SesCalls {
         throw error;
       });
       const { sdk, send } = await opened;
-      return (await send(make(sdk), { abortSignal })) as Output;
+      const command = make(sdk);
+      if (!tracingOn()) return (await send(command, { abortSignal })) as Output;
+      // The command's name only: never its input (addresses, subjects, bodies).
+      const operation = command.constructor.name.replace(/Command$/, "");
+      return inSpan(
+        `SES ${operation}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "rpc.system": "aws-api",
+            "rpc.service": "SESv2",
+            "rpc.method": operation,
+            "cloud.region": options.region,
+          },
+        },
+        async () => (await send(command, { abortSignal })) as Output,
+      );
     },
   };
 }

@@ -10,6 +10,8 @@ import { log } from "./log.ts";
 import { serveMetrics } from "./metrics.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { serveOn, startOrExit } from "./startup.ts";
+import { stopTracing } from "./tracing/index.ts";
+import { startTracing } from "./tracing/setup.ts";
 
 /** A readiness check: resolves when its part works, throws otherwise. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
@@ -102,6 +104,7 @@ async function startService<S extends TObject>(
   const config = loadConfigOrExit(schema) as Static<S> & ServiceProcessConfig;
   const runtime = await openRuntime(config);
   const service = await factory(runtime);
+  await startTracing(config, service.name);
   const ready = readinessResponse(readiness(service.readiness));
   const handle = serviceEntry(service);
   const server = serveOn("PORT", {
@@ -152,6 +155,8 @@ export function onShutdown(name: string, drain: () => Promise<void>): void {
     }, SHUTDOWN_DEADLINE_MS);
     try {
       await drain();
+      // The spans of the last requests go to the collector before the process ends.
+      await stopTracing();
       clearTimeout(deadline);
       process.exit(0);
     } catch (error) {

@@ -243,6 +243,9 @@ describe("a service's own schema", () => {
       PORT: 3600,
       LOG_LEVEL: "info",
       HTTP_IDLE_TIMEOUT_SECONDS: 75,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_TRACES_SAMPLER: "parentbased_always_on",
+      OTEL_TRACES_SAMPLER_ARG: 1,
       PUBLIC_BASE_URL: "http://localhost:3600",
     });
   });

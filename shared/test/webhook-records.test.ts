@@ -61,6 +61,7 @@ function deliveryRow(
     lastError: null,
     nextAttemptAt: null,
     lockedUntil: null,
+    traceParent: null,
     createdAt: new Date("2025-03-01T09:30:00Z"),
     deliveredAt: null,
     ...overrides,

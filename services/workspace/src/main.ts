@@ -3,6 +3,7 @@ import { log } from "@newsroom/shared/log";
 import { serveMetrics } from "@newsroom/shared/metrics";
 import { openRuntime } from "@newsroom/shared/runtime";
 import { onShutdown } from "@newsroom/shared/service";
+import { startTracing } from "@newsroom/shared/tracing/setup";
 import { createWorkspaceService } from "./app.ts";
 import { WorkspaceConfig } from "./config.ts";
 import { serveWorkspace } from "./server.ts";
@@ -22,6 +23,7 @@ for (const variable of ["WEBHOOKS_URL", "FORMS_URL", "PUBLIC_READ_URL"] as const
   }
   log.warn(`${variable} is not set: the routes that need that service answer 503`);
 }
+await startTracing(config, "workspace");
 const runtime = await openRuntime(config);
 const workspace = await createWorkspaceService(runtime);
 const server = serveWorkspace(config, workspace, { hostname: "0.0.0.0" });

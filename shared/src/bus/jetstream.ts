@@ -8,9 +8,10 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import { connect, type NatsConnection, nanos } from "@nats-io/transport-node";
+import { connect, headers, type NatsConnection, nanos } from "@nats-io/transport-node";
 import type { BusEvent } from "../events.ts";
 import type { EventBus, EventHandler, SubscribeOptions, Subscription } from "./index.ts";
+import { inConsumeSpan, inPublishSpan } from "./tracing.ts";
 
 export const STREAM_NAME = "STORY_EVENTS";
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
@@ -62,11 +63,15 @@ export class JetStreamBus implements EventBus {
   }
 
   async publish(event: BusEvent): Promise<{ duplicate: boolean }> {
+    const subject = this.prefix + event.type;
     const send = () =>
-      this.js.publish(this.prefix + event.type, JSON.stringify(event), {
-        msgID: event.id,
-        timeout: 5_000,
-      });
+      inPublishSpan(event, subject, headers, (traceHeaders) =>
+        this.js.publish(subject, JSON.stringify(event), {
+          msgID: event.id,
+          timeout: 5_000,
+          headers: traceHeaders,
+        }),
+      );
     try {
       return { duplicate: (await send()).duplicate };
     } catch (error) {
@@ -114,7 +119,11 @@ export class JetStreamBus implements EventBus {
           continue;
         }
         try {
-          if (wanted(event)) await handler(event);
+          if (wanted(event)) {
+            await inConsumeSpan(event, message.subject, options.durable, message.headers, () =>
+              handler(event),
+            );
+          }
           if (!options.broadcast) message.ack();
         } catch {
           if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);

@@ -1,10 +1,12 @@
 import type { BusEvent } from "../events.ts";
 import type { EventBus, EventHandler, SubscribeOptions, Subscription } from "./index.ts";
+import { inConsumeSpan, inPublishSpan, type TraceCarrier } from "./tracing.ts";
 
 const DEDUPLICATION_WINDOW_MS = 120_000;
 const REDELIVERY_DELAY_MS = 1_000;
 
 interface Group {
+  name: string;
   handlers: EventHandler[];
   types?: readonly string[];
   next: number;
@@ -26,18 +28,21 @@ export class MemoryBus implements EventBus {
     for (const [id, at] of this.seen) if (now - at > DEDUPLICATION_WINDOW_MS) this.seen.delete(id);
     if (this.seen.has(event.id)) return { duplicate: true };
     this.seen.set(event.id, now);
-    for (const group of this.groups.values()) {
-      if (group.types && !group.types.includes(event.type)) continue;
-      this.deliver(group, event);
-    }
-    return { duplicate: false };
+    const carrier = () => new Map<string, string>();
+    return inPublishSpan(event, event.type, carrier, async (traceHeaders) => {
+      for (const group of this.groups.values()) {
+        if (group.types && !group.types.includes(event.type)) continue;
+        this.deliver(group, event, traceHeaders);
+      }
+      return { duplicate: false };
+    });
   }
 
   async subscribe(handler: EventHandler, options: SubscribeOptions): Promise<Subscription> {
     const name = options.broadcast ? `${options.durable}:${crypto.randomUUID()}` : options.durable;
     let group = this.groups.get(name);
     if (!group) {
-      group = { handlers: [], types: options.types, next: 0 };
+      group = { name: options.durable, handlers: [], types: options.types, next: 0 };
       this.groups.set(name, group);
     }
     group.handlers.push(handler);
@@ -57,14 +62,14 @@ export class MemoryBus implements EventBus {
     this.groups.clear();
   }
 
-  private deliver(group: Group, event: BusEvent): void {
+  private deliver(group: Group, event: BusEvent, traceHeaders?: TraceCarrier): void {
     if (this.closed || group.handlers.length === 0) return;
     const handler = group.handlers[group.next++ % group.handlers.length]!;
     queueMicrotask(() => {
-      handler(event).catch(() => {
+      inConsumeSpan(event, event.type, group.name, traceHeaders, () => handler(event)).catch(() => {
         const timer = setTimeout(() => {
           this.timers.delete(timer);
-          this.deliver(group, event);
+          this.deliver(group, event, traceHeaders);
         }, REDELIVERY_DELAY_MS);
         this.timers.add(timer);
       });

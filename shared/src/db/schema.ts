@@ -683,6 +683,11 @@ export const outboxEvents = pgTable(
     /** Set by the relay once the bus accepted the event. */
     publishedAt: tstz("published_at"),
     /**
+     * The W3C `traceparent` of the transition that wrote the event, when it was traced: the
+     * relay's publish, the fan-out and each delivery attempt join that trace. No value beyond ids.
+     */
+    traceParent: text("trace_parent"),
+    /**
      * No longer written: the webhooks service keeps its own record (`webhook_fanned_out_events`),
      * which the upgrade filled from this column. To be dropped by the workspace.
      */
@@ -739,6 +744,8 @@ export const webhookDeliveries = pgTable(
     lockedUntil: tstz("locked_until"),
     createdAt: createdAt(),
     deliveredAt: tstz("delivered_at"),
+    /** The W3C `traceparent` of the fan-out that wrote the delivery: its attempts join that trace. */
+    traceParent: text("trace_parent"),
   },
   (table) => [
     uniqueIndex("webhook_deliveries_endpoint_event_idx").on(table.endpointId, table.eventId),

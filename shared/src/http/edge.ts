@@ -3,6 +3,8 @@ import { ApiError } from "../errors.ts";
 import { newRequestId } from "../ids.ts";
 import { log } from "../log.ts";
 import { requestMetrics, requestsAborted } from "../metrics.ts";
+import { endRequestSpan, startRequestSpan, withinRequestSpan } from "../tracing/http.ts";
+import { type Span, tracingOn } from "../tracing/index.ts";
 import { isUploadPath, UPLOAD_BODY_LIMIT } from "../uploads.ts";
 import { compressedAtEdge, edgeEncodingOf } from "./compression.ts";
 import { errorResponse, toApiError } from "./error-response.ts";
@@ -40,6 +42,23 @@ export interface EdgeOptions {
   compress?: boolean;
 }
 
+/**
+ * Whose W3C trace context a request's span continues (`tracing/http.ts`): behind the gateway,
+ * every peer's (the gateway and the services; the gateway replaces what the public sent); at
+ * the public edge, only a trusted proxy's (TRUSTED_PROXIES), anyone else's is only linked.
+ */
+function traceContextTrust(
+  options: EdgeOptions,
+  isTrusted: (address: string) => boolean,
+): (incoming: Request, server: Parameters<FetchHandler>[1]) => boolean {
+  if (options.behindGateway) return () => true;
+  return (incoming, server) => {
+    if (!server) return true; // called in-process
+    const peer = server.requestIP(incoming)?.address;
+    return peer !== undefined && isTrusted(peer);
+  };
+}
+
 export type FetchHandler = (
   request: Request,
   server?: { requestIP(r: Request): { address: string } | null },
@@ -57,8 +76,13 @@ export function edge(
 ): FetchHandler {
   const isTrusted = parseTrusted(options.trustedProxies);
   const isGateway = addressMatcher(options.gatewayAddresses ?? "", "GATEWAY_ADDRESSES");
+  const trustsTraceContext = traceContextTrust(options, isTrusted);
   return (incoming, server) => {
     const started = performance.now();
+    const traced = tracingOn()
+      ? startRequestSpan(incoming, trustsTraceContext(incoming, server))
+      : null;
+    const span = traced?.span;
     const given = options.behindGateway ? incoming.headers.get(REQUEST_ID_HEADER) : null;
     const requestId = given && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
     const host = incoming.headers.get("host");
@@ -66,6 +90,13 @@ export function edge(
       const refused = new ApiError("invalid_parameters", "The Host header is not a valid host.", {
         fields: [{ field: "host", reason: "invalid" }],
       });
+      if (span)
+        endRequestSpan(span, {
+          method: incoming.method,
+          route: "unmatched",
+          status: 400,
+          requestId,
+        });
       return withServiceHeaders(errorResponse(refused, requestId), requestId);
     }
     // HEAD answers as GET would (RFC 9110 section 9.3.2), on every route of every app: the app
@@ -96,7 +127,7 @@ export function edge(
       if (length > limit) {
         throw new ApiError("body_too_large", `The body may be at most ${limit} bytes.`);
       }
-      answer = handle(request);
+      answer = traced ? withinRequestSpan(traced, () => handle(request)) : handle(request);
     } catch (error) {
       answer = failureOf(error, request, requestId);
     }
@@ -104,10 +135,10 @@ export function edge(
     const out = (response: Response): Response | Promise<Response> => {
       const encoding = options.compress ? edgeEncodingOf(request, response) : null;
       if (encoding === null && !head)
-        return finish(response, incoming, request, requestId, started);
+        return finish(response, incoming, request, requestId, started, span);
       const encoded = encoding ? compressedAtEdge(response, encoding) : response;
       return headless(encoded, head).then((sent) =>
-        finish(sent, incoming, request, requestId, started),
+        finish(sent, incoming, request, requestId, started, span),
       );
     };
     if (answer instanceof Promise) {
@@ -140,13 +171,14 @@ function failureOf(error: unknown, request: Request, requestId: string): Respons
   return errorResponse(toApiError(error, request), requestId);
 }
 
-/** An answer's bookkeeping: metrics, the request's log line, the two headers. */
+/** An answer's bookkeeping: metrics, the request's span and log line, the two headers. */
 function finish(
   response: Response,
   incoming: Request,
   request: Request,
   requestId: string,
   started: number,
+  span: Span | undefined,
 ): Response {
   const context = knownContextOf(request);
   const route = context?.route ?? "unmatched";
@@ -156,7 +188,18 @@ function finish(
     status = CLIENT_CLOSED_REQUEST;
     requestsAborted.inc({ service: context?.service ?? "edge" });
   }
-  requestMetrics.record(context?.service ?? "edge", route, incoming.method, status, seconds);
+  const ids = span?.spanContext();
+  // A traced request's duration points at its trace (an exemplar, where OpenMetrics is asked).
+  const exemplar = ids?.traceFlags ? { trace_id: ids.traceId } : undefined;
+  requestMetrics.record(
+    context?.service ?? "edge",
+    route,
+    incoming.method,
+    status,
+    seconds,
+    exemplar,
+  );
+  if (span) endRequestSpan(span, { method: incoming.method, route, status, requestId });
   // One line per request. The path only: a query string may hold a feed key. Readiness probes
   // (the cluster's start polls 5 times a second, orchestrators every few seconds) only at debug.
   const path = pathOf(incoming.url);
@@ -169,6 +212,7 @@ function finish(
       route,
       status,
       duration_ms: Math.round(seconds * 10_000) / 10,
+      ...(ids && { trace_id: ids.traceId, span_id: ids.spanId }),
     });
   }
   return withServiceHeaders(response, requestId);

@@ -6,6 +6,7 @@ import {
   temporarilyUnavailable,
 } from "../errors.ts";
 import { log } from "../log.ts";
+import { injectTraceHeaders, tracingOn } from "../tracing/index.ts";
 import { REQUEST_ID_HEADER } from "./request-context.ts";
 
 /**
@@ -51,6 +52,7 @@ export class InternalClient {
       accept: "application/json",
     });
     if (options.requestId) headers.set(REQUEST_ID_HEADER, options.requestId);
+    if (tracingOn()) injectTraceHeaders(headers);
     const hasBody = options.body !== undefined;
     if (hasBody) headers.set("content-type", "application/json");
     const request = new Request(INTERNAL_ORIGIN + path, {

@@ -2,6 +2,7 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import { webhookAlerts, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { EVENT, type OperationalEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import { activeTraceParent } from "@newsroom/shared/tracing/index";
 import { and, eq, gt, gte, ne, sql } from "drizzle-orm";
 import { insertManyDeliveries } from "../fan-out/store.ts";
 import { ALERT_QUIET_MS, disableThresholdAttempts, percentReached } from "./thresholds.ts";
@@ -195,7 +196,14 @@ async function raiseAlert(tx: Queryable, subject: AlertSubject, alert: NewAlert)
     subscribers.map((endpoint) => ({
       organizationId: subject.organizationId,
       endpointId: endpoint.id,
-      event: { id: alert.id, type: alert.type, storyId: null, createdAt: subject.now },
+      event: {
+        id: alert.id,
+        type: alert.type,
+        storyId: null,
+        createdAt: subject.now,
+        // The failing attempt's trace: an alert's deliveries join it.
+        traceParent: activeTraceParent(),
+      },
     })),
     subject.now,
   );

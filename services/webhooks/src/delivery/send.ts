@@ -1,3 +1,4 @@
+import { inSpan, SpanKind, SpanStatusCode, tracingOn } from "@newsroom/shared/tracing/index";
 import { signedHeaders } from "../signing/signature.ts";
 import { AnswerPrefix } from "./answer-prefix.ts";
 import { type AttemptFailure, failureReason } from "./failure-reason.ts";
@@ -66,6 +67,37 @@ export type CheckedPostResult =
  * OAuth token requests of endpoints that use them go through here.
  */
 export async function postToCheckedTarget(request: CheckedPost): Promise<CheckedPostResult> {
+  if (!tracingOn()) return postChecked(request);
+  // The receiver's host and the status only: never the URL's path or query, a header or the body.
+  return inSpan(
+    "POST",
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { "http.request.method": "POST", "server.address": hostOf(request.url) },
+    },
+    async (span) => {
+      const result = await postChecked(request);
+      if (result.ok) {
+        span?.setAttribute("http.response.status_code", result.response.status);
+        if (result.response.status >= 400) span?.setStatus({ code: SpanStatusCode.ERROR });
+      } else {
+        span?.setStatus({ code: SpanStatusCode.ERROR });
+        span?.setAttribute("error.type", result.failure.kind);
+      }
+      return result;
+    },
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "invalid";
+  }
+}
+
+async function postChecked(request: CheckedPost): Promise<CheckedPostResult> {
   const timeoutMs = request.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   let target: CheckedTarget;

@@ -9,6 +9,12 @@ import {
   webhookDeliveryLatency,
   webhookEndpointDisablements,
 } from "@newsroom/shared/metrics";
+import {
+  contextFromTraceParent,
+  currentTraceIds,
+  inSpan,
+  SpanKind,
+} from "@newsroom/shared/tracing/index";
 import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
@@ -275,7 +281,22 @@ export class DeliveryWorker {
       this.refillIfRoom();
     };
     try {
-      await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
+      // Each attempt joins the trace of the transition that made its event (through the fan-out).
+      await inSpan(
+        "webhook attempt",
+        {
+          kind: SpanKind.INTERNAL,
+          parent: contextFromTraceParent(delivery.traceParent),
+          attributes: {
+            "newsroom.webhook.delivery_id": delivery.id,
+            "newsroom.webhook.endpoint_id": delivery.endpointId,
+            "newsroom.webhook.event_id": delivery.eventId,
+            "newsroom.webhook.event_type": delivery.eventType,
+            "newsroom.webhook.attempt": delivery.attempts + 1,
+          },
+        },
+        () => this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot),
+      );
     } finally {
       this.held.delete(delivery.id);
       freeSlot();
@@ -318,9 +339,11 @@ export class DeliveryWorker {
       const at = new Date();
       webhookAttempts.inc({ outcome: "delivered" });
       webhookDeliveries.inc({ outcome: "delivered" });
+      // The attempt's span is active: the time from transition to delivery points at its trace.
       webhookDeliveryLatency.observe(
         {},
         Math.max(0, (at.getTime() - delivery.eventCreatedAt.getTime()) / 1000),
+        currentTraceIds(),
       );
       await this.delivered.submit({
         delivery,

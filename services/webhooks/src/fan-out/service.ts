@@ -5,6 +5,7 @@ import {
   type WebhookEventType,
 } from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
+import { activeTraceParent } from "@newsroom/shared/tracing/index";
 import {
   type DeliveryEvent,
   enabledEndpointsOf,
@@ -82,18 +83,29 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
     );
     const outbox = new Map((await outboxEventsOf(tx, [...recorded])).map((row) => [row.id, row]));
     const todo = new Map<string, { organizationId: string; delivery: DeliveryEvent }>();
+    // The attempts join the trace of the message being handled, else (the reconciler) the one of
+    // the transition that wrote the event.
+    const handling = activeTraceParent();
     for (const event of events) {
       const row = outbox.get(event.id);
       if (!recorded.has(event.id) || todo.has(event.id)) continue;
+      const traceParent = handling ?? row?.traceParent ?? null;
       todo.set(event.id, {
         organizationId: row?.organizationId ?? event.data.organization_id,
         delivery: row
-          ? { id: row.id, type: row.type, storyId: row.storyId, createdAt: row.createdAt }
+          ? {
+              id: row.id,
+              type: row.type,
+              storyId: row.storyId,
+              createdAt: row.createdAt,
+              traceParent,
+            }
           : {
               id: event.id,
               type: event.type as WebhookEventType,
               storyId: event.data.story_id,
               createdAt: new Date(event.created_at),
+              traceParent,
             },
       });
     }

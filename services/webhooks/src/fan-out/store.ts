@@ -10,7 +10,13 @@ import {
 import type { SubscribableEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
-import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";
+import {
+  nullableUuidArray,
+  textArray,
+  timestampArray,
+  tokenArray,
+  uuidArray,
+} from "../sql-arrays.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
@@ -106,6 +112,8 @@ export interface DeliveryEvent {
   type: SubscribableEventType;
   storyId: string | null;
   createdAt: Date;
+  /** The trace its attempts join (`webhook_deliveries.trace_parent`). */
+  traceParent: string | null;
 }
 
 /**
@@ -125,7 +133,7 @@ export async function insertManyDeliveries(
     .select(sql`
       select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
              v.event_created_at, 'pending', 0, null, null, null, ${now.toISOString()}::timestamptz,
-             null, ${now.toISOString()}::timestamptz, null
+             null, ${now.toISOString()}::timestamptz, null, v.trace_parent
       from unnest(
         ${uuidArray(column(() => newId()))},
         ${uuidArray(column((item) => item.organizationId))},
@@ -133,8 +141,10 @@ export async function insertManyDeliveries(
         ${uuidArray(column((item) => item.event.id))},
         ${tokenArray(column((item) => item.event.type))},
         ${nullableUuidArray(column((item) => item.event.storyId))},
-        ${timestampArray(column((item) => item.event.createdAt))}
-      ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at)`)
+        ${timestampArray(column((item) => item.event.createdAt))},
+        ${textArray(column((item) => item.event.traceParent))}
+      ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at,
+             trace_parent)`)
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
     .returning({ eventId: webhookDeliveries.eventId });
   return rows.map((row) => row.eventId);

@@ -4,6 +4,11 @@ import { outboxEvents } from "@newsroom/shared/db/schema";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { outboxLag } from "@newsroom/shared/metrics";
+import {
+  contextFromTraceParent,
+  outsideAnyTrace,
+  withParent,
+} from "@newsroom/shared/tracing/index";
 import { and, asc, inArray, isNull, min } from "drizzle-orm";
 
 const BATCH = 100;
@@ -45,7 +50,10 @@ export async function relayOnce(db: Db, bus: EventBus, hooks: RelayHooks = {}): 
       created_at: row.createdAt.toISOString(),
       data: { organization_id: row.organizationId, story_id: row.storyId },
     };
-    const result = await bus.publish(event);
+    // The publish joins the trace of the transition that wrote the event.
+    const result = await withParent(contextFromTraceParent(row.traceParent), () =>
+      bus.publish(event),
+    );
     if (result.duplicate) duplicates += 1;
   }
   await hooks.afterPublish?.();
@@ -102,7 +110,8 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
       again = true;
       return;
     }
-    running = (async () => {
+    // A kick comes from a transition's request: the pass is none of that request's work.
+    running = outsideAnyTrace(async () => {
       do {
         again = false;
         try {
@@ -120,7 +129,7 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
         }
       } while (again && !stopped);
       running = null;
-    })();
+    });
   };
   const timer = setInterval(pass, intervalMs);
   pass();

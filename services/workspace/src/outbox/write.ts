@@ -2,6 +2,7 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import { activeTraceParent } from "@newsroom/shared/tracing/index";
 
 export interface OutboxEventInput {
   organizationId: string;
@@ -19,12 +20,16 @@ export async function writeOutboxEvent(tx: Queryable, event: OutboxEventInput): 
   return id!;
 }
 
-/** Writes several events in one statement (the scheduler's batch); their ids in order. */
+/**
+ * Writes several events in one statement (the scheduler's batch); their ids in order. The
+ * active trace (the transition's) is kept with each for the relay, the fan-out and the deliveries.
+ */
 export async function writeOutboxEvents(
   tx: Queryable,
   events: OutboxEventInput[],
 ): Promise<string[]> {
   if (events.length === 0) return [];
+  const traceParent = activeTraceParent();
   const rows = events.map((event) => ({
     id: newId(),
     organizationId: event.organizationId,
@@ -33,6 +38,7 @@ export async function writeOutboxEvents(
     sequence: event.sequence,
     previousStatus: event.previousStatus,
     createdAt: event.at,
+    traceParent,
   }));
   await tx.insert(outboxEvents).values(rows);
   return rows.map((row) => row.id);
