@@ -180,17 +180,18 @@ export class DeliveryWorker {
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
+    let sendable: Set<string>;
     try {
       if (this.stopped) throw new Error("stopping");
-      [endpoints, bodies] = await Promise.all([
+      // Together, in one round trip's time. The attempts are opened before any request leaves:
+      // every call a receiver sees is in the log, even if this process dies before its answer.
+      // (Should a read fail after the opening, the claims are given back and the next attempt
+      // closes these as unanswered.)
+      [endpoints, bodies, sendable] = await Promise.all([
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
+        openAttempts(this.db, rows),
       ]);
-      // Every call a receiver sees is in the log, even if this process dies before its answer.
-      await openAttempts(
-        this.db,
-        rows.filter((row) => endpoints.get(row.endpointId)?.status === "enabled"),
-      );
     } catch (error) {
       this.busy -= rows.length;
       for (const row of rows) this.held.delete(row.id);
@@ -217,7 +218,7 @@ export class DeliveryWorker {
     };
     for (const row of rows) {
       this.track(
-        this.attempt(row, endpoints.get(row.endpointId), bodies, secretOf),
+        this.attempt(row, sendable.has(row.id), endpoints.get(row.endpointId), bodies, secretOf),
         "webhook attempt failed",
       );
     }
@@ -254,6 +255,7 @@ export class DeliveryWorker {
   /** One claimed delivery: its slot is free once the request is over, before the recording. */
   private async attempt(
     delivery: DeliveryRow,
+    opened: boolean,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
     secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
@@ -266,7 +268,7 @@ export class DeliveryWorker {
       this.refillIfRoom();
     };
     try {
-      await this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot);
+      await this.sendAndRecord(delivery, opened, endpoint, bodies, secretOf, freeSlot);
     } finally {
       this.held.delete(delivery.id);
       freeSlot();
@@ -274,8 +276,10 @@ export class DeliveryWorker {
     }
   }
 
+  /** `opened`: its attempt was opened (still pending, its endpoint enabled): it is sent. */
   private async sendAndRecord(
     delivery: DeliveryRow,
+    opened: boolean,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
     secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
@@ -283,8 +287,10 @@ export class DeliveryWorker {
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
     if (!endpoint) return;
-    if (endpoint.status !== "enabled") {
-      await stopClaimedDelivery(this.db, delivery);
+    if (!opened) {
+      // Its endpoint is disabled; or it was enabled between the two reads: claimed again later.
+      if (endpoint.status !== "enabled") await stopClaimedDelivery(this.db, delivery);
+      else await releaseClaims(this.db, [delivery.id]);
       return;
     }
     const { secrets, auth } = secretOf(endpoint);
