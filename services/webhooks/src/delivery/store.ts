@@ -118,7 +118,11 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
 
 /**
  * A live worker's claims are renewed while their attempts run, so the lease can be short and a
- * dead worker's claims return within it.
+ * dead worker's claims return within it. A row another statement holds right now (its attempt
+ * being opened or recorded) is skipped, not waited for: a renewal touching many rows in no
+ * particular order would otherwise deadlock with such a statement, and PostgreSQL might end the
+ * recording rather than the renewal (the answer then lost, the delivery sent again after the
+ * lease). A skipped row is renewed at the next beat, well within the lease.
  */
 export async function renewClaims(
   db: Db,
@@ -127,16 +131,21 @@ export async function renewClaims(
   now: Date = new Date(),
 ): Promise<void> {
   if (ids.length === 0) return;
-  await db
-    .update(d)
-    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+  const held = db
+    .select({ id: d.id })
+    .from(d)
     .where(
       and(
         sql`${d.id} = any(${uuidArray(ids)})`,
         eq(d.status, "pending"),
         sql`${d.lockedUntil} is not null`,
       ),
-    );
+    )
+    .for("update", { skipLocked: true });
+  await db
+    .update(d)
+    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+    .where(sql`${d.id} in (${held})`);
 }
 
 /** Why an attempt left open by a worker that died is closed: nobody saw its answer. */
