@@ -89,6 +89,8 @@ export class DeliveryWorker {
   private readonly delivered: Batcher<DeliveredAttempt, void>;
   /** Attempts and test events not finished (request or recording), for `stop` to wait on. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Claimed batches whose attempts are being opened, for `stop` to wait on. */
+  private readonly starting = new Set<Promise<void>>();
   /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
   private busy = 0;
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
@@ -144,7 +146,9 @@ export class DeliveryWorker {
     this.stopped = true;
     this.kick();
     await this.loopDone;
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.starting.size > 0 || this.inFlight.size > 0) {
+      await Promise.allSettled([...this.starting, ...this.inFlight]);
+    }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
   }
@@ -167,6 +171,12 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * Claims up to `room` deliveries and starts them. Only the claim is awaited: the reads and the
+   * opening of the attempts run while the loop claims again, so a slot freed meanwhile waits for
+   * one claim statement at most. Claims stay one after the other, each seeing the ones before
+   * it, so the per-endpoint cap holds as before.
+   */
   private async claimAndStart(room: number): Promise<number> {
     const rows = await claimDueDeliveries(this.db, room, {
       leaseMs: this.leaseMs,
@@ -177,6 +187,19 @@ export class DeliveryWorker {
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     for (const row of rows) this.held.add(row.id);
+    const starting: Promise<void> = this.startClaimed(rows)
+      .catch((error: unknown) =>
+        log.warn("starting webhook deliveries failed; their claims are given back", {
+          error: messageOf(error),
+        }),
+      )
+      .finally(() => this.starting.delete(starting));
+    this.starting.add(starting);
+    return rows.length;
+  }
+
+  /** Reads what claimed deliveries need, opens their attempts and sends them. */
+  private async startClaimed(rows: DeliveryRow[]): Promise<void> {
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
@@ -199,7 +222,8 @@ export class DeliveryWorker {
         this.db,
         rows.map((row) => row.id),
       ).catch(() => undefined);
-      if (this.stopped) return 0;
+      this.refillIfRoom();
+      if (this.stopped) return;
       throw error;
     }
     // Each endpoint's secrets and credentials are opened once per batch.
@@ -222,7 +246,6 @@ export class DeliveryWorker {
         "webhook attempt failed",
       );
     }
-    return rows.length;
   }
 
   /**
