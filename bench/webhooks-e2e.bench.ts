@@ -401,6 +401,7 @@ Transactions per delivery (burst, every process, \`pg_stat_database\`): ${median
 CPU µs per delivery (burst; "postgres" is every session of the machine, "postgres for" a process its own connections): ${Object.entries(
     cpuPerDelivery,
   )
+    .filter(([name, values]) => !name.startsWith("postgres for") || median(values) >= 0.5)
     .map(([name, values]) => `${name} ${median(values).toFixed(0)}`)
     .join(", ")}.`);
 } finally {
