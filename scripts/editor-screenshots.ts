@@ -6,61 +6,18 @@
  * write a story with a heading and an image uploaded for Northwind (through the internal API, as
  * the Images page does), preview it, submit it for review.
  */
-import { mkdirSync } from "node:fs";
-import { adminToken, loadConfig } from "@newsroom/shared/config";
-import { launchChromium } from "@newsroom/shared/testing/browser";
-import { eventually } from "@newsroom/shared/testing/eventually";
-import { freePort } from "@newsroom/shared/testing/ports";
-import { startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
-import type { Page } from "playwright-core";
+import { adminToken } from "@newsroom/shared/config";
 import sharp from "sharp";
-import { startEmbedded } from "./embedded.ts";
+import { enterSignInCode, requestSignInCode, shot, startForScreenshots } from "./screenshot-kit.ts";
 
-const OUT = new URL("../docs/images/", import.meta.url).pathname;
 const EDITOR = "editor@northwind.example";
 
-const ses = await startSesEmulator();
-const config = loadConfig({
-  PGLITE_DIR: "memory",
-  PORT: String(await freePort()),
-  WORKSPACE_PORT: String(await freePort()),
-  SES_ENDPOINT: ses.url,
-  FORMS_FROM_EMAIL: "newsroom@localhost.example",
-  FORMS_TEAM_EMAIL: "team@localhost.example",
-});
-const embedded = await startEmbedded(config);
-const browser = await launchChromium();
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${OUT}${name}.png`, fullPage: true });
-  console.log(`docs/images/${name}.png`);
-}
+const run = await startForScreenshots();
+const { config, embedded } = run;
 
 try {
-  mkdirSync(OUT, { recursive: true });
-  const context = await browser.newContext({
-    baseURL: embedded.url,
-    viewport: { width: 1100, height: 700 },
-  });
-  const page = await context.newPage();
-
-  await page.goto("/app/sign-in");
-  const signIn = page.locator('form[action="/app/sign-in"]');
-  await signIn.getByLabel("Email address").fill(EDITOR);
-  await signIn.getByRole("button", { name: "Email me a code" }).click();
-  await page.waitForURL("**/app/sign-in/code");
-  const code = await eventually(
-    async () => {
-      const [email] = await ses.to(EDITOR);
-      return email ? /\b(\d{6})\b/.exec(email.body.text ?? "")?.[1] : undefined;
-    },
-    { message: "the sign-in code", timeoutMs: 10_000 },
-  );
-  const codeForm = page.locator('form[action="/app/sign-in/code"]');
-  await codeForm.getByLabel("Email address").fill(EDITOR);
-  await codeForm.getByLabel("Six-digit code").fill(code);
-  await codeForm.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/app\/$/);
+  const page = await (await run.context()).newPage();
+  await enterSignInCode(page, EDITOR, await requestSignInCode(run, page, EDITOR));
 
   const photo = await sharp({
     create: { width: 1200, height: 600, channels: 3, background: "#2b6f8f" },
@@ -91,7 +48,7 @@ try {
   await page
     .getByLabel("Image of the organization")
     .selectOption({ label: "The harbour office from the quay (not cleared yet)" });
-  await shot(page, "editor-write");
+  await shot(page, "images", "editor-write", { fullPage: true });
   await page.getByRole("button", { name: "Create the story" }).click();
   await page.waitForURL(/\/edit\?done=created$/);
   const storyId = /stories\/([0-9a-f-]{36})/.exec(page.url())![1]!;
@@ -103,7 +60,5 @@ try {
   await page.getByRole("button", { name: "Submit for review" }).click();
   await page.waitForURL(`**/app/stories/${storyId}?done=submitted`);
 } finally {
-  await browser.close();
-  await embedded.stop();
-  await ses.close();
+  await run.stop();
 }

@@ -5,30 +5,20 @@
  * walks through it in Chromium (/usr/bin/chromium) as the demo owner: sign in with the emailed
  * code, approve a story, publish it, see it on the site's newsroom page, create a key and use it.
  */
-import { mkdirSync } from "node:fs";
-import { loadConfig } from "@newsroom/shared/config";
-import { launchChromium } from "@newsroom/shared/testing/browser";
-import { eventually } from "@newsroom/shared/testing/eventually";
-import { freePort } from "@newsroom/shared/testing/ports";
-import { startSesEmulator } from "@newsroom/shared/testing/ses-emulator";
 import type { Page } from "playwright-core";
-import { startEmbedded } from "./embedded.ts";
+import {
+  enterSignInCode,
+  requestSignInCode,
+  shot as shotIn,
+  startForScreenshots,
+  VIEWPORT,
+} from "./screenshot-kit.ts";
 
-const OUT = new URL("../docs/screenshots/", import.meta.url).pathname;
 const OWNER = "owner@northwind.example";
 const ORG = "northwind";
 
-const ses = await startSesEmulator();
-const config = loadConfig({
-  PGLITE_DIR: "memory",
-  PORT: String(await freePort()),
-  WORKSPACE_PORT: String(await freePort()),
-  SES_ENDPOINT: ses.url,
-  FORMS_FROM_EMAIL: "newsroom@localhost.example",
-  FORMS_TEAM_EMAIL: "team@localhost.example",
-});
-const embedded = await startEmbedded(config);
-const browser = await launchChromium();
+const run = await startForScreenshots();
+const { embedded, browser, ses } = run;
 
 /** Chromium shows a JSON answer on one line: indent it, as its "Pretty-print" box would. */
 async function prettyJson(page: Page): Promise<void> {
@@ -39,43 +29,20 @@ async function prettyJson(page: Page): Promise<void> {
   });
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${OUT}${name}.png` });
-  console.log(`docs/screenshots/${name}.png`);
-}
+const shot = (page: Page, name: string) => shotIn(page, "screenshots", name);
 
 try {
-  mkdirSync(OUT, { recursive: true });
-  const context = await browser.newContext({
-    baseURL: embedded.url,
-    viewport: { width: 1100, height: 700 },
-  });
+  const context = await run.context();
   const page = await context.newPage();
 
   // 1. Sign in: the code arrives in the SES emulator's inbox.
-  await page.goto("/app/sign-in");
-  const signIn = page.locator('form[action="/app/sign-in"]');
-  await signIn.getByLabel("Email address").fill(OWNER);
-  await shot(page, "01-sign-in");
-  await signIn.getByRole("button", { name: "Email me a code" }).click();
-  await page.waitForURL("**/app/sign-in/code");
-  const code = await eventually(
-    async () => {
-      const [email] = await ses.to(OWNER);
-      return email ? /\b(\d{6})\b/.exec(email.body.text ?? "")?.[1] : undefined;
-    },
-    { message: "the sign-in code", timeoutMs: 10_000 },
-  );
+  const code = await requestSignInCode(run, page, OWNER, () => shot(page, "01-sign-in"));
   const inbox = await context.newPage();
   await inbox.goto(`${ses.url}/store`);
   await prettyJson(inbox);
   await shot(inbox, "02-inbox");
   await inbox.close();
-  const codeForm = page.locator('form[action="/app/sign-in/code"]');
-  await codeForm.getByLabel("Email address").fill(OWNER);
-  await codeForm.getByLabel("Six-digit code").fill(code);
-  await codeForm.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/app\/$/);
+  await enterSignInCode(page, OWNER, code);
 
   // 2. The review queue; approve the first story.
   await page.goto(`/app/orgs/${ORG}/approvals`);
@@ -101,7 +68,7 @@ try {
   await shot(page, "06-key-created");
   const api = await browser.newContext({
     baseURL: embedded.url,
-    viewport: { width: 1100, height: 700 },
+    viewport: VIEWPORT,
     extraHTTPHeaders: { authorization: `Bearer ${key}` },
   });
   const stories = await api.newPage();
@@ -117,7 +84,5 @@ try {
   await shot(page, "09-audit-log");
   await context.close();
 } finally {
-  await browser.close();
-  await embedded.stop();
-  await ses.close();
+  await run.stop();
 }

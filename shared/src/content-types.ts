@@ -7,3 +7,10 @@ export function withCharset(mediaType: string): string {
 }
 
 export const JSON_CONTENT_TYPE = withCharset("application/json");
+
+/** `Response.json` with the one spelling of JSON's `Content-Type` (Bun's own has no space). */
+export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
+  const headers = new Headers(init.headers);
+  headers.set("content-type", JSON_CONTENT_TYPE);
+  return new Response(JSON.stringify(body), { ...init, headers });
+}

@@ -11,8 +11,11 @@ export const EVENT = {
   storyPublished: "story.published",
   storyUnpublished: "story.unpublished",
   webhookEndpointDisabled: "webhook_endpoint.disabled",
+  webhookEndpointFailing: "webhook_endpoint.failing",
+  webhookDeliveryExhausted: "webhook_delivery.exhausted",
   siteChanged: "site.changed",
   assetCleared: "asset.cleared",
+  previewLinkOpened: "preview_link.opened",
   cachePurged: "cache.purged",
 } as const;
 
@@ -28,6 +31,29 @@ export const WEBHOOK_EVENT_TYPES = [
   EVENT.storyUnpublished,
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * Operational events: facts about an organization's own endpoints (the webhooks service's
+ * alerts), which an endpoint may subscribe to beside the story events so a client can page
+ * itself. Never written to the outbox; never sent to the endpoint they are about.
+ */
+export const OPERATIONAL_EVENT_TYPES = [
+  EVENT.webhookEndpointFailing,
+  EVENT.webhookEndpointDisabled,
+  EVENT.webhookDeliveryExhausted,
+] as const;
+export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
+
+/** What an endpoint's `events` may list: the story events, then the operational ones. */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  ...WEBHOOK_EVENT_TYPES,
+  ...OPERATIONAL_EVENT_TYPES,
+] as const;
+export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+
+export function isOperationalEventType(type: string): type is OperationalEventType {
+  return (OPERATIONAL_EVENT_TYPES as readonly string[]).includes(type);
+}
 
 const DateTime = T.String({ format: "date-time" });
 
@@ -63,6 +89,51 @@ export const WebhookEndpointDisabledEvent = T.Object({
 });
 export type WebhookEndpointDisabledEvent = Static<typeof WebhookEndpointDisabledEvent>;
 
+/**
+ * An endpoint's failed attempts in a row reached a share (50, 70 or 90%) of what disables it
+ * (the webhooks service's alerts; once per threshold and run of failures). The workspace emails
+ * the people who own the endpoint; the id is the alert's, the same on every publish.
+ */
+export const WebhookEndpointFailingEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.webhookEndpointFailing),
+  created_at: DateTime,
+  data: T.Object({
+    organization_id: T.String(),
+    endpoint_id: T.String(),
+    url: T.String(),
+    /** 50, 70 or 90: the share of the disable threshold reached. */
+    threshold_percent: T.Integer(),
+    failed_attempts_in_a_row: T.Integer(),
+    /** Failed attempts in a row that amount to the disable threshold (100%). */
+    disable_threshold_attempts: T.Integer(),
+    last_error: T.Union([T.String(), T.Null()]),
+  }),
+});
+export type WebhookEndpointFailingEvent = Static<typeof WebhookEndpointFailingEvent>;
+
+/**
+ * A delivery failed its last attempt (the webhooks service's alerts; at most one per endpoint
+ * and run of failures). The workspace emails the people who own the endpoint.
+ */
+export const WebhookDeliveryExhaustedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.webhookDeliveryExhausted),
+  created_at: DateTime,
+  data: T.Object({
+    organization_id: T.String(),
+    endpoint_id: T.String(),
+    url: T.String(),
+    delivery_id: T.String(),
+    event_id: T.String(),
+    event_type: T.String(),
+    attempts: T.Integer(),
+    last_status_code: T.Union([T.Integer(), T.Null()]),
+    last_error: T.Union([T.String(), T.Null()]),
+  }),
+});
+export type WebhookDeliveryExhaustedEvent = Static<typeof WebhookDeliveryExhaustedEvent>;
+
 /** A site, its hostnames or its organization changed: public read caches drop the site. */
 export const SiteChangedEvent = T.Object({
   id: T.String(),
@@ -85,6 +156,19 @@ export const AssetClearedEvent = T.Object({
 export type AssetClearedEvent = Static<typeof AssetClearedEvent>;
 
 /**
+ * Someone opened a story's preview link and saw the story (public-read, best effort: a lost one
+ * is a missed count). The workspace, which owns `preview_links`, records the time and counts it.
+ * Nothing about who opened it.
+ */
+export const PreviewLinkOpenedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.previewLinkOpened),
+  created_at: DateTime,
+  data: T.Object({ organization_id: T.String(), preview_link_id: T.String() }),
+});
+export type PreviewLinkOpenedEvent = Static<typeof PreviewLinkOpenedEvent>;
+
+/**
  * What a story or site event changed in public answers, as `Cache-Tag` purge keys and
  * organization tags: public-read works it out once per event and tells every gateway replica,
  * whose answer cache (the one cache of public answers) drops exactly these. Kept in the stream like every
@@ -101,8 +185,11 @@ export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
 export const BusEvent = T.Union([
   StoryEvent,
   WebhookEndpointDisabledEvent,
+  WebhookEndpointFailingEvent,
+  WebhookDeliveryExhaustedEvent,
   SiteChangedEvent,
   AssetClearedEvent,
+  PreviewLinkOpenedEvent,
   CachePurgedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

@@ -1,7 +1,7 @@
 import { type Static, Type as T, type TSchema } from "@sinclair/typebox";
 import { STORY_STATUSES, STORY_TYPES } from "./db/schema.ts";
 import { ERROR_CODES } from "./errors.ts";
-import { WEBHOOK_EVENT_TYPES } from "./events.ts";
+import { SUBSCRIBABLE_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "./events.ts";
 
 /**
  * The records of the spec's "Resources and their fields": one place for each, used to validate,
@@ -18,6 +18,8 @@ const Enum = <V extends string>(values: readonly V[]) => T.Union(values.map((v) 
 export const StoryTypeSchema = Enum(STORY_TYPES);
 export const StoryStatusSchema = Enum(STORY_STATUSES);
 export const WebhookEventTypeSchema = Enum(WEBHOOK_EVENT_TYPES);
+/** The story events and the operational ones: what an endpoint may subscribe to. */
+export const SubscribableEventTypeSchema = Enum(SUBSCRIBABLE_EVENT_TYPES);
 
 export const ListOf = <S extends TSchema>(item: S) =>
   T.Object({
@@ -68,7 +70,7 @@ export const WebhookEndpointOut = T.Object({
   object: T.Literal("webhook_endpoint"),
   id: T.String(),
   url: T.String(),
-  events: T.Array(WebhookEventTypeSchema),
+  events: T.Array(SubscribableEventTypeSchema),
   status: Enum(["enabled", "disabled"] as const),
   disabled_reason: Nullable(Enum(["failing", "by_client", "by_armage"] as const)),
   secret_hint: T.String(),
@@ -98,6 +100,10 @@ export const WebhookEndpointOut = T.Object({
         "How requests authenticate beyond the signature; the credentials are never shown. Null: the signature alone.",
     },
   ),
+  failure_alert_percent: T.Integer({
+    description:
+      "The highest failing alert of the endpoint's current run of failed attempts: 50, 70 or 90 (% of the failed attempts in a row that amount to the disable threshold); 0 when none, and after a success.",
+  }),
 });
 export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
 
@@ -106,7 +112,7 @@ export const WebhookDeliveryOut = T.Object({
   id: T.String(),
   endpoint_id: T.String(),
   event_id: T.String(),
-  event_type: WebhookEventTypeSchema,
+  event_type: SubscribableEventTypeSchema,
   story_id: Nullable(T.String()),
   status: Enum(["pending", "delivered", "failed"] as const),
   attempts: T.Integer(),
@@ -152,6 +158,63 @@ export const WebhookTestEventOut = T.Object({
   data: T.Record(T.String(), T.Unknown()),
 });
 export type WebhookTestEventOut = Static<typeof WebhookTestEventOut>;
+
+const OperationalEndpoint = {
+  endpoint_id: T.String({ description: "The endpoint the alert is about." }),
+  url: T.String(),
+  last_error: Nullable(T.String({ description: "The last failed attempt's short reason." })),
+};
+
+/** `webhook_endpoint.failing`: an endpoint's failed attempts in a row reached a share of what disables it. */
+export const WebhookEndpointFailingEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: T.Literal("webhook_endpoint.failing"),
+  created_at: DateTime,
+  data: T.Object({
+    ...OperationalEndpoint,
+    threshold_percent: T.Union([T.Literal(50), T.Literal(70), T.Literal(90)], {
+      description: "The share of the disable threshold reached: once each per run of failures.",
+    }),
+    failed_attempts_in_a_row: T.Integer(),
+    disable_threshold_attempts: T.Integer({
+      description: "Failed attempts in a row that amount to the disable threshold (100%).",
+    }),
+  }),
+});
+export type WebhookEndpointFailingEventOut = Static<typeof WebhookEndpointFailingEventOut>;
+
+/** `webhook_endpoint.disabled`: an endpoint was disabled for failing. */
+export const WebhookEndpointDisabledEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: T.Literal("webhook_endpoint.disabled"),
+  created_at: DateTime,
+  data: T.Object({
+    ...OperationalEndpoint,
+    reason: T.Literal("failing"),
+    failed_in_a_row: T.Integer({ description: "Failed deliveries in a row." }),
+    receiver_gone: T.Boolean({ description: "The receiver answered 410 Gone." }),
+  }),
+});
+export type WebhookEndpointDisabledEventOut = Static<typeof WebhookEndpointDisabledEventOut>;
+
+/** `webhook_delivery.exhausted`: a delivery failed its last attempt. */
+export const WebhookDeliveryExhaustedEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: T.Literal("webhook_delivery.exhausted"),
+  created_at: DateTime,
+  data: T.Object({
+    ...OperationalEndpoint,
+    delivery_id: T.String(),
+    event_id: T.String(),
+    event_type: T.String(),
+    attempts: T.Integer(),
+    last_status_code: Nullable(T.Integer()),
+  }),
+});
+export type WebhookDeliveryExhaustedEventOut = Static<typeof WebhookDeliveryExhaustedEventOut>;
 
 const errorCodes = Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[];
 const errorTypes = [...new Set(Object.values(ERROR_CODES).map((c) => c.type))];

@@ -2,6 +2,7 @@ import type { Static, TObject } from "@sinclair/typebox";
 import type { AnyElysia } from "elysia";
 import { type Config, loadConfigOrExit } from "./config.ts";
 import type { EdgeConfig, ProcessConfig, RuntimeConfig } from "./config-variables.ts";
+import { jsonResponse } from "./content-types.ts";
 import { edge } from "./http/edge.ts";
 import { SERVER_BODY_LIMIT, serverOptions } from "./http/server-safety.ts";
 import { pathOf } from "./http/urls.ts";
@@ -55,7 +56,7 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
 export function readinessResponse(ready: ReturnType<typeof readiness>) {
   return async (): Promise<Response> => {
     const result = await ready();
-    return Response.json(result.body, {
+    return jsonResponse(result.body, {
       status: result.ok ? 200 : 503,
       headers: { "cache-control": "no-store" },
     });

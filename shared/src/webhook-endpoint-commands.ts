@@ -1,5 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import { NAME_MAX_LENGTH, WebhookEventTypeSchema } from "./records.ts";
+import { NAME_MAX_LENGTH, SubscribableEventTypeSchema } from "./records.ts";
 
 /**
  * The commands on webhook endpoints, as the webhooks service's internal API takes and answers
@@ -42,7 +42,7 @@ export type EndpointAuthType = EndpointAuthIn["type"];
 export const EndpointCreateIn = T.Object({
   url: T.String({ minLength: 1, maxLength: 2048 }),
   name: T.Optional(T.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
-  events: T.Array(WebhookEventTypeSchema, { minItems: 1, maxItems: 5, uniqueItems: true }),
+  events: T.Array(SubscribableEventTypeSchema, { minItems: 1, maxItems: 8, uniqueItems: true }),
   /** Topic slugs: only stories with one of them are delivered; null or absent for every story. */
   topics: T.Optional(
     T.Union([

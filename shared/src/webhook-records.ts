@@ -22,6 +22,7 @@ export const webhookEndpointRecordColumns = {
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
   topics: webhookEndpoints.topics,
   authType: webhookEndpoints.authType,
+  failureAlertPercent: webhookEndpoints.failureAlertPercent,
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt,
 };
@@ -76,6 +77,7 @@ export function webhookEndpointRecord(row: WebhookEndpointRecordRow): WebhookEnd
     name: row.name,
     topics: row.topics ?? null,
     auth_type: row.authType ?? null,
+    failure_alert_percent: row.failureAlertPercent ?? 0,
   };
 }
 

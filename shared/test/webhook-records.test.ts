@@ -30,6 +30,9 @@ function endpointRow(
     previousSecretExpiresAt: null,
     disabledAnnouncementId: null,
     consecutiveFailures: 0,
+    failedAttemptsInARow: 0,
+    failingSince: null,
+    failureAlertPercent: 0,
     name: null,
     topics: null,
     authType: null,
@@ -81,6 +84,7 @@ describe("the WebhookEndpoint record", () => {
       "name",
       "topics",
       "auth_type",
+      "failure_alert_percent",
     ]);
     expect(record).toEqual({
       object: "webhook_endpoint",
@@ -96,6 +100,7 @@ describe("the WebhookEndpoint record", () => {
       name: null,
       topics: null,
       auth_type: null,
+      failure_alert_percent: 0,
     });
     expect(record.created_at).toMatch(ISO_WITH_OFFSET);
     expect(record.updated_at).toMatch(ISO_WITH_OFFSET);

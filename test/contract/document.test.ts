@@ -61,6 +61,9 @@ describe("the OpenAPI document", () => {
       "story.submitted",
       "story.unpublished",
       "webhook.test",
+      "webhook_delivery.exhausted",
+      "webhook_endpoint.disabled",
+      "webhook_endpoint.failing",
     ]);
     const signed = document.webhooks["story.published"].post.parameters.map(
       (p: { name: string }) => p.name,

@@ -53,7 +53,7 @@ async function hits(): Promise<number> {
 
 /** How many GET 200s `http_requests_total` counts under this service and route. */
 function counted(service: string, route: string): number {
-  const series = `http_requests_total{service="${service}",route="${route}",method="GET",status="200"}`;
+  const series = `http_requests_total{service="${service}",route="${route}",method="GET",status="200",status_class="2xx"}`;
   const line = requestMetrics
     .exposition()
     .split("\n")

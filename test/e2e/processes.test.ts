@@ -49,8 +49,22 @@ describe("each service as its own process", () => {
           await fetch(`${base}/v1/feed.json?key=${KEY}`, {
             headers: { authorization: `Bearer ${KEY}` },
           });
-          const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+          const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+          const metrics = await (await fetch(metricsUrl)).text();
           expect(metrics).toContain("http_requests_total");
+          // OpenMetrics when the scraper asks for it, as Prometheus does.
+          const open = await fetch(metricsUrl, {
+            headers: { accept: "application/openmetrics-text;version=1.0.0" },
+          });
+          expect(open.headers.get("content-type")).toStartWith("application/openmetrics-text");
+          expect(await open.text()).toEndWith("# EOF\n");
+          // The queue lag, read from the database at the scrape: by the webhooks process only.
+          if (name === "webhooks") {
+            expect(metrics).toMatch(/^webhook_queue_due 0$/m);
+            expect(metrics).toMatch(/^webhook_queue_oldest_due_seconds 0$/m);
+          } else {
+            expect(metrics).not.toContain("webhook_queue_due");
+          }
 
           const started = Date.now();
           child.kill("SIGTERM");

@@ -35,6 +35,7 @@ function workspaceFor(
     serviceEnv: config.SERVICE_ENV,
     kickRelay: () => {},
     calls: workspaceCalls({ ADMIN_TOKEN }, forms ? { forms } : {}),
+    addresses: { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST },
   });
   return edgeInProcess((request) => app.handle(request));
 }

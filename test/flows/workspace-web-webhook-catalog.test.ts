@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
+import {
+  WebhookDeliveryExhaustedEventOut,
+  WebhookEndpointDisabledEventOut,
+  WebhookEndpointFailingEventOut,
+  WebhookEventOut,
+  WebhookTestEventOut,
+} from "@newsroom/shared/records";
 import { newWebhookSecret } from "@newsroom/shared/secret-box";
+import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Webhook } from "standardwebhooks";
 import { webhookCatalog } from "../../services/workspace/src/webhook-catalog/catalog.ts";
@@ -74,6 +81,9 @@ describe("the webhook payload catalog", () => {
       "story.published",
       "story.unpublished",
       "webhook.test",
+      "webhook_endpoint.failing",
+      "webhook_endpoint.disabled",
+      "webhook_delivery.exhausted",
     ]) {
       expect(page.text).toContain(`id="event-${type}"`);
     }
@@ -85,9 +95,15 @@ describe("the webhook payload catalog", () => {
 
   test("every sample is a valid body of its type", () => {
     const entries = webhookCatalog();
-    expect(entries).toHaveLength(6);
+    expect(entries).toHaveLength(9);
+    const operational: Record<string, TSchema> = {
+      "webhook.test": WebhookTestEventOut,
+      "webhook_endpoint.failing": WebhookEndpointFailingEventOut,
+      "webhook_endpoint.disabled": WebhookEndpointDisabledEventOut,
+      "webhook_delivery.exhausted": WebhookDeliveryExhaustedEventOut,
+    };
     for (const entry of entries) {
-      const schema = entry.type === "webhook.test" ? WebhookTestEventOut : WebhookEventOut;
+      const schema = operational[entry.type] ?? WebhookEventOut;
       expect(Value.Check(schema, entry.sample)).toBe(true);
       expect(entry.sample.type).toBe(entry.type as typeof entry.sample.type);
     }

@@ -6,6 +6,7 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
+import { OPERATIONAL_EVENT_TYPES } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
@@ -228,6 +229,29 @@ describe("webhook endpoints in the web app", () => {
     expect(list.text).toContain("Search &lt;index&gt;");
     const page = await owner.get(`/app/webhook-endpoints/${row!.id}`);
     expect(page.text).toContain("climate, energy");
+  });
+
+  test("the form lists the alert event types; the endpoint's page shows how close it is to being disabled", async () => {
+    const owner = clients.owner;
+    const form = await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    for (const type of OPERATIONAL_EVENT_TYPES) {
+      expect(form.text).toContain(`name="events" value="${type}">`);
+    }
+    const added = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/pager"),
+      events: "webhook_endpoint.failing",
+    });
+    expect(added.status).toBe(303);
+    const [row] = await db().select().from(webhookEndpoints);
+    expect(row!.events).toEqual(["webhook_endpoint.failing"]);
+    const before = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(before.text).toContain('<span class="status">enabled</span>');
+    await db()
+      .update(webhookEndpoints)
+      .set({ failureAlertPercent: 70 })
+      .where(eq(webhookEndpoints.id, row!.id));
+    const after = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(after.text).toContain("enabled, failing: 70% of the disable threshold reached");
   });
 
   test("the form's authentication: a reserved header is refused beside it; a bearer token is sealed", async () => {

@@ -58,6 +58,7 @@ export async function embedded(
     serviceEnv: config.SERVICE_ENV,
     kickRelay: () => {},
     calls: workspaceCalls(config, { webhooks: (request) => webhooks.app.handle(request) }),
+    addresses: { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST },
   });
   const api = edgeInProcess((request) => service.app.handle(request));
   return {

@@ -47,7 +47,7 @@ export async function createPublicReadService(
   const reader = createReader({ timeoutMs: options.readTimeoutMs });
   const deps = { db, config: runtime.config, reader };
   const checkout = checkoutReader(runtime.config);
-  const pages = pagesRoutes(deps);
+  const pages = pagesRoutes(deps, runtime.bus);
   const documents = documentsRoutes(deps);
 
   const readiness: ReadinessCheck[] = [

@@ -130,6 +130,19 @@ describe("uploaded images on public routes", () => {
     expect(response.headers.get("content-type")).toBe("image/webp");
   });
 
+  test("the cards and structured data name the cleared image by its absolute address", async () => {
+    const page = await (await get("/newsroom/with-images")).text();
+    const canonical = /<link rel="canonical" href="([^"]+)">/.exec(page)?.[1] ?? "";
+    const expected = new URL(`/assets/${cleared.names[1]}`, canonical).href;
+    expect(expected).toStartWith("http");
+    expect(page).toContain(`<meta property="og:image" content="${expected}">`);
+    expect(page).toContain(`<meta name="twitter:image" content="${expected}">`);
+    const jsonLd = JSON.parse(
+      /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page)?.[1] ?? "{}",
+    );
+    expect(jsonLd.image).toEqual([expected]);
+  });
+
   test("an uncleared variant, an unknown or malformed name: 404", async () => {
     for (const path of [
       ...uncleared.names.map((name) => `/assets/${name}`),

@@ -8,14 +8,16 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
 import { pathOf } from "@newsroom/shared/http/urls";
 import { log } from "@newsroom/shared/log";
-import { consumerPending } from "@newsroom/shared/metrics";
+import { consumerPending, readQueueAtScrape } from "@newsroom/shared/metrics";
 import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
+import { announceAlerts } from "./alerts/announce.ts";
 import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
   deleteOldAttempts,
+  readDeliveryQueue,
   stopDeliveriesOfDisabledEndpoints,
 } from "./delivery/store.ts";
 import type { HostResolver } from "./delivery/target-guard.ts";
@@ -70,6 +72,14 @@ export async function createWebhooksService(
           }),
       );
     },
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onAlertsRaised: async () => {
+      await announceAlerts(db, runtime.bus).catch((error: unknown) =>
+        log.warn("announcing webhook alerts failed; the periodic pass will", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    },
   });
   worker.start();
   const consumer = await startFanOutConsumer(
@@ -92,11 +102,14 @@ export async function createWebhooksService(
       firstPass = null;
       await stopDeliveriesOfDisabledEndpoints(db);
       await announceDisabledEndpoints(db, runtime.bus, DISABLE_AFTER_FAILED_DELIVERIES);
+      await announceAlerts(db, runtime.bus);
       await deleteOldAttempts(db);
       if (deliveries > 0) worker.kick();
       consumerPending.set(await countPendingDeliveries(db));
     },
   );
+
+  const stopReadingQueue = readQueueAtScrape(() => readDeliveryQueue(db));
 
   const kit = httpKit("webhooks");
   const token = adminToken(runtime.config);
@@ -125,6 +138,7 @@ export async function createWebhooksService(
     app,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
+      stopReadingQueue();
       await consumer.stop();
       await reconciler.stop();
       await worker.stop();

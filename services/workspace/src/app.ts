@@ -21,11 +21,14 @@ import { keysRoutes } from "./keys/routes.ts";
 import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
+import { startPreviewOpenedConsumer } from "./preview-links/opened-consumer.ts";
+import { previewLinksRoutes } from "./preview-links/routes.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
 import { webhookDeliveriesRoutes } from "./webhook-deliveries/routes.ts";
+import { startEndpointAlertConsumer } from "./webhook-endpoints/alert-notice.ts";
 import { startEndpointDisabledConsumer } from "./webhook-endpoints/disabled-notice.ts";
 import { webhookEndpointsRoutes } from "./webhook-endpoints/routes.ts";
 
@@ -54,6 +57,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(sitesRoutes(deps))
     .use(keysRoutes(deps))
     .use(storiesRoutes(deps))
+    .use(previewLinksRoutes(deps))
     .use(assetsRoutes(deps))
     .use(webhookEndpointsRoutes(deps))
     .use(webhookDeliveriesRoutes(deps))
@@ -132,7 +136,15 @@ export async function createWorkspaceService(
     { db, mailer, appUrl: appUrl(config) },
     bus,
   );
+  // Public reads' word that a preview link was opened: its times and count.
+  const previewOpened = await startPreviewOpenedConsumer(db, bus);
+  // Its alerts (failing, a delivery exhausted): the audit row and the email.
+  const endpointAlerts = await startEndpointAlertConsumer(
+    { db, mailer, appUrl: appUrl(config) },
+    bus,
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
+  const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
   const app = createWorkspaceApp({
     db,
@@ -143,6 +155,7 @@ export async function createWorkspaceService(
     kickRelay: relay.kick,
     lookupTxt,
     calls,
+    addresses,
   });
   const web = createWebApp({
     db,
@@ -167,6 +180,8 @@ export async function createWorkspaceService(
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
     stop: async () => {
       await endpointDisabled.stop();
+      await previewOpened.stop();
+      await endpointAlerts.stop();
       await relay.stop();
       await web.signIn.idle();
     },

@@ -3,6 +3,7 @@ import type { Config } from "@newsroom/shared/config";
 import type { Db } from "@newsroom/shared/db/index";
 import type { InternalClient } from "@newsroom/shared/http/internal-client";
 import type { TxtLookup } from "./identity/sso/domains.ts";
+import type { PublicAddresses } from "./sites/public-pages.ts";
 
 /** What the workspace's routes need. */
 export interface WorkspaceDeps {
@@ -18,6 +19,8 @@ export interface WorkspaceDeps {
   lookupTxt?: TxtLookup;
   /** The services that own what the workspace manages, through their internal APIs. */
   calls: WorkspaceCalls;
+  /** HOUSE_ORG and NEWSROOM_HOST: where preview links live. */
+  addresses: PublicAddresses;
 }
 
 /** The internal APIs the workspace sends its commands to (see `workspaceCalls` in app.ts). */

@@ -222,3 +222,41 @@ describe("finding the workspace", () => {
     expect(listed.stderr).toContain("unreachable at http://127.0.0.1:1");
   });
 });
+
+describe("preview links from the command line", () => {
+  test("create (the address once), list and revoke", async () => {
+    expect((await cli.admin("org-create", "cli-previews", "Previews")).code).toBe(0);
+    const site = await cli.admin("site-create", "cli-previews", "cli-previews", "P", "P");
+    expect(site.code).toBe(0);
+    await storyIn("cli-previews", "embargoed");
+    for (const action of ["submit", "approve"]) {
+      expect((await cli.admin("story-transition", "cli-previews/embargoed", action)).code).toBe(0);
+    }
+    const expires = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const created = await cli.admin(
+      "preview-link-create",
+      "cli-previews/embargoed",
+      "The Daily",
+      "--expires-at",
+      expires,
+    );
+    expect(created.code).toBe(0);
+    const link = created.json();
+    expect(link.url).toMatch(/\/newsrooms\/cli-previews\/preview\/[A-Za-z0-9_-]{43}$/);
+    const listed = await cli.admin("preview-link-list", "cli-previews/embargoed");
+    expect(listed.json().data.map((l: { id: string }) => l.id)).toEqual([link.id]);
+    expect(listed.stdout).not.toContain(link.url);
+    const revoked = await cli.admin("preview-link-revoke", link.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json().revoked_at).not.toBeNull();
+    const tooLate = await cli.admin(
+      "preview-link-create",
+      "cli-previews/embargoed",
+      "Later",
+      "--expires-at",
+      new Date(Date.now() + 40 * 86_400_000).toISOString(),
+    );
+    expect(tooLate.code).not.toBe(0);
+    expect(`${tooLate.stdout}${tooLate.stderr}`).toContain("expires_at");
+  });
+});

@@ -202,7 +202,17 @@ export class JetStreamBus implements EventBus {
   }
 }
 
-const SUBJECT_ROOTS = ["story", "webhook", "webhook_endpoint", "site", "asset", "cache", "data"];
+const SUBJECT_ROOTS = [
+  "story",
+  "webhook",
+  "webhook_endpoint",
+  "site",
+  "asset",
+  "preview_link",
+  "webhook_delivery",
+  "cache",
+  "data",
+];
 
 /** Creates the stream, or adds the subjects an older deployment's stream lacks. */
 async function ensureStream(jsm: JetStreamManager, name: string, prefix: string): Promise<void> {

@@ -13,7 +13,12 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../events.ts";
+import {
+  OPERATIONAL_EVENT_TYPES,
+  SUBSCRIBABLE_EVENT_TYPES,
+  type SubscribableEventType,
+  WEBHOOK_EVENT_TYPES,
+} from "../events.ts";
 
 /**
  * The one schema of the service: PostgreSQL in production, PGlite embedded and in fast tests.
@@ -235,6 +240,38 @@ export const storyVersions = pgTable(
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex("story_versions_story_version_idx").on(table.storyId, table.version)],
+);
+
+/**
+ * Written by: workspace. Read by: public-read (the preview page).
+ * Links are made and revoked in the workspace, which also records the openings public-read
+ * announces as `preview_link.opened`. An embargoed story's preview link: only the SHA-256 of its token is kept, the token itself is
+ * shown once. It records when it was opened and how often, nothing about who opened it.
+ */
+export const previewLinks = pgTable(
+  "preview_links",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    storyId: uuid("story_id")
+      .notNull()
+      .references(() => stories.id, { onDelete: "cascade" }),
+    /** Who the link is for, such as a journalist's outlet (up to 100 characters). */
+    label: text("label").notNull(),
+    /** SHA-256 of the token, hex. */
+    tokenHash: text("token_hash").notNull().unique(),
+    expiresAt: tstz("expires_at").notNull(),
+    /** `admin` (the internal API) or `person:<id>`. */
+    createdBy: text("created_by").notNull(),
+    revokedAt: tstz("revoked_at"),
+    firstOpenedAt: tstz("first_opened_at"),
+    lastOpenedAt: tstz("last_opened_at"),
+    openedCount: integer("opened_count").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (table) => [index("preview_links_org_story_idx").on(table.organizationId, table.storyId)],
 );
 
 /** Written by: workspace. Read by: client-api, public-read, webhooks. */
@@ -570,7 +607,7 @@ export const webhookEndpoints = pgTable(
     url: text("url").notNull(),
     /** What the organization calls the endpoint (up to 100 characters). */
     name: text("name"),
-    events: jsonb("events").$type<WebhookEventType[]>().notNull(),
+    events: jsonb("events").$type<SubscribableEventType[]>().notNull(),
     status: text("status", { enum: ["enabled", "disabled"] })
       .notNull()
       .default("enabled"),
@@ -592,6 +629,12 @@ export const webhookEndpoints = pgTable(
     disabledAnnouncementId: uuid("disabled_announcement_id"),
     /** Failed deliveries in a row; three disable the endpoint, a success resets it. */
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** Failed attempts in a row (every delivery's), for the failing alerts; a 2xx resets it. */
+    failedAttemptsInARow: integer("failed_attempts_in_a_row").notNull().default(0),
+    /** When the current run of failed attempts began (its alerts' episode); null after a 2xx. */
+    failingSince: tstz("failing_since"),
+    /** The highest failing alert (50, 70 or 90% of the disable threshold) of this run; 0 if none. */
+    failureAlertPercent: integer("failure_alert_percent").notNull().default(0),
     /** Topic slugs: only events of stories with one of them are delivered. Null: every story. */
     topics: jsonb("topics").$type<string[]>(),
     /** How requests authenticate beyond the signature; null for the signature alone. */
@@ -666,7 +709,7 @@ export const webhookDeliveries = pgTable(
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
     eventId: uuid("event_id").notNull(),
-    eventType: text("event_type", { enum: WEBHOOK_EVENT_TYPES }).notNull(),
+    eventType: text("event_type", { enum: SUBSCRIBABLE_EVENT_TYPES }).notNull(),
     storyId: uuid("story_id"),
     /** When the story changed: the event's `created_at`. */
     eventCreatedAt: tstz("event_created_at").notNull(),
@@ -695,6 +738,44 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_endpoint_claimed_idx")
       .on(table.endpointId, table.lockedUntil)
       .where(sql`status = 'pending' and locked_until is not null`),
+  ],
+);
+
+/**
+ * Written by: webhooks. Read by: no other service.
+ * The alerts raised about an endpoint (failing at a threshold, disabled, a delivery exhausted),
+ * written in the transaction that recorded the failed attempt. The unique key holds each alert
+ * to once per endpoint, kind, threshold and run of failures (`episode`), whatever the number of
+ * replicas or restarts. The row is the operational event: its id is the event's id, `data` its
+ * body's data. `announced_at` is null while its bus event (the owners' email) is owed.
+ */
+export const webhookAlerts = pgTable(
+  "webhook_alerts",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    /** No foreign key: the operational deliveries to other endpoints outlive a deleted endpoint. */
+    endpointId: uuid("endpoint_id").notNull(),
+    type: text("type", { enum: OPERATIONAL_EVENT_TYPES }).notNull(),
+    /** The share of the disable threshold for `webhook_endpoint.failing`; 0 for the others. */
+    threshold: integer("threshold").notNull().default(0),
+    /** When the run of failed attempts the alert belongs to began. */
+    episode: tstz("episode").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    announcedAt: tstz("announced_at"),
+  },
+  (table) => [
+    uniqueIndex("webhook_alerts_once_idx").on(
+      table.endpointId,
+      table.type,
+      table.episode,
+      table.threshold,
+    ),
+    index("webhook_alerts_endpoint_created_idx").on(table.endpointId, table.createdAt),
+    index("webhook_alerts_owed_idx").on(table.createdAt).where(sql`announced_at is null`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { jsonResponse } from "../content-types.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { ApiError, type FieldError, temporarilyUnavailable } from "../errors.ts";
 import { log } from "../log.ts";
@@ -6,7 +7,7 @@ import { knownContextOf, REQUEST_ID_HEADER, requestIdOf } from "./request-contex
 import { pathOf } from "./urls.ts";
 
 export function errorResponse(error: ApiError, requestId: string): Response {
-  return Response.json(error.toBody(requestId), {
+  return jsonResponse(error.toBody(requestId), {
     status: error.status,
     headers: { ...error.headers, [REQUEST_ID_HEADER]: requestId },
   });

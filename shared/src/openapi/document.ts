@@ -5,7 +5,10 @@ import {
   ErrorOut,
   StoryDetailOut,
   StoryOut,
+  WebhookDeliveryExhaustedEventOut,
   WebhookDeliveryOut,
+  WebhookEndpointDisabledEventOut,
+  WebhookEndpointFailingEventOut,
   WebhookEndpointOut,
   WebhookEventOut,
   WebhookTestEventOut,
@@ -29,6 +32,9 @@ const NAMED_SCHEMAS: Record<string, TSchema> = {
   WebhookDelivery: WebhookDeliveryOut,
   WebhookEvent: WebhookEventOut,
   WebhookTestEvent: WebhookTestEventOut,
+  WebhookEndpointFailingEvent: WebhookEndpointFailingEventOut,
+  WebhookEndpointDisabledEvent: WebhookEndpointDisabledEventOut,
+  WebhookDeliveryExhaustedEvent: WebhookDeliveryExhaustedEventOut,
   Error: ErrorOut,
 };
 
@@ -336,7 +342,33 @@ function webhooks(named: Map<unknown, string>) {
       "webhookTest",
       "The test-event button was pressed; sent once, never recorded or retried.",
     ],
+    [
+      "webhook_endpoint.failing",
+      "webhookEndpointFailing",
+      "Another endpoint of the organization reached 50, 70 or 90% of the failed attempts in a row that disable it (once each per run of failures).",
+    ],
+    [
+      "webhook_endpoint.disabled",
+      "webhookEndpointDisabled",
+      "Another endpoint of the organization was disabled for failing.",
+    ],
+    [
+      "webhook_delivery.exhausted",
+      "webhookDeliveryExhausted",
+      "A delivery to another endpoint of the organization failed its last attempt (at most one per endpoint and run of failures).",
+    ],
   ] as const;
+  const bodies: Record<(typeof types)[number][0], TSchema> = {
+    "story.submitted": WebhookEventOut,
+    "story.approved": WebhookEventOut,
+    "story.rejected": WebhookEventOut,
+    "story.published": WebhookEventOut,
+    "story.unpublished": WebhookEventOut,
+    "webhook.test": WebhookTestEventOut,
+    "webhook_endpoint.failing": WebhookEndpointFailingEventOut,
+    "webhook_endpoint.disabled": WebhookEndpointDisabledEventOut,
+    "webhook_delivery.exhausted": WebhookDeliveryExhaustedEventOut,
+  };
   return Object.fromEntries(
     types.map(([type, operationId, summary]) => [
       type,
@@ -353,10 +385,7 @@ function webhooks(named: Map<unknown, string>) {
             required: true,
             content: {
               "application/json": {
-                schema: jsonSchema(
-                  type === "webhook.test" ? WebhookTestEventOut : WebhookEventOut,
-                  named,
-                ),
+                schema: jsonSchema(bodies[type], named),
               },
             },
           },

@@ -7,6 +7,7 @@ import {
   hostnames,
   organizations,
   outboxEvents,
+  previewLinks,
   type StoryStatus,
   type StoryType,
   sites,
@@ -19,6 +20,7 @@ import {
 import type { SyntheticStory } from "../demo/synthetic-stories.ts";
 import type { StoryEvent, WebhookEventType } from "../events.ts";
 import { newId } from "../ids.ts";
+import { hashPreviewToken, makePreviewToken } from "../preview-links.ts";
 import { newWebhookSecret, seal } from "../secret-box.ts";
 import type { StoryBody } from "../story-body.ts";
 
@@ -80,6 +82,27 @@ export async function insertSite(
     })
     .returning();
   return row!;
+}
+
+/** A preview link of a story, as the workspace makes one (a week ahead unless told); its token. */
+export async function insertPreviewLink(
+  db: Queryable,
+  story: { id: string; organizationId: string },
+  options: { expiresAt?: Date; revokedAt?: Date } = {},
+): Promise<{ id: string; token: string }> {
+  const token = makePreviewToken();
+  const id = newId();
+  await db.insert(previewLinks).values({
+    id,
+    organizationId: story.organizationId,
+    storyId: story.id,
+    label: "A journalist",
+    tokenHash: hashPreviewToken(token),
+    expiresAt: options.expiresAt ?? new Date(Date.now() + 7 * 86_400_000),
+    revokedAt: options.revokedAt ?? null,
+    createdBy: "admin",
+  });
+  return { id, token };
 }
 
 /** A hostname of a site, lower-cased as stored; active (verified) unless told otherwise. */

@@ -1,4 +1,5 @@
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
+import { jsonResponse } from "@newsroom/shared/content-types";
 import { ApiError } from "@newsroom/shared/errors";
 import { toApiError } from "@newsroom/shared/http/error-response";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
@@ -38,7 +39,7 @@ export async function guarded(
 }
 
 export function json(body: unknown, status: number, headers: Record<string, string> = {}) {
-  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+  return jsonResponse(body, { status, headers: { ...NO_STORE, ...headers } });
 }
 
 /** Whether the client asked for JSON (fetch, API clients) rather than a page. */

@@ -1,3 +1,4 @@
+import { jsonResponse } from "@newsroom/shared/content-types";
 import { ApiError } from "@newsroom/shared/errors";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { log } from "@newsroom/shared/log";
@@ -27,7 +28,7 @@ export function checkoutRoutes(reader: CheckoutReader | null) {
         );
       }
       const result = await reader.summary(params.id);
-      if (result.ok) return Response.json(result.summary, { headers: NO_STORE });
+      if (result.ok) return jsonResponse(result.summary, { headers: NO_STORE });
       if (result.reason === "not_found") {
         throw new ApiError("not_found", "No such checkout session.", { headers: NO_STORE });
       }

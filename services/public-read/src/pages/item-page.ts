@@ -4,7 +4,7 @@ import { renderBody } from "@newsroom/shared/story-body-html";
 import type { ContentItemOut } from "../content/model.ts";
 import type { Brand } from "./brand.ts";
 import { cards, displayDate, typeLabel } from "./cards.ts";
-import { layout } from "./layout.ts";
+import { absoluteUrl, layout } from "./layout.ts";
 
 /** Where a person named on an item is listed: the item's People section. */
 function personAnchor(index: number): string {
@@ -23,7 +23,9 @@ export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, 
     "@type": "Organization",
     name: brand.publisher,
     url: brand.home,
-    ...(brand.logo ? { logo: { "@type": "ImageObject", url: brand.logo.url } } : {}),
+    ...(brand.logo
+      ? { logo: { "@type": "ImageObject", url: absoluteUrl(brand.logo.url, brand.home) } }
+      : {}),
   };
   return {
     "@context": "https://schema.org",
@@ -41,7 +43,7 @@ export function newsArticle(brand: Brand, item: ContentItemOut): Record<string, 
           }))
         : [{ "@type": "Organization", name: brand.publisher, url: brand.home }],
     publisher,
-    ...(image ? { image: [image.url] } : {}),
+    ...(image ? { image: [absoluteUrl(image.url, item.url)] } : {}),
     mainEntityOfPage: { "@type": "WebPage", "@id": item.url },
   };
 }

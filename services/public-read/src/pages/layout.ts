@@ -35,6 +35,14 @@ export interface PageParts {
   returnTo?: string;
 }
 
+/**
+ * `url` made absolute against `base` (an upload's address is service-relative, `/assets/...`):
+ * cards and structured data are read by crawlers away from the page, so they need the full one.
+ */
+export function absoluteUrl(url: string, base: string): string {
+  return new URL(url, base).href;
+}
+
 /** JSON inside `<script>`: `<` escaped so no value can close the element. */
 function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c");
@@ -45,7 +53,9 @@ export function layout(parts: PageParts): Html {
   const { brand } = parts;
   const theme = themeOf(brand.accent);
   const title = parts.title === brand.name ? brand.name : `${parts.title} | ${brand.name}`;
-  const image = parts.image ?? null;
+  const image = parts.image
+    ? { url: absoluteUrl(parts.image.url, parts.canonical), alt: parts.image.alt }
+    : null;
   const document = html`<!doctype html>
 <html lang="en">
 <head>

@@ -1,3 +1,4 @@
+import type { EventBus } from "@newsroom/shared/bus/index";
 import type { StoryType } from "@newsroom/shared/db/schema";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { pathOf, queryOf } from "@newsroom/shared/http/urls";
@@ -9,6 +10,7 @@ import {
   isClientHost,
   publicHostOf,
 } from "@newsroom/shared/page-host";
+import { PREVIEW_SEGMENT } from "@newsroom/shared/preview-links";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { houseTags, siteTags } from "../caching/cache-tags.ts";
@@ -21,12 +23,14 @@ import { contentItem, type Newsroom, newsroomIndex, topicPage } from "../content
 import type { ReadDeps } from "../deps.ts";
 import { houseNewsroom } from "../newsroom/service.ts";
 import { type HostedSite, siteByHostname, siteBySlug } from "../sites/service.ts";
+import { hasEnabledSite } from "../sites/store.ts";
 import type { Brand } from "./brand.ts";
 import { brandIcon } from "./icon.ts";
 import { indexPage } from "./index-page.ts";
 import { itemPage } from "./item-page.ts";
 import { SIGN_UP_SEGMENT } from "./newsletter-form.ts";
 import { notFoundPage, plainNotFoundPage, unavailablePage } from "./not-found-page.ts";
+import { type PreviewPlace, previewLinkAnswer } from "./preview-link.ts";
 import { signUpPage } from "./sign-up-page.ts";
 import { clearedLogoOf, organizationOfPages } from "./store.ts";
 import { topicPage as renderTopicPage } from "./topic-page.ts";
@@ -60,6 +64,11 @@ function targetOf(segments: string[]): PageTarget {
     return { kind: "topic", slug: segments[1]! };
   }
   return { kind: "none" };
+}
+
+/** The token of a preview link's address (`["preview", token]` below a home), or null. */
+function previewTokenOf(segments: string[]): string | null {
+  return segments.length === 2 && segments[0] === PREVIEW_SEGMENT ? segments[1]! : null;
 }
 
 /** The path below `prefix` as segments; a trailing slash is the same page. */
@@ -129,8 +138,11 @@ interface Opened {
  * Newsroom pages, server-rendered from the same reads as the JSON routes, cached and purged
  * with the same keys: the house newsroom at `/newsroom`, hosted sites at NEWSROOM_HOST's path
  * (`/newsrooms/{site}`), and a site on its client's hostname (`servesHost`, `hostPage`).
+ * Below each home, `preview/{token}` is an embargoed story's preview link (`preview-link.ts`),
+ * read for each request outside the answer reader: never cached, tagged or listed. Its openings
+ * go out on `bus`.
  */
-export function pagesRoutes(deps: ReadDeps) {
+export function pagesRoutes(deps: ReadDeps, bus: EventBus) {
   const { db, reader, config } = deps;
   const prefix = hostedPagesPrefix(config) || "/newsrooms";
   const origin = new URL(config.NEWSROOM_HOST).origin;
@@ -213,6 +225,32 @@ export function pagesRoutes(deps: ReadDeps) {
     return brand ? iconResponse(brand.icon) : plainNotFound(missing.tags);
   };
 
+  /** A preview link's answer on the newsroom `open` reads; the 503 page when it cannot be read. */
+  const previewPage = async (
+    request: Request,
+    token: string,
+    open: () => Promise<Opened | null>,
+    placeOfSiteless?: (organizationId: string) => Promise<PreviewPlace | null>,
+  ): Promise<Response> => {
+    try {
+      const opened = await open();
+      const brand = opened && (await brandOf(opened));
+      return await previewLinkAnswer(
+        db,
+        bus,
+        token,
+        opened && brand ? { newsroom: opened.newsroom, brand } : null,
+        placeOfSiteless,
+      );
+    } catch (error) {
+      log.warn("public read failed", {
+        request_id: requestIdOf(request),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return pageUnavailable();
+    }
+  };
+
   /** Reads and renders one page of a newsroom. */
   const page = (
     request: Request,
@@ -284,39 +322,49 @@ export function pagesRoutes(deps: ReadDeps) {
     );
   };
 
-  const housePage = (request: Request) =>
-    page(
-      request,
-      housePlace,
-      targetOf(segmentsAfter(pathOf(request.url), "/newsroom")),
-      async () => {
-        const newsroom = await houseNewsroom(db, config);
-        return { newsroom, site: null, scope: newsroom.ownerId };
-      },
-      { tags: houseTags.missingItem() },
-    );
+  /**
+   * An organization without an enabled site previews on the house newsroom's address under its
+   * own name, as the workspace's preview does; one with a site only on that site.
+   */
+  const siteless = async (organizationId: string): Promise<PreviewPlace | null> => {
+    if (await hasEnabledSite(db, organizationId)) return null;
+    const house = await houseNewsroom(db, config);
+    const newsroom = { ...house, organizationId, ownerId: organizationId };
+    const brand = await brandOf({ newsroom, site: null });
+    return brand && { newsroom, brand };
+  };
+
+  const housePage = (request: Request) => {
+    const segments = segmentsAfter(pathOf(request.url), "/newsroom");
+    const open = async () => {
+      const newsroom = await houseNewsroom(db, config);
+      return { newsroom, site: null, scope: newsroom.ownerId };
+    };
+    const token = previewTokenOf(segments);
+    if (token !== null) return previewPage(request, token, open, siteless);
+    return page(request, housePlace, targetOf(segments), open, {
+      tags: houseTags.missingItem(),
+    });
+  };
 
   const sitePage = (request: Request) => {
     const [site, ...rest] = segmentsAfter(pathOf(request.url), prefix);
     if (!site || !SITE.test(site)) return Promise.resolve(plainNotFound([]));
-    return page(
-      request,
-      sitePlace(site),
-      targetOf(rest),
-      async () => {
-        const hosted = await siteBySlug(db, config.NEWSROOM_HOST, site);
-        return (
-          hosted && {
-            newsroom: hosted.newsroom,
-            site: hosted,
-            scope: hosted.organizationId,
-            // Its canonical home may be a hostname that does not resolve here (development).
-            browsedHome: `${origin}${prefix}/${site}`,
-          }
-        );
-      },
-      { tags: siteTags.site(site) },
-    );
+    const open = async () => {
+      const hosted = await siteBySlug(db, config.NEWSROOM_HOST, site);
+      return (
+        hosted && {
+          newsroom: hosted.newsroom,
+          site: hosted,
+          scope: hosted.organizationId,
+          // Its canonical home may be a hostname that does not resolve here (development).
+          browsedHome: `${origin}${prefix}/${site}`,
+        }
+      );
+    };
+    const token = previewTokenOf(rest);
+    if (token !== null) return previewPage(request, token, open);
+    return page(request, sitePlace(site), targetOf(rest), open, { tags: siteTags.site(site) });
   };
 
   const routes = new Elysia({ name: "public-read:pages" })
@@ -344,7 +392,15 @@ export function pagesRoutes(deps: ReadDeps) {
     /** A page of the site served on the request's hostname; a plain 404 page for any other. */
     hostPage(request: Request): Promise<Response> {
       const hostname = hostnameOf(publicHostOf(request) ?? "");
-      const target = targetOf(segmentsAfter(pathOf(request.url), ""));
+      const segments = segmentsAfter(pathOf(request.url), "");
+      const token = previewTokenOf(segments);
+      if (token !== null) {
+        return previewPage(request, token, async () => {
+          const hosted = await siteByHostname(db, config.NEWSROOM_HOST, hostname);
+          return hosted && { newsroom: hosted.newsroom, site: hosted };
+        });
+      }
+      const target = targetOf(segments);
       // The site is resolved inside the read: the answer is tagged per hostname and dropped
       // with `host:<hostname>` and `site:<site>` when the site or its hostnames change.
       let site = "";

@@ -30,6 +30,16 @@ export type EnabledSiteRow = {
   newsroomRunning: boolean;
 };
 
+/** Whether the organization has an enabled hosted site (else the house newsroom is its place). */
+export async function hasEnabledSite(db: Queryable, organizationId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: sites.id })
+    .from(sites)
+    .where(and(eq(sites.organizationId, organizationId), eq(sites.enabled, true)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** An enabled site by its slug. */
 export async function enabledSiteBySlug(
   db: Queryable,

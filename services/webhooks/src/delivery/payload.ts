@@ -1,6 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
+import { isOperationalEventType, type WebhookEventType } from "@newsroom/shared/events";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import {
   currentVersionOf,
@@ -9,6 +10,7 @@ import {
   storyRecordOf,
 } from "@newsroom/shared/story-records";
 import { sql } from "drizzle-orm";
+import { alertEventBodies } from "../alerts/payload.ts";
 import { uuidArray } from "../sql-arrays.ts";
 import type { DeliveryRow } from "./store.ts";
 
@@ -71,6 +73,21 @@ export async function eventBodies(
   db: Queryable,
   deliveries: EventOfDelivery[],
 ): Promise<Map<string, string>> {
+  // Operational events (alerts) carry the data written when they were raised.
+  if (deliveries.some((delivery) => isOperationalEventType(delivery.eventType))) {
+    const [alerts, stories] = await Promise.all([
+      alertEventBodies(
+        db,
+        deliveries.filter((delivery) => isOperationalEventType(delivery.eventType)),
+      ),
+      eventBodies(
+        db,
+        deliveries.filter((delivery) => !isOperationalEventType(delivery.eventType)),
+      ),
+    ]);
+    for (const [id, body] of alerts) stories.set(id, body);
+    return stories;
+  }
   const wanted = new Set<string>();
   const organizationIds = new Set<string>();
   const storyIds = new Set<string>();
@@ -118,7 +135,7 @@ function bodyOf(
   const body: WebhookEventOut = {
     id: delivery.eventId,
     object: "event",
-    type: delivery.eventType,
+    type: delivery.eventType as WebhookEventType,
     created_at: delivery.eventCreatedAt.toISOString(),
     data: {
       story_id: delivery.storyId as string,

@@ -2,7 +2,9 @@ import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { rowsOf } from "@newsroom/shared/db/rows";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
+import type { QueueReading } from "@newsroom/shared/metrics";
 import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -277,10 +279,11 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
       where a.organization_id = delivered.organization_id and a.delivery_id = delivered.id
         and a.attempt = delivered.attempts and a.in_flight
     )
-    update webhook_endpoints as e set consecutive_failures = 0
+    update webhook_endpoints as e set consecutive_failures = 0, failed_attempts_in_a_row = 0,
+      failing_since = null, failure_alert_percent = 0
     from (select distinct organization_id, endpoint_id from delivered) as r
     where e.organization_id = r.organization_id and e.id = r.endpoint_id
-      and e.consecutive_failures > 0`);
+      and (e.consecutive_failures > 0 or e.failing_since is not null)`);
 }
 
 /**
@@ -289,7 +292,9 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
  * `disableAfter` the endpoint is disabled (reason `failing`) and its pending deliveries stop.
  * A receiver that answered `410 Gone` (`gone`) asks to hear nothing more (Standard Webhooks):
  * the delivery fails and the endpoint is disabled at once, whatever the count.
- * Returns the delivery's new status and whether this disabled the endpoint.
+ * The alerts the attempt raises (failing, exhausted, disabled) are written in the same
+ * transaction. Returns the delivery's new status, whether this disabled the endpoint and how
+ * many alerts it raised.
  */
 export async function recordFailedAttempt(
   db: Db,
@@ -302,7 +307,7 @@ export async function recordFailedAttempt(
     gone?: boolean;
   },
   now: Date = new Date(),
-): Promise<{ status: "pending" | "failed"; endpointDisabled: boolean }> {
+): Promise<{ status: "pending" | "failed"; endpointDisabled: boolean; alerts: number }> {
   return db.transaction(async (tx) => {
     const [current] = await tx
       .select({ attempts: d.attempts, status: d.status })
@@ -310,7 +315,7 @@ export async function recordFailedAttempt(
       .where(and(eq(d.organizationId, delivery.organizationId), eq(d.id, delivery.id)))
       .for("update");
     if (current?.status !== "pending") {
-      return { status: "failed" as const, endpointDisabled: false };
+      return { status: "failed" as const, endpointDisabled: false, alerts: 0 };
     }
     // Counted when the attempt was opened, before its request left.
     const attempts = current.attempts;
@@ -345,29 +350,58 @@ export async function recordFailedAttempt(
           eq(webhookAttempts.inFlight, true),
         ),
       );
-    if (!final) return { status: "pending" as const, endpointDisabled: false };
-    const [endpoint] = await tx
-      .update(e)
-      .set({ consecutiveFailures: sql`${e.consecutiveFailures} + 1` })
-      .where(and(eq(e.organizationId, delivery.organizationId), eq(e.id, delivery.endpointId)))
-      .returning({ failures: e.consecutiveFailures, status: e.status });
-    if (
-      endpoint?.status !== "enabled" ||
-      (endpoint.failures < options.disableAfter && !options.gone)
-    ) {
-      return { status: "failed" as const, endpointDisabled: false };
+    let disabled: { announcementId: string; failedInARow: number; gone: boolean } | null = null;
+    if (final) {
+      const [endpoint] = await tx
+        .update(e)
+        .set({ consecutiveFailures: sql`${e.consecutiveFailures} + 1` })
+        .where(and(eq(e.organizationId, delivery.organizationId), eq(e.id, delivery.endpointId)))
+        .returning({ failures: e.consecutiveFailures, status: e.status });
+      if (
+        endpoint?.status === "enabled" &&
+        (endpoint.failures >= options.disableAfter || options.gone === true)
+      ) {
+        const announcementId = await disableFailingEndpoint(
+          tx,
+          delivery.organizationId,
+          delivery.endpointId,
+          now,
+        );
+        const gone = options.gone === true;
+        disabled = {
+          announcementId,
+          failedInARow: gone ? endpoint.failures : options.disableAfter,
+          gone,
+        };
+      }
     }
-    await disableFailingEndpoint(tx, delivery.organizationId, delivery.endpointId, now);
-    return { status: "failed" as const, endpointDisabled: true };
+    const alerts = await raiseAlertsForFailedAttempt(tx, {
+      delivery,
+      attempts,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+      final,
+      disabled,
+      maxAttempts: options.maxAttempts,
+      disableAfter: options.disableAfter,
+      now,
+    });
+    return {
+      status: final ? ("failed" as const) : ("pending" as const),
+      endpointDisabled: disabled !== null,
+      alerts,
+    };
   });
 }
 
+/** Disables the endpoint for failing; returns the id of the announcement it now owes. */
 async function disableFailingEndpoint(
   tx: Queryable,
   organizationId: string,
   endpointId: string,
   now: Date,
-): Promise<void> {
+): Promise<string> {
+  const announcementId = newId();
   await tx
     .update(e)
     // Owed in this transaction: the `webhook_endpoint.disabled` event of this disabling, published
@@ -375,11 +409,12 @@ async function disableFailingEndpoint(
     .set({
       status: "disabled",
       disabledReason: "failing",
-      disabledAnnouncementId: newId(),
+      disabledAnnouncementId: announcementId,
       updatedAt: now,
     })
     .where(and(eq(e.organizationId, organizationId), eq(e.id, endpointId)));
   await stopPendingDeliveries(tx, organizationId, [endpointId], now);
+  return announcementId;
 }
 
 /**
@@ -459,6 +494,33 @@ export async function countPendingDeliveries(db: Db): Promise<number> {
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.status, "pending"));
   return row?.n ?? 0;
+}
+
+/**
+ * The queue lag at `now`: pending deliveries that are due and that no worker holds, and how long
+ * the oldest of them has been due. Read at each scrape: one pass over the pending rows' partial
+ * index (`webhook_deliveries_endpoint_due_idx`), not the whole table.
+ */
+export async function readDeliveryQueue(db: Db, now: Date = new Date()): Promise<QueueReading> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const [row] = await db
+    .select({
+      due: count(),
+      oldest: sql<string | null>`min(${d.nextAttemptAt})`,
+    })
+    .from(d)
+    .where(
+      and(
+        eq(d.status, "pending"),
+        sql`${d.nextAttemptAt} <= ${at}`,
+        or(isNull(d.lockedUntil), sql`${d.lockedUntil} < ${at}`),
+      ),
+    );
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : null;
+  return {
+    due: row?.due ?? 0,
+    oldestDueSeconds: oldest === null ? 0 : Math.max(0, (now.getTime() - oldest) / 1000),
+  };
 }
 
 /** How long attempt details are kept. */

@@ -1,7 +1,14 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
-import { webhookAttempts } from "@newsroom/shared/metrics";
+import {
+  attemptEnded,
+  attemptStarted,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookDeliveryLatency,
+  webhookEndpointDisablements,
+} from "@newsroom/shared/metrics";
 import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
@@ -60,6 +67,8 @@ export interface DeliveryWorkerOptions {
   now?: () => Date;
   /** Called after the commit that disabled an endpoint for failing (the owners' email). */
   onEndpointDisabled?: (endpoint: EndpointRow, lastError: string | null) => Promise<void>;
+  /** Called after the commit of a failed attempt that raised alerts (their emails). */
+  onAlertsRaised?: () => Promise<void>;
   /** The OAuth tokens of endpoints that use them (shared with the test event). */
   tokens?: OAuthTokens;
 }
@@ -317,23 +326,35 @@ export class DeliveryWorker {
       return;
     }
     const { secrets, auth } = secretOf(endpoint);
-    const result = await sendAuthenticated(endpoint.id, auth, this.tokens, {
-      url: endpoint.url,
-      secret: secrets,
-      eventId: delivery.eventId,
-      body: bodies.get(delivery.eventId)!,
-      timeoutMs: this.timeoutMs,
-      allowInsecureTargets: this.options.allowInsecureTargets,
-      resolve: this.options.resolve,
-    });
+    attemptStarted(endpoint.id);
+    let result: Awaited<ReturnType<typeof sendAuthenticated>>;
+    try {
+      result = await sendAuthenticated(endpoint.id, auth, this.tokens, {
+        url: endpoint.url,
+        secret: secrets,
+        eventId: delivery.eventId,
+        body: bodies.get(delivery.eventId)!,
+        timeoutMs: this.timeoutMs,
+        allowInsecureTargets: this.options.allowInsecureTargets,
+        resolve: this.options.resolve,
+      });
+    } finally {
+      attemptEnded(endpoint.id);
+    }
     requestOver();
     this.attempts += 1;
     if (result.ok) {
+      const at = new Date();
       webhookAttempts.inc({ outcome: "delivered" });
+      webhookDeliveries.inc({ outcome: "delivered" });
+      webhookDeliveryLatency.observe(
+        {},
+        Math.max(0, (at.getTime() - delivery.eventCreatedAt.getTime()) / 1000),
+      );
       await this.delivered.submit({
         delivery,
         statusCode: result.statusCode ?? 200,
-        at: new Date(),
+        at,
         durationMs: result.durationMs,
         responseBody: result.responseBody,
       });
@@ -347,12 +368,19 @@ export class DeliveryWorker {
       gone: result.statusCode === GONE,
     });
     webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
+    if (outcome.status === "failed") webhookDeliveries.inc({ outcome: "failed" });
     if (outcome.endpointDisabled) {
+      webhookEndpointDisablements.inc({ reason: result.statusCode === GONE ? "gone" : "failing" });
       log.warn("webhook endpoint disabled after failed deliveries or a 410 Gone", {
         endpoint_id: endpoint.id,
         organization_id: endpoint.organizationId,
       });
       await this.options.onEndpointDisabled?.(endpoint, result.error);
+    }
+    if (outcome.alerts > 0) {
+      // Their operational events are deliveries due now.
+      this.kick();
+      await this.options.onAlertsRaised?.();
     }
   }
 

@@ -86,6 +86,10 @@ export async function enableWebhookEndpoint(
     status: "enabled",
     disabledReason: null,
     consecutiveFailures: 0,
+    // A new run: its failing alerts may be raised again.
+    failedAttemptsInARow: 0,
+    failingSince: null,
+    failureAlertPercent: 0,
   });
 }
 

@@ -7,7 +7,7 @@ import {
   webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
-import type { WebhookEventType } from "@newsroom/shared/events";
+import type { SubscribableEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
 import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";
@@ -49,7 +49,7 @@ export async function outboxEventsOf(tx: Queryable, eventIds: string[]): Promise
 export interface SubscribedEndpoint {
   id: string;
   organizationId: string;
-  events: WebhookEventType[];
+  events: SubscribableEventType[];
   /** Topic slugs the endpoint is limited to; null for every story. */
   topics: string[] | null;
 }
@@ -103,7 +103,7 @@ export async function topicsOfStories(
 
 export interface DeliveryEvent {
   id: string;
-  type: WebhookEventType;
+  type: SubscribableEventType;
   storyId: string | null;
   createdAt: Date;
 }

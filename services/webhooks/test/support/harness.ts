@@ -11,7 +11,7 @@ import {
   webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
-import type { WebhookEventType } from "@newsroom/shared/events";
+import type { SubscribableEventType, WebhookEventType } from "@newsroom/shared/events";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import {
   applyStoryAction,
@@ -165,7 +165,7 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     /** Registers an endpoint (with any of its options); returns its id and `whsec_` secret. */
     async endpoint(
       url: string,
-      events: WebhookEventType[] = ALL_EVENTS,
+      events: SubscribableEventType[] = ALL_EVENTS,
       org = orgId,
       options: Omit<EndpointCreateIn, "url" | "events"> = {},
     ) {

@@ -5,6 +5,7 @@ import { type TObject, Type } from "@sinclair/typebox";
 import { MemberIn } from "../identity/members/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
 import { OrganizationCreateIn, OrganizationUpdateIn } from "../organizations/model.ts";
+import { PreviewLinkCreateIn } from "../preview-links/model.ts";
 import { HostnameIn, SiteCreateIn } from "../sites/model.ts";
 import { StoryCreateIn, StoryVersionIn, TransitionIn } from "../stories/model.ts";
 
@@ -149,6 +150,27 @@ export const COMMANDS: Record<string, Command> = {
     positional: ["action"],
     schema: TransitionIn,
     summary: "move a story (<org>/<slug> or its id) through the state machine",
+  },
+  "preview-link-list": {
+    method: "GET",
+    path: ([story]) => `/stories/${story}/preview_links`,
+    ids: ["story"],
+    summary: "a story's preview links (never their addresses)",
+  },
+  "preview-link-create": {
+    method: "POST",
+    path: ([story]) => `/stories/${story}/preview_links`,
+    ids: ["story"],
+    positional: ["label"],
+    schema: PreviewLinkCreateIn,
+    summary:
+      "an embargoed preview link of an approved or scheduled story (<org>/<slug> or its id), --expires-at within 30 days; its address is shown once",
+  },
+  "preview-link-revoke": {
+    method: "POST",
+    path: ([id]) => `/preview_links/${id}/revoke`,
+    ids: ["preview link id"],
+    summary: "revoke a preview link at once",
   },
   "endpoint-list": {
     method: "GET",

@@ -15,6 +15,12 @@ export function activeHostname(names: HostnameRow[]): string | null {
   return active[0]?.hostname ?? null;
 }
 
+/** Where the organization's newsrooms are: HOUSE_ORG and NEWSROOM_HOST. */
+export interface PublicAddresses {
+  houseOrg: string;
+  newsroomHost: string;
+}
+
 export interface PublicPage {
   /** Where the page is: "the newsroom" or a hosted site's name. */
   where: string;
@@ -29,7 +35,7 @@ export interface PublicPage {
  */
 export async function storyPublicPages(
   db: Queryable,
-  addresses: { houseOrg: string; newsroomHost: string },
+  addresses: PublicAddresses,
   organization: { id: string; slug: string },
   storySlug: string,
 ): Promise<PublicPage[]> {
@@ -60,6 +66,28 @@ export async function storyPublicPages(
     });
   }
   return pages;
+}
+
+/**
+ * The home of the newsroom an embargoed preview link lives on: the first enabled hosted site at
+ * its canonical address (public reads serve the link there and under `{NEWSROOM_HOST}/{site}`
+ * alike), else the house newsroom, which shows it under the organization's own name.
+ */
+export async function previewHome(
+  db: Queryable,
+  addresses: PublicAddresses,
+  organization: { id: string; slug: string },
+): Promise<string> {
+  const houseHome = `${new URL(addresses.newsroomHost).origin}/newsroom`;
+  if (organization.slug === addresses.houseOrg) return houseHome;
+  const [sites, names] = await Promise.all([
+    sitesOfOrganization(db, organization.id),
+    hostnamesOfOrganization(db, organization.id),
+  ]);
+  const site = sites.find((candidate) => candidate.enabled);
+  if (!site) return houseHome;
+  const hostname = activeHostname(names.filter((name) => name.siteId === site.id));
+  return canonicalUrl(addresses.newsroomHost, site.slug, hostname);
 }
 
 /** A newsroom a story can be previewed on: a hosted site by slug, or (no slug) the default one. */

@@ -12,6 +12,7 @@ import { keysWebRoutes } from "./routes/keys.ts";
 import { membersWebRoutes } from "./routes/members.ts";
 import { newsletterWebRoutes } from "./routes/newsletter.ts";
 import { organizationsWebRoutes } from "./routes/organizations.ts";
+import { previewLinksWebRoutes } from "./routes/preview-links.ts";
 import { signInWebRoutes } from "./routes/sign-in.ts";
 import { sitesWebRoutes } from "./routes/sites.ts";
 import { ssoWebRoutes } from "./routes/sso.ts";
@@ -63,6 +64,7 @@ export function createWebApp(deps: WebDeps) {
     .use(signInWebRoutes(deps, kit, signIn))
     .use(organizationsWebRoutes(deps, kit))
     .use(storiesWebRoutes(deps, kit))
+    .use(previewLinksWebRoutes(deps, kit))
     .use(storyEditorWebRoutes(deps, kit))
     .use(storyPreviewWebRoutes(deps, kit))
     .use(assetsWebRoutes(deps, kit))

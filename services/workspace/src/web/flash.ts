@@ -10,6 +10,7 @@ export const DONE_MESSAGES = {
   unpublished: "The story is unpublished: it is no longer on the public newsroom.",
   submitted: "Submitted for review: an approver decides it.",
   "key-revoked": "The key was revoked: requests made with it are refused from now on.",
+  "preview-link-revoked": 'The preview link was revoked: it answers "not found" from now on.',
   "endpoint-disabled": "The endpoint was disabled: nothing is sent to it until it is enabled.",
   "endpoint-deleted": "The endpoint was deleted.",
   "delivery-resent": "The delivery is being sent again, with its original webhook-id.",

@@ -1,7 +1,14 @@
 import type { StoryStatus } from "@newsroom/shared/db/schema";
-import type { WebhookEventType } from "@newsroom/shared/events";
+import { isOperationalEventType, type WebhookEventType } from "@newsroom/shared/events";
 import { buildOpenApiDocument } from "@newsroom/shared/openapi/document";
-import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
+import type {
+  StoryOut,
+  WebhookDeliveryExhaustedEventOut,
+  WebhookEndpointDisabledEventOut,
+  WebhookEndpointFailingEventOut,
+  WebhookEventOut,
+  WebhookTestEventOut,
+} from "@newsroom/shared/records";
 
 /** One event type as the catalog shows it. */
 export interface CatalogEntry {
@@ -9,8 +16,13 @@ export interface CatalogEntry {
   summary: string;
   /** The JSON schema of its body, from the OpenAPI document's `webhooks` section, refs inlined. */
   schema: unknown;
-  sample: WebhookEventOut | WebhookTestEventOut;
+  sample: WebhookEventOut | WebhookTestEventOut | OperationalEventOut;
 }
+
+type OperationalEventOut =
+  | WebhookEndpointFailingEventOut
+  | WebhookEndpointDisabledEventOut
+  | WebhookDeliveryExhaustedEventOut;
 
 type Json = unknown;
 
@@ -39,8 +51,51 @@ const SAMPLE_STEPS: Record<WebhookEventType, [StoryStatus, StoryStatus, number]>
 const SAMPLE_AT = "2026-03-02T09:30:00.000Z";
 const SAMPLE_STORY_ID = "0f8b6d3e-5a4c-4b1e-9d2f-7c6a5b4e3d21";
 
-function samplePayload(type: string): WebhookEventOut | WebhookTestEventOut {
+/** The endpoint an operational sample is about. */
+const SAMPLE_ENDPOINT = {
+  endpoint_id: "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a",
+  url: "https://hooks.example.com/newsroom",
+  last_error: "receiver answered 500",
+};
+
+function operationalSample(type: string, id: string): OperationalEventOut {
+  const common = { id, object: "event" as const, created_at: SAMPLE_AT };
+  if (type === "webhook_endpoint.failing") {
+    return {
+      ...common,
+      type,
+      data: {
+        ...SAMPLE_ENDPOINT,
+        threshold_percent: 70,
+        failed_attempts_in_a_row: 17,
+        disable_threshold_attempts: 24,
+      },
+    };
+  }
+  if (type === "webhook_endpoint.disabled") {
+    return {
+      ...common,
+      type,
+      data: { ...SAMPLE_ENDPOINT, reason: "failing", failed_in_a_row: 3, receiver_gone: false },
+    };
+  }
+  return {
+    ...common,
+    type: "webhook_delivery.exhausted",
+    data: {
+      ...SAMPLE_ENDPOINT,
+      delivery_id: "2e1d0c9b-8a7f-4e6d-9c5b-4a3f2e1d0c9b",
+      event_id: "7b6a5f4e-3d2c-4b1a-8f9e-8d7c6b5a4f3e",
+      event_type: "story.published",
+      attempts: 8,
+      last_status_code: 500,
+    },
+  };
+}
+
+function samplePayload(type: string): WebhookEventOut | WebhookTestEventOut | OperationalEventOut {
   const id = "6c1f0a9e-2b7d-4e3a-8f5c-1d9e8b7a6c54";
+  if (isOperationalEventType(type)) return operationalSample(type, id);
   if (type === "webhook.test") {
     return {
       id,

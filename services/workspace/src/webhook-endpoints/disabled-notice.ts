@@ -1,17 +1,13 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
-import type { Db, Queryable } from "@newsroom/shared/db/index";
-import {
-  auditEvents,
-  organizations,
-  workspaceMemberships,
-  workspacePeople,
-} from "@newsroom/shared/db/schema";
+import type { Db } from "@newsroom/shared/db/index";
+import { auditEvents, organizations } from "@newsroom/shared/db/schema";
 import { EVENT, type WebhookEndpointDisabledEvent } from "@newsroom/shared/events";
 import { html } from "@newsroom/shared/html";
 import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import type { Mailer, MailMessage } from "@newsroom/shared/mailer";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { ALERT_RECIPIENTS_NOTE, alertRecipients } from "./alert-recipients.ts";
 
 /** The durable consumer of `webhook_endpoint.disabled`: every replica shares it. */
 export const ENDPOINT_DISABLED_CONSUMER = "workspace-endpoint-disabled";
@@ -28,7 +24,7 @@ type Disabled = WebhookEndpointDisabledEvent["data"];
 
 /**
  * Hears the webhooks service disable an endpoint for failing: records it in the organization's
- * audit trail, under the event's id, and emails the organization's owners and admins. A repeated
+ * audit trail, under the event's id, and emails the people who own the endpoint (`alertRecipients`). A repeated
  * event (the bus delivers at least once, the webhooks service may publish again) finds its audit
  * row and sends nothing: one email per disabling.
  */
@@ -78,22 +74,6 @@ async function recordDisabling(db: Db, event: WebhookEndpointDisabledEvent): Pro
   return rows.length > 0;
 }
 
-/** The addresses of the organization's owners and admins: they may turn the endpoint back on. */
-export async function ownerAndAdminAddresses(db: Queryable, organizationId: string) {
-  const rows = await db
-    .select({ email: workspacePeople.email })
-    .from(workspaceMemberships)
-    .innerJoin(workspacePeople, eq(workspacePeople.id, workspaceMemberships.personId))
-    .where(
-      and(
-        eq(workspaceMemberships.organizationId, organizationId),
-        inArray(workspaceMemberships.role, ["owner", "admin"]),
-      ),
-    )
-    .orderBy(asc(workspacePeople.email));
-  return rows.map((row) => row.email);
-}
-
 /** The email: which endpoint, why it was disabled, and how to turn it back on. */
 export function disabledEndpointEmail(
   to: string[],
@@ -117,7 +97,7 @@ To recover:
 2. Open the endpoint's page and send a test event: ${page}
 3. Enable the endpoint there, then recover the failed deliveries since it went down.
 
-You receive this because you are an owner or admin of ${organizationName}.
+${ALERT_RECIPIENTS_NOTE(organizationName)}
 `;
   const body = html`<p>We disabled a webhook endpoint of ${organizationName}.</p>
 <p>Endpoint: <code>${endpoint.url}</code><br>Why: ${why}</p>
@@ -126,7 +106,7 @@ You receive this because you are an owner or admin of ${organizationName}.
 <ol><li>Check that the receiver answers a signed POST with a 2xx within 10 seconds.</li>
 <li>Open <a href="${page}">the endpoint's page</a> and send a test event.</li>
 <li>Enable the endpoint there, then recover the failed deliveries since it went down.</li></ol>
-<p>You receive this because you are an owner or admin of ${organizationName}.</p>
+<p>${ALERT_RECIPIENTS_NOTE(organizationName)}</p>
 `;
   return {
     to,
@@ -149,7 +129,7 @@ async function notifyEndpointDisabled(deps: DisabledNoticeDeps, endpoint: Disabl
       .select({ name: organizations.name })
       .from(organizations)
       .where(eq(organizations.id, endpoint.organization_id));
-    const to = await ownerAndAdminAddresses(deps.db, endpoint.organization_id);
+    const to = await alertRecipients(deps.db, endpoint.organization_id, endpoint.endpoint_id);
     if (!organization || to.length === 0) return;
     await deps.mailer.send(disabledEndpointEmail(to, organization.name, endpoint, deps.appUrl));
   } catch (error) {

@@ -6,9 +6,14 @@ import { type TestDatabase, testDatabase } from "@newsroom/shared/testing/databa
 import { edgeInProcess } from "@newsroom/shared/testing/edge";
 import { createWorkspaceApp, workspaceCalls } from "../../src/app.ts";
 import type { TxtLookup } from "../../src/identity/sso/domains.ts";
+import type { PublicAddresses } from "../../src/sites/public-pages.ts";
 
 export const ADMIN_TOKEN = "workspace-test-admin-token";
 export const SECRETS_KEY = Buffer.alloc(32, 9);
+export const TEST_ADDRESSES: PublicAddresses = {
+  houseOrg: "armage",
+  newsroomHost: "http://localhost:3000/newsrooms",
+};
 
 export interface Harness {
   database: TestDatabase;
@@ -40,6 +45,8 @@ export async function workspaceHarness(
      * endpoint command answers 503, as when WEBHOOKS_URL is unset.
      */
     webhooks?: ServiceCall;
+    /** HOUSE_ORG and NEWSROOM_HOST (default: the house `armage`, hosted sites on localhost). */
+    addresses?: PublicAddresses;
   } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await testDatabase({ backend: options.backend }));
@@ -53,6 +60,7 @@ export async function workspaceHarness(
     kickRelay: () => {},
     calls: workspaceCalls({}, { webhooks: options.webhooks }),
     lookupTxt: options.lookupTxt,
+    addresses: options.addresses ?? TEST_ADDRESSES,
   });
   const handle = edgeInProcess((request) => app.handle(request));
   return {

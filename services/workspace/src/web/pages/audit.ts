@@ -9,8 +9,12 @@ import { navOf } from "./organizations.ts";
 const ACTIONS: Record<string, string> = {
   "api_key.created": "API key created",
   "api_key.revoked": "API key revoked",
+  "preview_link.created": "Preview link created",
+  "preview_link.revoked": "Preview link revoked",
   "webhook_endpoint.created": "Webhook endpoint created",
   "webhook_endpoint.disabled": "Webhook endpoint disabled",
+  "webhook_endpoint.failing": "Webhook endpoint failing (alert emailed)",
+  "webhook_delivery.exhausted": "Webhook delivery failed after every retry (alert emailed)",
   "webhook_endpoint.enabled": "Webhook endpoint enabled",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
   "webhook_endpoint.secret_rotated": "Webhook endpoint secret rotated",

@@ -10,6 +10,11 @@ import type { Visitor } from "../kit.ts";
 import { csrfInput, layout, notice } from "../layout.ts";
 import { versionLines } from "../version-text.ts";
 import { navOf, statusBadge } from "./organizations.ts";
+import {
+  type PreviewLinkFormState,
+  type PreviewLinksData,
+  previewLinksSection,
+} from "./preview-links.ts";
 
 export interface StoryPageData {
   access: OrgAccess;
@@ -29,6 +34,8 @@ export interface StoryPageData {
   previewPlaces: PreviewPlace[];
   /** Where readers find the story, while it is published. */
   publicPages: PublicPage[];
+  /** The story's preview links, for those who may make them (else null). */
+  previewLinks: PreviewLinksData | null;
 }
 
 export interface DecisionFormState {
@@ -36,6 +43,8 @@ export interface DecisionFormState {
   noteError?: string;
   /** A refusal shown above the page (the story moved on meanwhile). */
   problem?: string;
+  /** The preview link form, given again with its errors. */
+  previewLink?: PreviewLinkFormState;
 }
 
 const when = (at: Date) =>
@@ -176,6 +185,7 @@ ${renderBody(data.reading)}`
 </div>
 ${decisionForms(who, data, state)}
 ${releaseForms(who, data)}
+${data.previewLinks ? previewLinksSection(who, data.previewLinks, state.previewLink) : ""}
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
 <table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th><th scope="col">Preview</th></tr></thead>
 <tbody>${data.versions.map(

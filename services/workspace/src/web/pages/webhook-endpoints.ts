@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
+import { OPERATIONAL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
 import {
   NAME_MAX_LENGTH,
@@ -34,7 +34,11 @@ const FRESH_NOTE =
   "Changing, testing or deleting an endpoint needs a sign-in code from the last 12 hours: you will be asked for a new one first.";
 
 function statusText(endpoint: WebhookEndpointOut): string {
-  if (endpoint.status === "enabled") return "enabled";
+  if (endpoint.status === "enabled") {
+    return endpoint.failure_alert_percent > 0
+      ? `enabled, failing: ${endpoint.failure_alert_percent}% of the disable threshold reached`
+      : "enabled";
+  }
   const why = {
     failing: "after failed deliveries",
     by_client: "by your organization",
@@ -94,7 +98,7 @@ export interface EndpointsPageData {
 
 function createForm(who: Visitor, data: EndpointsPageData, state: EndpointFormState): Html {
   const errors = state.errors ?? {};
-  const chosen = new Set(state.events ?? WEBHOOK_EVENT_TYPES);
+  const chosen = new Set<string>(state.events ?? WEBHOOK_EVENT_TYPES);
   return html`<section aria-labelledby="add-endpoint"><h2 id="add-endpoint">Add an endpoint</h2>
 ${state.problem ? notice("error", state.problem) : ""}
 ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
@@ -122,6 +126,14 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
         html`<label><input type="checkbox" name="events" value="${type}"${chosen.has(type) ? html` checked` : ""}> ${type}</label>`,
     )}
     ${errors.events ? html`<p class="error" id="events-error">${errors.events}</p>` : ""}
+  </fieldset>
+  <fieldset class="choices">
+    <legend>Alerts about this organization's other endpoints (optional)</legend>
+    <p class="hint">Sent when another endpoint is failing, is disabled or gives up a delivery, so your systems can page you; never about this endpoint itself.</p>
+    ${OPERATIONAL_EVENT_TYPES.map(
+      (type) =>
+        html`<label><input type="checkbox" name="events" value="${type}"${chosen.has(type) ? html` checked` : ""}> ${type}</label>`,
+    )}
   </fieldset>
   ${field({
     name: "topics",
@@ -238,8 +250,14 @@ export interface EndpointPageData {
   may: { test: boolean; disable: boolean; enable: boolean; delete: boolean; rotate: boolean };
   needsCode: boolean;
   /** How the test event just sent went, if one was. */
-  tested: Pick<EndpointTestOutcome, "status" | "status_code" | "duration_ms" | "error"> | null;
+  tested: TestedOutcome | null;
 }
+
+/** What the endpoint's page says of a test event just sent. */
+export type TestedOutcome = Pick<
+  EndpointTestOutcome,
+  "status" | "status_code" | "duration_ms" | "error"
+>;
 
 function deliveryLog(
   deliveries: WebhookDeliveryOut[],

@@ -3,6 +3,14 @@ import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
 import { can } from "../../identity/members/permissions.ts";
+import {
+  createPreviewLink,
+  creatorsOf,
+  expiryOf,
+  labelOf,
+  listPreviewLinks,
+  PREVIEWABLE_STATUSES,
+} from "../../preview-links/service.ts";
 import { previewPlaces, storyPublicPages } from "../../sites/public-pages.ts";
 import {
   findStory,
@@ -17,6 +25,7 @@ import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
+import { expiryOfDay, type PreviewLinkFormState } from "../pages/preview-links.ts";
 import { type DecisionFormState, type StoryPageData, storyPage } from "../pages/story.ts";
 
 /** A story's page, the approve and reject decisions made on it, publishing and unpublishing. */
@@ -41,6 +50,10 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       story.status === "published"
         ? await storyPublicPages(deps.db, addresses, access.organization, story.slug)
         : [];
+    const links = can(access.role, "story.decide")
+      ? await listPreviewLinks(deps.db, orgId, storyId)
+      : null;
+    const creators = links ? await creatorsOf(deps.db, links) : new Map<string, string>();
     return {
       access,
       story,
@@ -53,6 +66,12 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       reading,
       previewPlaces: await previewPlaces(deps.db, deps.houseOrg, access.organization),
       publicPages,
+      previewLinks: links && {
+        storyId,
+        open: PREVIEWABLE_STATUSES.includes(story.status),
+        links: links.map((link) => ({ ...link, creator: creators.get(link.id) ?? "operator" })),
+        now: deps.now(),
+      },
     };
   }
 
@@ -133,6 +152,71 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     );
   }
 
+  /**
+   * A preview link for the story (`story.decide`, as approving): the address shown once, on the
+   * page the 303 leads to; the form again with its errors beside their fields otherwise.
+   */
+  async function createLink(request: Request, storyId: string) {
+    const who = await kit.signedIn(request);
+    const form = await kit.form(request, who);
+    const { access } = await load(who, storyId);
+    await kit.permit(who, access.organization.id, "story.decide");
+    const state: PreviewLinkFormState = {
+      label: form.text("label", 1000),
+      expiresOn: form.text("expires_on", 100),
+      errors: {},
+    };
+    const again = async (status: number) =>
+      kit.page(who, storyPage(who, await load(who, storyId), { previewLink: state }), status);
+    // The day becomes the service's expiry; the service's own checks judge both fields, each
+    // refusal shown beside its field.
+    const expiresAt = expiryOfDay(state.expiresOn ?? "");
+    const checks = {
+      label: () => labelOf(state.label ?? ""),
+      expires_on: () => {
+        if (!expiresAt)
+          throw new ApiError("validation_failed", "Choose a day, such as 2026-12-01.");
+        expiryOf(expiresAt, deps.now());
+      },
+    };
+    for (const [field, check] of Object.entries(checks)) {
+      try {
+        check();
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        state.errors![field as "label" | "expires_on"] = error.message;
+      }
+    }
+    if (!expiresAt || Object.keys(state.errors!).length > 0) return again(422);
+    try {
+      const { row, url } = await createPreviewLink(
+        deps.db,
+        addresses,
+        access.organization,
+        storyId,
+        { label: state.label ?? "", expires_at: expiresAt },
+        `person:${who.signedIn.person.id}`,
+        deps.now(),
+      );
+      const session = who.signedIn.session.id;
+      const handed = kit.shownOnce.handOver(session, `preview-link:${row.id}`, url, deps.now());
+      return kit.redirect(`/app/preview-links/${row.id}/created`, [handed]);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === "validation_failed") {
+        const field = error.fields?.[0]?.field;
+        if (field === "label") state.errors!.label = error.message;
+        else state.errors!.expires_on = error.message;
+        return again(422);
+      }
+      if (error.code === "invalid_transition" || error.code === "conflict") {
+        state.problem = `Nothing was created: ${error.message}`;
+        return again(409);
+      }
+      throw error;
+    }
+  }
+
   /** Submit the saved version for review (`story.edit`), from the edit or story page. */
   async function submit(request: Request, storyId: string) {
     const who = await kit.signedIn(request);
@@ -174,6 +258,11 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
     .post(
       "/app/stories/:id/publish",
       ({ request, params }) => release(request, params.id, "publish"),
+      { parse: "none" },
+    )
+    .post(
+      "/app/stories/:id/preview-links",
+      ({ request, params }) => createLink(request, params.id),
       { parse: "none" },
     )
     .post(

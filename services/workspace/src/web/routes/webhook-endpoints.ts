@@ -1,5 +1,5 @@
 import { ApiError } from "@newsroom/shared/errors";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
+import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@newsroom/shared/events";
 import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
 import { EndpointAuthIn, EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { Value } from "@sinclair/typebox/value";
@@ -31,6 +31,7 @@ import {
   endpointsPage,
   newEndpointPage,
   rotatedSecretPage,
+  type TestedOutcome,
 } from "../pages/webhook-endpoints.ts";
 import { allowOwnScripts } from "../secret-once.ts";
 
@@ -107,8 +108,9 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
   /** A change to one endpoint: its permission, then a fresh sign-in, then the change. */
   function change(
     action: "test" | "disable" | "enable" | "delete",
-    run: (access: OrgAccess, id: string, actor: string) => Promise<string | undefined>,
-    after: (id: string, access: OrgAccess, outcome: string | undefined) => string,
+    /** Does the change; answers the cookies its redirect sets, if any. */
+    run: (access: OrgAccess, id: string, who: SignedInVisitor) => Promise<string[] | undefined>,
+    after: (id: string, access: OrgAccess) => string,
     returnTo: (id: string) => string = endpointPath,
   ) {
     return async ({ request, params }: { request: Request; params: { id: string } }) => {
@@ -116,8 +118,8 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       await kit.form(request, who);
       const access = await endpointAccess(who, params.id, `endpoint.${action}`);
       requireFreshSignIn(who, deps.now(), returnTo(params.id));
-      const outcome = await run(access, params.id, personActor(who.signedIn.person.id));
-      return kit.redirect(after(params.id, access, outcome));
+      const cookies = await run(access, params.id, who);
+      return kit.redirect(after(params.id, access), cookies);
     };
   }
 
@@ -125,10 +127,29 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
     access: OrgAccess,
     id: string,
     what: "disable" | "enable" | "delete",
-    actor: string,
+    who: SignedInVisitor,
   ): Promise<undefined> {
-    await changeEndpoint(deps, access.organization.id, id, what, actor);
+    await changeEndpoint(
+      deps,
+      access.organization.id,
+      id,
+      what,
+      personActor(who.signedIn.person.id),
+    );
     return undefined;
+  }
+
+  /** The test event's outcome handed to this page by the test's redirect, once; null after. */
+  function takeTestedOutcome(request: Request, who: SignedInVisitor, id: string) {
+    const sealed = kit.shownOnce.take(
+      request,
+      who.signedIn.session.id,
+      `endpoint-tested:${id}`,
+      deps.now(),
+    );
+    if (sealed === null) return null;
+    who.setCookies.push(kit.shownOnce.spent());
+    return JSON.parse(sealed) as TestedOutcome;
   }
 
   return new Elysia()
@@ -172,7 +193,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         }
         if (
           events.length === 0 ||
-          events.some((type) => !WEBHOOK_EVENT_TYPES.includes(type as WebhookEventType))
+          events.some((type) => !SUBSCRIBABLE_EVENT_TYPES.includes(type as SubscribableEventType))
         ) {
           state.errors!.events = "Choose at least one event.";
         }
@@ -189,7 +210,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
             {
               url,
               ...(name ? { name } : {}),
-              events: events as WebhookEventType[],
+              events: events as SubscribableEventType[],
               ...(topics.length > 0 ? { topics } : {}),
               ...(auth.value ? { auth: auth.value } : {}),
             },
@@ -228,8 +249,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
         listEndpointDeliveries(deps, orgId, params.id, DELIVERY_LOG_LENGTH),
         deliveriesPerHour(deps, orgId, params.id, chartSince(now)),
       ]);
-      const query = new URL(request.url).searchParams;
-      const tested = query.get("tested");
+      const tested = takeTestedOutcome(request, who, params.id);
       const page = endpointPage(who, {
         access,
         endpoint,
@@ -244,15 +264,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           rotate: can(access.role, "endpoint.create"),
         },
         needsCode: !isFreshSignIn(who.signedIn.session, now),
-        tested:
-          tested === "accepted" || tested === "failed"
-            ? {
-                status: tested,
-                status_code: Number(query.get("status_code")) || null,
-                duration_ms: Number(query.get("duration_ms")) || 0,
-                error: query.get("error")?.slice(0, 200) || null,
-              }
-            : null,
+        tested,
       });
       return kit.page(who, page);
     })
@@ -269,18 +281,21 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/test",
       change(
         "test",
-        async (access, id) => {
+        async (access, id, who) => {
           const { test } = await testEndpoint(deps, access.organization.id, id);
-          const outcome = new URLSearchParams({
-            tested: test.status,
-            status_code: String(test.status_code ?? ""),
-            duration_ms: String(test.duration_ms),
-          });
-          if (test.error) outcome.set("error", test.error.slice(0, 200));
-          return outcome.toString();
+          const outcome: TestedOutcome = {
+            status: test.status,
+            status_code: test.status_code ?? null,
+            duration_ms: test.duration_ms,
+            error: test.error?.slice(0, 200) ?? null,
+          };
+          // The outcome rides to the endpoint's page sealed and bound to this session, as a
+          // shown-once secret does: an address someone else made cannot show a made-up one.
+          const subject = `endpoint-tested:${id}`;
+          const sealed = JSON.stringify(outcome);
+          return [kit.shownOnce.handOver(who.signedIn.session.id, subject, sealed, deps.now())];
         },
-        // The outcome rides on the redirect: the page says whether the receiver accepted it.
-        (id, _access, outcome) => `${endpointPath(id)}?${outcome}`,
+        (id) => endpointPath(id),
       ),
       { parse: "none" },
     )
@@ -324,7 +339,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/disable",
       change(
         "disable",
-        (access, id, actor) => changed(access, id, "disable", actor),
+        (access, id, who) => changed(access, id, "disable", who),
         (id) => withDone(endpointPath(id), "endpoint-disabled"),
       ),
       { parse: "none" },
@@ -333,7 +348,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/enable",
       change(
         "enable",
-        (access, id, actor) => changed(access, id, "enable", actor),
+        (access, id, who) => changed(access, id, "enable", who),
         // Enabled again: offer to resend what failed meanwhile.
         (id) => `${endpointPath(id)}/recover?enabled=1`,
       ),
@@ -358,7 +373,7 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       "/app/webhook-endpoints/:id/delete",
       change(
         "delete",
-        (access, id, actor) => changed(access, id, "delete", actor),
+        (access, id, who) => changed(access, id, "delete", who),
         (_id, access) => withDone(listPath(access), "endpoint-deleted"),
         (id) => `${endpointPath(id)}/delete`,
       ),
