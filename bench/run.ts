@@ -15,6 +15,7 @@ const benches: { name: string; distributed?: boolean; args?: string[] }[] = [
   { name: "newsroom-distributed", distributed: true },
   { name: "webhooks", args: process.env.BENCH_ROUNDS ? [process.env.BENCH_ROUNDS] : [] },
   { name: "client-api", distributed: true },
+  { name: "webhooks-e2e", distributed: true },
 ];
 
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim());

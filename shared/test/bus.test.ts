@@ -91,6 +91,53 @@ for (const backend of backends) {
       expect(calls).toBe(2);
     });
 
+    test("a subscriber asking for several events at once gets them in order, each once", async () => {
+      const started: string[] = [];
+      let running = 0;
+      let most = 0;
+      const handled: string[] = [];
+      await bus.subscribe(
+        async (e) => {
+          started.push(e.id);
+          running += 1;
+          most = Math.max(most, running);
+          await Bun.sleep(50);
+          running -= 1;
+          handled.push(e.id);
+        },
+        { durable: `several-${suffix}`, types: ["story.rejected"], concurrency: 5 },
+      );
+      const events = Array.from({ length: 20 }, () => storyEvent("story.rejected"));
+      for (const event of events) await bus.publish(event);
+      await eventually(() => handled.length >= 20, { message: "the twenty events" });
+      // Acked one by one as each handler ends: none comes back.
+      await Bun.sleep(300);
+      expect(started).toEqual(events.map((e) => e.id));
+      expect(handled.sort()).toEqual(events.map((e) => e.id).sort());
+      expect(most).toBeGreaterThan(1);
+      // The in-process bus hands over every event at once; JetStream at most the number asked.
+      if (backend.name === "jetstream") expect(most).toBeLessThanOrEqual(5);
+    });
+
+    test("a subscriber gets one event at a time unless it asks for more", async () => {
+      let running = 0;
+      let most = 0;
+      let handled = 0;
+      await bus.subscribe(
+        async () => {
+          running += 1;
+          most = Math.max(most, running);
+          await Bun.sleep(20);
+          running -= 1;
+          handled += 1;
+        },
+        { durable: `one-${suffix}`, types: ["story.unpublished"] },
+      );
+      for (let i = 0; i < 5; i++) await bus.publish(storyEvent("story.unpublished"));
+      await eventually(() => handled >= 5, { message: "the five events" });
+      if (backend.name === "jetstream") expect(most).toBe(1);
+    });
+
     test("broadcast subscribers each see every event; type filters hold", async () => {
       const one: BusEvent[] = [];
       const two: BusEvent[] = [];

@@ -8,9 +8,10 @@ import {
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { insertStory, insertStoryVersion } from "@newsroom/shared/testing/builders";
+import { requireService } from "@newsroom/shared/testing/database";
 import { eq, inArray } from "drizzle-orm";
 import { eventBodies, eventBody } from "../src/delivery/payload.ts";
-import { openAttempts, recordDeliveredBatch } from "../src/delivery/store.ts";
+import { openAttempts, recordDeliveredBatch, renewClaims } from "../src/delivery/store.ts";
 import { fanOutEvents } from "../src/fan-out/service.ts";
 import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
@@ -217,4 +218,52 @@ describe("2xx answers recorded together", () => {
     });
     expect((await fx.endpointRow(endpoint.id)).consecutiveFailures).toBe(0);
   });
+});
+
+describe("claims renewed while their attempts run", () => {
+  // Two connections at once: PostgreSQL only (PGlite has one).
+  test.skipIf(!requireService("DATABASE_URL"))(
+    "a row another statement holds is skipped, not waited for; the others are renewed",
+    async () => {
+      const org = await fx.organization();
+      const endpoint = await fx.endpoint("http://127.0.0.1:1/renew", ["story.published"], org);
+      const soon = new Date(Date.now() + 1_000);
+      const row = () => ({
+        id: newId(),
+        organizationId: org,
+        endpointId: endpoint.id,
+        eventId: newId(),
+        eventType: "story.published" as const,
+        storyId: null,
+        eventCreatedAt: new Date(),
+        status: "pending" as const,
+        nextAttemptAt: new Date(),
+        lockedUntil: soon,
+      });
+      const [busy, free] = [row(), row()];
+      await fx.db.insert(webhookDeliveries).values([busy, free]);
+      const lease = 60_000;
+      // As a recording does: the row is held by a transaction while the renewal runs.
+      await fx.db.transaction(async (tx) => {
+        await tx
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.id, busy.id))
+          .for("update");
+        const started = performance.now();
+        await renewClaims(fx.db, [busy.id, free.id], lease);
+        expect(performance.now() - started).toBeLessThan(2_000);
+      });
+      const byId = new Map(
+        (
+          await fx.db
+            .select()
+            .from(webhookDeliveries)
+            .where(inArray(webhookDeliveries.id, [busy.id, free.id]))
+        ).map((r) => [r.id, r.lockedUntil!.getTime()]),
+      );
+      expect(byId.get(busy.id)).toBe(soon.getTime());
+      expect(byId.get(free.id)).toBeGreaterThan(Date.now() + lease / 2);
+    },
+  );
 });

@@ -7,12 +7,14 @@ import { deliveringWorld, internalCall } from "./support/harness.ts";
 const world = deliveringWorld();
 /** While true the receiver answers 500. */
 let down = true;
+/** While set, the receiver holds its answers until it resolves. */
+let held: Promise<void> | null = null;
 
 beforeAll(() => {
-  world.receiver.on(
-    "/flaky",
-    () => new Response(down ? "down" : "ok", { status: down ? 500 : 200 }),
-  );
+  world.receiver.on("/flaky", async () => {
+    await held;
+    return new Response(down ? "down" : "ok", { status: down ? 500 : 200 });
+  });
 });
 
 /** The internal API, as the workspace calls it. */
@@ -101,9 +103,16 @@ describe("resend and recover through the internal API, over real HTTP", () => {
     expect(hitsOf(old)).toHaveLength(9);
     expect(JSON.parse(hitsOf(old).at(-1)!.body).id).toBe(old);
 
-    // A delivered delivery may be resent too; a pending one may not.
+    // A delivered delivery may be resent too; a pending one may not. The receiver holds its
+    // answer meanwhile, so the resent delivery is still pending at the second call.
+    let release = () => {};
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
     expect((await call("POST", resend)).status).toBe(200);
     expect((await call("POST", resend)).status).toBe(409);
+    release();
+    held = null;
     await eventually(() => hitsOf(old).length === 10, { message: "the second resend" });
   });
 });

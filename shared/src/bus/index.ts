@@ -16,6 +16,13 @@ export interface SubscribeOptions {
   types?: readonly string[];
   /** Start with events published after subscribing (default) or with every retained event. */
   from?: "new" | "all";
+  /**
+   * Events handed to this subscriber's handler at once (default 1: one after the other). The
+   * in-process bus hands over every event at once whatever this says; JetStream hands over at
+   * most this many, each acked when its own handler resolves. A handler that batches its writes
+   * (the webhook fan-out) needs several at once to have anything to batch.
+   */
+  concurrency?: number;
   /** Every subscriber sees every event (cache invalidation on each replica); nothing is acked. */
   broadcast?: boolean;
   /**

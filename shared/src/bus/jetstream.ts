@@ -3,6 +3,7 @@ import {
   DeliverPolicy,
   type JetStreamClient,
   type JetStreamManager,
+  type JsMsg,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
@@ -88,6 +89,7 @@ export class JetStreamBus implements EventBus {
     const filter = types?.length === 1 ? this.prefix + types[0] : `${this.prefix}>`;
     const wanted = (event: BusEvent) => !types || types.includes(event.type);
     const deliverPolicy = options.from === "all" ? DeliverPolicy.All : DeliverPolicy.New;
+    const concurrency = Math.max(1, options.concurrency ?? 1);
     const open = async () => {
       const consumer = options.broadcast
         ? await this.js.consumers.get(this.stream, {
@@ -95,7 +97,7 @@ export class JetStreamBus implements EventBus {
             deliver_policy: deliverPolicy,
           })
         : await this.durableConsumer(options.durable, filter, deliverPolicy);
-      return consumer.consume({ max_messages: 64 });
+      return consumer.consume({ max_messages: Math.max(64, concurrency) });
     };
     let messages = await open();
     let stopped = false;
@@ -109,25 +111,38 @@ export class JetStreamBus implements EventBus {
       }
     };
     void watch(messages).catch(() => undefined);
+    const handle = async (message: JsMsg, event: BusEvent) => {
+      try {
+        if (wanted(event)) {
+          await inConsumeSpan(event, message.subject, options.durable, message.headers, () =>
+            handler(event),
+          );
+        }
+        if (!options.broadcast) message.ack();
+      } catch {
+        if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);
+      }
+    };
+    // Up to `concurrency` handlers run at once, started in the stream's order.
     const drain = async (current: typeof messages) => {
-      for await (const message of current) {
-        let event: BusEvent;
-        try {
-          event = message.json<BusEvent>();
-        } catch {
-          message.term();
-          continue;
-        }
-        try {
-          if (wanted(event)) {
-            await inConsumeSpan(event, message.subject, options.durable, message.headers, () =>
-              handler(event),
-            );
+      const running = new Set<Promise<void>>();
+      try {
+        for await (const message of current) {
+          let event: BusEvent;
+          try {
+            event = message.json<BusEvent>();
+          } catch {
+            message.term();
+            continue;
           }
-          if (!options.broadcast) message.ack();
-        } catch {
-          if (!options.broadcast) message.nak(REDELIVERY_DELAY_MS);
+          const handled: Promise<void> = handle(message, event).finally(() =>
+            running.delete(handled),
+          );
+          running.add(handled);
+          if (running.size >= concurrency) await Promise.race(running);
         }
+      } finally {
+        await Promise.allSettled(running);
       }
     };
     // The consumption ends when its consumer or stream is gone (a server restarted without its

@@ -1,4 +1,5 @@
 import type { Queryable } from "@newsroom/shared/db/index";
+import { rowsOf } from "@newsroom/shared/db/rows";
 import {
   assets,
   people,
@@ -195,11 +196,6 @@ export async function publishedTopics(db: Queryable, organizationId: string) {
       ),
     )
     .orderBy(asc(topics.name), asc(topics.slug));
-}
-
-/** `execute` answers an array (postgres.js) or `{ rows }` (PGlite). */
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 /** A topic of the organization, only when it has a published item. */

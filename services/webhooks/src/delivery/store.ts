@@ -1,4 +1,5 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
+import { rowsOf } from "@newsroom/shared/db/rows";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { QueueReading } from "@newsroom/shared/metrics";
@@ -119,7 +120,11 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
 
 /**
  * A live worker's claims are renewed while their attempts run, so the lease can be short and a
- * dead worker's claims return within it.
+ * dead worker's claims return within it. A row another statement holds right now (its attempt
+ * being opened or recorded) is skipped, not waited for: a renewal touching many rows in no
+ * particular order would otherwise deadlock with such a statement, and PostgreSQL might end the
+ * recording rather than the renewal (the answer then lost, the delivery sent again after the
+ * lease). A skipped row is renewed at the next beat, well within the lease.
  */
 export async function renewClaims(
   db: Db,
@@ -128,16 +133,21 @@ export async function renewClaims(
   now: Date = new Date(),
 ): Promise<void> {
   if (ids.length === 0) return;
-  await db
-    .update(d)
-    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+  const held = db
+    .select({ id: d.id })
+    .from(d)
     .where(
       and(
         sql`${d.id} = any(${uuidArray(ids)})`,
         eq(d.status, "pending"),
         sql`${d.lockedUntil} is not null`,
       ),
-    );
+    )
+    .for("update", { skipLocked: true });
+  await db
+    .update(d)
+    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+    .where(sql`${d.id} in (${held})`);
 }
 
 /** Why an attempt left open by a worker that died is closed: nobody saw its answer. */
@@ -146,17 +156,18 @@ export const UNRECORDED_ANSWER = "no answer recorded (the sender stopped)";
 /**
  * Logs the attempts about to be made, before their requests leave: each delivery's `attempts`
  * grows and an open attempt is written, so a call whose answer is lost (the process killed) is
- * still counted. An attempt an earlier, dead worker left open is closed on the way. One statement
- * for the whole batch. The attempt's number is the delivery's count after it (`attempts + 1` of
- * the claimed row, which this worker holds).
+ * still counted. An attempt an earlier, dead worker left open is closed on the way. Only
+ * deliveries still pending whose endpoint is enabled are opened; returns their ids (the ones to
+ * send). One statement for the whole batch. The attempt's number is the delivery's count after
+ * it (`attempts + 1` of the claimed row, which this worker holds).
  */
 export async function openAttempts(
-  db: Db,
+  db: Queryable,
   deliveries: Pick<DeliveryRow, "id" | "organizationId">[],
   now: Date = new Date(),
-): Promise<void> {
-  if (deliveries.length === 0) return;
-  await db.execute(sql`
+): Promise<Set<string>> {
+  if (deliveries.length === 0) return new Set();
+  const rows = await db.execute(sql`
     with v as (
       select * from unnest(
         ${uuidArray(deliveries.map((delivery) => delivery.organizationId))},
@@ -166,8 +177,10 @@ export async function openAttempts(
     ),
     opened as (
       update webhook_deliveries as d set attempts = d.attempts + 1
-      from v
+      from v, webhook_endpoints as e
       where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+        and e.organization_id = d.organization_id and e.id = d.endpoint_id
+        and e.status = 'enabled'
       returning d.organization_id, d.id, d.attempts
     ),
     closed as (
@@ -180,7 +193,9 @@ export async function openAttempts(
       (id, organization_id, delivery_id, attempt, at, duration_ms, in_flight)
     select v.attempt_id, opened.organization_id, opened.id, opened.attempts,
       ${now.toISOString()}::timestamptz, 0, true
-    from opened join v on v.id = opened.id`);
+    from opened join v on v.id = opened.id
+    returning delivery_id`);
+  return new Set(rowsOf<{ delivery_id: string }>(rows).map((row) => row.delivery_id));
 }
 
 /** The endpoints of claimed deliveries, by id. */

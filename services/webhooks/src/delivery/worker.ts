@@ -104,6 +104,8 @@ export class DeliveryWorker {
   private readonly delivered: Batcher<DeliveredAttempt, void>;
   /** Attempts and test events not finished (request or recording), for `stop` to wait on. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Claimed batches whose attempts are being opened, for `stop` to wait on. */
+  private readonly starting = new Set<Promise<void>>();
   /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
   private busy = 0;
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
@@ -159,7 +161,9 @@ export class DeliveryWorker {
     this.stopped = true;
     this.kick();
     await this.loopDone;
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.starting.size > 0 || this.inFlight.size > 0) {
+      await Promise.allSettled([...this.starting, ...this.inFlight]);
+    }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
   }
@@ -182,6 +186,12 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * Claims up to `room` deliveries and starts them. Only the claim is awaited: the reads and the
+   * opening of the attempts run while the loop claims again, so a slot freed meanwhile waits for
+   * one claim statement at most. Claims stay one after the other, each seeing the ones before
+   * it, so the per-endpoint cap holds as before.
+   */
   private async claimAndStart(room: number): Promise<number> {
     const rows = await claimDueDeliveries(this.db, room, {
       leaseMs: this.leaseMs,
@@ -192,20 +202,34 @@ export class DeliveryWorker {
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     for (const row of rows) this.held.add(row.id);
+    const starting: Promise<void> = this.startClaimed(rows)
+      .catch((error: unknown) =>
+        log.warn("starting webhook deliveries failed; their claims are given back", {
+          error: messageOf(error),
+        }),
+      )
+      .finally(() => this.starting.delete(starting));
+    this.starting.add(starting);
+    return rows.length;
+  }
+
+  /** Reads what claimed deliveries need, opens their attempts and sends them. */
+  private async startClaimed(rows: DeliveryRow[]): Promise<void> {
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
+    let sendable: Set<string>;
     try {
       if (this.stopped) throw new Error("stopping");
-      [endpoints, bodies] = await Promise.all([
+      // Together, in one round trip's time. The attempts are opened before any request leaves:
+      // every call a receiver sees is in the log, even if this process dies before its answer.
+      // (Should a read fail after the opening, the claims are given back and the next attempt
+      // closes these as unanswered.)
+      [endpoints, bodies, sendable] = await Promise.all([
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
+        openAttempts(this.db, rows),
       ]);
-      // Every call a receiver sees is in the log, even if this process dies before its answer.
-      await openAttempts(
-        this.db,
-        rows.filter((row) => endpoints.get(row.endpointId)?.status === "enabled"),
-      );
     } catch (error) {
       this.busy -= rows.length;
       for (const row of rows) this.held.delete(row.id);
@@ -213,7 +237,8 @@ export class DeliveryWorker {
         this.db,
         rows.map((row) => row.id),
       ).catch(() => undefined);
-      if (this.stopped) return 0;
+      this.refillIfRoom();
+      if (this.stopped) return;
       throw error;
     }
     // Each endpoint's secrets and credentials are opened once per batch.
@@ -232,11 +257,10 @@ export class DeliveryWorker {
     };
     for (const row of rows) {
       this.track(
-        this.attempt(row, endpoints.get(row.endpointId), bodies, secretOf),
+        this.attempt(row, sendable.has(row.id), endpoints.get(row.endpointId), bodies, secretOf),
         "webhook attempt failed",
       );
     }
-    return rows.length;
   }
 
   /**
@@ -269,6 +293,7 @@ export class DeliveryWorker {
   /** One claimed delivery: its slot is free once the request is over, before the recording. */
   private async attempt(
     delivery: DeliveryRow,
+    opened: boolean,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
     secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
@@ -295,7 +320,7 @@ export class DeliveryWorker {
             "newsroom.webhook.attempt": delivery.attempts + 1,
           },
         },
-        () => this.sendAndRecord(delivery, endpoint, bodies, secretOf, freeSlot),
+        () => this.sendAndRecord(delivery, opened, endpoint, bodies, secretOf, freeSlot),
       );
     } finally {
       this.held.delete(delivery.id);
@@ -304,8 +329,10 @@ export class DeliveryWorker {
     }
   }
 
+  /** `opened`: its attempt was opened (still pending, its endpoint enabled): it is sent. */
   private async sendAndRecord(
     delivery: DeliveryRow,
+    opened: boolean,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
     secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
@@ -313,8 +340,10 @@ export class DeliveryWorker {
   ): Promise<void> {
     // A deleted endpoint took its deliveries with it.
     if (!endpoint) return;
-    if (endpoint.status !== "enabled") {
-      await stopClaimedDelivery(this.db, delivery);
+    if (!opened) {
+      // Its endpoint is disabled; or it was enabled between the two reads: claimed again later.
+      if (endpoint.status !== "enabled") await stopClaimedDelivery(this.db, delivery);
+      else await releaseClaims(this.db, [delivery.id]);
       return;
     }
     const { secrets, auth } = secretOf(endpoint);

@@ -20,7 +20,7 @@ export interface FanOutHooks {
  * in-process bus when embedded. A story event is acked once its deliveries are written and it
  * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
  * Events that arrive while a fan-out transaction runs go together in the next one (the
- * in-process bus hands over many at once). Malformed messages are dropped (acked) with a warning.
+ * bus hands over up to a batch at once). Malformed messages are dropped (acked) with a warning.
  */
 export function startFanOutConsumer(
   db: Db,
@@ -40,7 +40,8 @@ export function startFanOutConsumer(
       const result = await fanOut.submit(event);
       if (result.created > 0) hooks.onDeliveries();
     },
-    { durable, types: [...WEBHOOK_EVENT_TYPES] },
+    // As many events at once as one fan-out transaction takes, so that they share it.
+    { durable, types: [...WEBHOOK_EVENT_TYPES], concurrency: FAN_OUT_BATCH },
   );
 }
 

@@ -42,20 +42,21 @@ export async function relayOnce(db: Db, bus: EventBus, hooks: RelayHooks = {}): 
     .limit(BATCH);
   // Rows come oldest first: the first is the oldest unpublished event when the pass began.
   const lagSeconds = rows[0] ? ageInSeconds(rows[0].createdAt) : 0;
-  let duplicates = 0;
-  for (const row of rows) {
-    const event: StoryEvent = {
-      id: row.id,
-      type: row.type,
-      created_at: row.createdAt.toISOString(),
-      data: { organization_id: row.organizationId, story_id: row.storyId },
-    };
-    // The publish joins the trace of the transition that wrote the event.
-    const result = await withParent(contextFromTraceParent(row.traceParent), () =>
-      bus.publish(event),
-    );
-    if (result.duplicate) duplicates += 1;
-  }
+  // Published together: the bus client sends them in this order without waiting for each
+  // acknowledgement, and the batch is marked only once the bus accepted every one. Each publish
+  // joins the trace of the transition that wrote its event.
+  const results = await Promise.all(
+    rows.map((row) => {
+      const event: StoryEvent = {
+        id: row.id,
+        type: row.type,
+        created_at: row.createdAt.toISOString(),
+        data: { organization_id: row.organizationId, story_id: row.storyId },
+      };
+      return withParent(contextFromTraceParent(row.traceParent), () => bus.publish(event));
+    }),
+  );
+  const duplicates = results.filter((result) => result.duplicate).length;
   await hooks.afterPublish?.();
   if (rows.length > 0) {
     await db
