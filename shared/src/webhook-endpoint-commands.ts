@@ -10,6 +10,11 @@ import { NAME_MAX_LENGTH, WebhookEventTypeSchema } from "./records.ts";
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
 /** How far back a recovery may reach. */
 export const RECOVER_MAX_DAYS = 14;
+/** The highest rate an endpoint may ask for, in deliveries per second. */
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
+/** In which order an endpoint gets events: as they come, or each story's in the order they happened. */
+export const ENDPOINT_ORDERINGS = ["none", "story"] as const;
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 
 /**
  * How requests to an endpoint authenticate beyond the signature: a bearer token, custom headers
@@ -55,6 +60,12 @@ export const EndpointCreateIn = T.Object({
     ]),
   ),
   auth: T.Optional(EndpointAuthIn),
+  /** Deliveries per second at most; null or absent for no limit of the endpoint's own. */
+  rate_limit_per_second: T.Optional(
+    T.Union([T.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT_PER_SECOND }), T.Null()]),
+  ),
+  /** `story`: each story's events one at a time, in the order they happened. Default `none`. */
+  ordering: T.Optional(T.Union(ENDPOINT_ORDERINGS.map((value) => T.Literal(value)))),
 });
 export type EndpointCreateIn = Static<typeof EndpointCreateIn>;
 

@@ -30,12 +30,25 @@ export interface ClaimLimits {
 }
 
 /**
+ * Story order, as a condition on a claim's candidate `queued`: a delivery with a place in its
+ * story (`story_order`, set only for endpoints that deliver in story order) waits while a
+ * delivery of the same endpoint and story with an earlier place is pending (in flight, retried
+ * or waiting for its endpoint's rate). Once that one is delivered or finally failed, it goes.
+ * Other stories' deliveries are not held up. One probe of `webhook_deliveries_story_order_idx`.
+ */
+const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not exists (
+  select 1 from webhook_deliveries as earlier
+  where earlier.endpoint_id = queued.endpoint_id and earlier.story_id = queued.story_id
+    and earlier.status = 'pending' and earlier.story_order < queued.story_order))`;
+
+/**
  * Claims up to `limit` pending deliveries that are due, and never more than `perEndpoint`
  * attempts in flight to one endpoint, counting the claims every replica holds: so one
  * organization's slow endpoints cannot take every attempt slot. Rows of an endpoint at its cap
  * stay due and are claimed once its attempts end. The rows are picked with
  * `FOR UPDATE SKIP LOCKED` and their `locked_until` set in the same statement, so replicas never
- * claim the same row, and a crashed worker's claim lapses. Two replicas claiming at once rank an
+ * claim the same row, and a crashed worker's claim lapses. A delivery behind an earlier event of
+ * its story (endpoints in story order) is passed over, and the endpoint's next rows are taken. Two replicas claiming at once rank an
  * endpoint's rows alike, so the second finds the first's rows taken (re-checked after the lock)
  * rather than going past the cap. Works across every organization.
  *
@@ -86,6 +99,7 @@ export async function claimDueDeliveries(
         where queued.endpoint_id = endpoints.endpoint_id and queued.status = 'pending'
           and queued.next_attempt_at <= ${at}
           and (queued.locked_until is null or queued.locked_until < ${at})
+          and ${notBehindAnEarlierEventOfItsStory}
         order by queued.endpoint_id, queued.next_attempt_at, queued.id
         limit ${limits.perEndpoint}
       ) as queue
@@ -113,6 +127,26 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
     .update(d)
     .set({ lockedUntil: null })
     .where(sql`${d.id} = any(${uuidArray(ids)})`);
+}
+
+/**
+ * Claimed deliveries over their endpoint's rate: each is due again when a place frees and its
+ * claim is let go. No attempt is counted and nothing is recorded as failed. One statement.
+ */
+export async function deferDeliveries(
+  db: Db,
+  waiting: { delivery: Pick<DeliveryRow, "id" | "organizationId">; waitMs: number }[],
+  now: Date = new Date(),
+): Promise<void> {
+  if (waiting.length === 0) return;
+  await db.execute(sql`
+    update webhook_deliveries as d set next_attempt_at = v.due_at, locked_until = null
+    from unnest(
+      ${uuidArray(waiting.map(({ delivery }) => delivery.organizationId))},
+      ${uuidArray(waiting.map(({ delivery }) => delivery.id))},
+      ${timestampArray(waiting.map(({ waitMs }) => new Date(now.getTime() + waitMs)))}
+    ) as v(organization_id, id, due_at)
+    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
 }
 
 /**

@@ -2,10 +2,12 @@ import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
 import { log } from "@newsroom/shared/log";
 import { webhookAttempts } from "@newsroom/shared/metrics";
+import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
+import { paceDeliveries } from "./pacing.ts";
 import { eventBodies } from "./payload.ts";
 import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
@@ -14,6 +16,7 @@ import {
   claimDueDeliveries,
   type DeliveredAttempt,
   type DeliveryRow,
+  deferDeliveries,
   type EndpointRow,
   endpointsByIds,
   openAttempts,
@@ -62,6 +65,12 @@ export interface DeliveryWorkerOptions {
   onEndpointDisabled?: (endpoint: EndpointRow, lastError: string | null) => Promise<void>;
   /** The OAuth tokens of endpoints that use them (shared with the test event). */
   tokens?: OAuthTokens;
+  /**
+   * Where endpoints' `rate_limit_per_second` is counted: the runtime's rate-limit store (Redis,
+   * shared by every replica, when REDIS_URL is set; else this process's memory). Default: a
+   * store in this process's memory.
+   */
+  pacing?: RateLimitStore;
 }
 
 /** What a batch opens of an endpoint once: its signing secrets and its `auth`. */
@@ -80,6 +89,7 @@ export class DeliveryWorker {
   attempts = 0;
   readonly tokens: OAuthTokens;
   private readonly db: Db;
+  private readonly pacing: RateLimitStore;
   private readonly concurrency: number;
   private readonly endpointConcurrency: number;
   private readonly timeoutMs: number;
@@ -94,6 +104,8 @@ export class DeliveryWorker {
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
   private readonly held = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
+  /** A look for due deliveries when the earliest delivery waiting for its rate is due again. */
+  private pacingWake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private stopped = false;
   private kicked = false;
   private saturated = false;
@@ -102,6 +114,7 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.db = options.db;
+    this.pacing = options.pacing ?? new MemoryRateLimitStore();
     this.concurrency = options.concurrency ?? 64;
     this.endpointConcurrency = options.endpointConcurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
@@ -147,6 +160,22 @@ export class DeliveryWorker {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
+    this.pacingWake = null;
+  }
+
+  /** Kicks the loop in `ms`, unless a kick is already set for earlier. */
+  private kickIn(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.stopped || (this.pacingWake && this.pacingWake.at <= at)) return;
+    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
+    this.pacingWake = {
+      at,
+      timer: setTimeout(() => {
+        this.pacingWake = null;
+        this.kick();
+      }, ms),
+    };
   }
 
   private async loop(): Promise<void> {
@@ -168,15 +197,16 @@ export class DeliveryWorker {
   }
 
   private async claimAndStart(room: number): Promise<number> {
-    const rows = await claimDueDeliveries(this.db, room, {
+    const claimed = await claimDueDeliveries(this.db, room, {
       leaseMs: this.leaseMs,
       perEndpoint: this.endpointConcurrency,
       // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
       attemptMs: this.leaseMs,
     });
-    if (rows.length === 0) return 0;
-    this.busy += rows.length;
-    for (const row of rows) this.held.add(row.id);
+    if (claimed.length === 0) return 0;
+    this.busy += claimed.length;
+    for (const row of claimed) this.held.add(row.id);
+    let rows = claimed;
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
@@ -186,6 +216,7 @@ export class DeliveryWorker {
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
       ]);
+      rows = await this.holdOverRate(rows, endpoints);
       // Every call a receiver sees is in the log, even if this process dies before its answer.
       await openAttempts(
         this.db,
@@ -221,7 +252,25 @@ export class DeliveryWorker {
         "webhook attempt failed",
       );
     }
-    return rows.length;
+    return claimed.length;
+  }
+
+  /**
+   * Claimed deliveries over their endpoint's rate wait (due again when a place frees, unclaimed,
+   * no attempt counted); returns those that may be sent now. Taken just before the attempts are
+   * opened, so a place is used within moments of being taken.
+   */
+  private async holdOverRate(
+    rows: DeliveryRow[],
+    endpoints: Map<string, EndpointRow>,
+  ): Promise<DeliveryRow[]> {
+    const { go, waiting } = await paceDeliveries(this.pacing, rows, endpoints);
+    if (waiting.length === 0) return go;
+    await deferDeliveries(this.db, waiting);
+    this.busy -= waiting.length;
+    for (const { delivery } of waiting) this.held.delete(delivery.id);
+    this.kickIn(Math.min(...waiting.map(({ waitMs }) => waitMs)));
+    return go;
   }
 
   /**

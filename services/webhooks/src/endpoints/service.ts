@@ -55,6 +55,8 @@ export async function createWebhookEndpoint(
         url: input.url,
         events: input.events,
         topics: input.topics ?? null,
+        rateLimitPerSecond: input.rate_limit_per_second ?? null,
+        ordering: input.ordering ?? "none",
         ...sealEndpointAuth(input.auth, deps.secretsKey),
         secretCiphertext: seal(secret, deps.secretsKey),
         secretHint: webhookSecretHint(secret),

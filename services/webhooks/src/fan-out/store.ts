@@ -9,8 +9,15 @@ import {
 } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
 import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
-import { nullableUuidArray, timestampArray, tokenArray, uuidArray } from "../sql-arrays.ts";
+import {
+  integerArray,
+  nullableUuidArray,
+  timestampArray,
+  tokenArray,
+  uuidArray,
+} from "../sql-arrays.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
@@ -52,6 +59,7 @@ export interface SubscribedEndpoint {
   events: WebhookEventType[];
   /** Topic slugs the endpoint is limited to; null for every story. */
   topics: string[] | null;
+  ordering: EndpointOrdering;
 }
 
 /** The enabled endpoints of these organizations, with the event types each is subscribed to. */
@@ -66,6 +74,7 @@ export async function enabledEndpointsOf(
       organizationId: webhookEndpoints.organizationId,
       events: webhookEndpoints.events,
       topics: webhookEndpoints.topics,
+      ordering: webhookEndpoints.ordering,
     })
     .from(webhookEndpoints)
     .where(
@@ -106,15 +115,23 @@ export interface DeliveryEvent {
   type: WebhookEventType;
   storyId: string | null;
   createdAt: Date;
+  /** The story's event counter after this event; null for events recorded before it existed. */
+  sequence: number | null;
 }
 
 /**
  * Pending deliveries, due now, for several events at once (one statement); an endpoint that
- * already has a delivery of an event keeps it. Returns the event id of each new row.
+ * already has a delivery of an event keeps it. `storyOrder` is the event's place in its story for
+ * an endpoint that delivers in story order, else null. Returns the event id of each new row.
  */
 export async function insertManyDeliveries(
   tx: Queryable,
-  wanted: { organizationId: string; endpointId: string; event: DeliveryEvent }[],
+  wanted: {
+    organizationId: string;
+    endpointId: string;
+    event: DeliveryEvent;
+    storyOrder: number | null;
+  }[],
   now: Date,
 ): Promise<string[]> {
   if (wanted.length === 0) return [];
@@ -125,7 +142,7 @@ export async function insertManyDeliveries(
     .select(sql`
       select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
              v.event_created_at, 'pending', 0, null, null, null, ${now.toISOString()}::timestamptz,
-             null, ${now.toISOString()}::timestamptz, null
+             null, ${now.toISOString()}::timestamptz, null, v.story_order
       from unnest(
         ${uuidArray(column(() => newId()))},
         ${uuidArray(column((item) => item.organizationId))},
@@ -133,8 +150,10 @@ export async function insertManyDeliveries(
         ${uuidArray(column((item) => item.event.id))},
         ${tokenArray(column((item) => item.event.type))},
         ${nullableUuidArray(column((item) => item.event.storyId))},
-        ${timestampArray(column((item) => item.event.createdAt))}
-      ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at)`)
+        ${timestampArray(column((item) => item.event.createdAt))},
+        ${integerArray(column((item) => item.storyOrder))}
+      ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at,
+        story_order)`)
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
     .returning({ eventId: webhookDeliveries.eventId });
   return rows.map((row) => row.eventId);
