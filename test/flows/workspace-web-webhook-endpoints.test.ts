@@ -230,6 +230,53 @@ describe("webhook endpoints in the web app", () => {
     expect(page.text).toContain("climate, energy");
   });
 
+  test("the form's rate and order: refused beside their fields, then stored and shown on the endpoint's page", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    for (const rate of ["0", "1001", "2.5", "fast"]) {
+      const refused = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+        url: receiver.url("/paced"),
+        events: "story.published",
+        rate_limit_per_second: rate,
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.text).toMatch(
+        /id="field-rate_limit_per_second-error">Enter a whole number from 1 to 1000/,
+      );
+    }
+    const badOrder = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/paced"),
+      events: "story.published",
+      ordering: "alphabetical",
+    });
+    expect(badOrder.status).toBe(422);
+    expect(badOrder.text).toMatch(/id="ordering-error">Choose how each story/);
+    expect(await endpointCount()).toBe(0);
+
+    // Left empty: no rate, events as they come.
+    const plain = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/plain"),
+      events: "story.published",
+    });
+    expect(plain.status).toBe(303);
+    const [first] = await db().select().from(webhookEndpoints);
+    expect(first).toMatchObject({ rateLimitPerSecond: null, ordering: "none" });
+    await db().delete(webhookEndpoints);
+
+    const added = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/paced"),
+      events: "story.published",
+      rate_limit_per_second: "25",
+      ordering: "story",
+    });
+    expect(added.status).toBe(303);
+    const [row] = await db().select().from(webhookEndpoints);
+    expect(row).toMatchObject({ rateLimitPerSecond: 25, ordering: "story" });
+    const page = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(page.text).toContain("at most 25 deliveries a second");
+    expect(page.text).toContain("in the order they happened");
+  });
+
   test("the form's authentication: a reserved header is refused beside it; a bearer token is sealed", async () => {
     const owner = clients.owner;
     await owner.get("/app/orgs/hooks-org/webhook-endpoints");

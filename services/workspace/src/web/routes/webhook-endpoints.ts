@@ -1,7 +1,13 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@newsroom/shared/events";
 import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
-import { EndpointAuthIn, EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
+import {
+  ENDPOINT_ORDERINGS,
+  EndpointAuthIn,
+  EndpointCreateIn,
+  type EndpointOrdering,
+  MAX_RATE_LIMIT_PER_SECOND,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
@@ -35,6 +41,33 @@ import {
 import { allowOwnScripts } from "../secret-once.ts";
 
 const DELIVERY_LOG_LENGTH = 50;
+
+/**
+ * The form's rate and order, as the create command takes them, and what is wrong with them
+ * beside their fields. An empty rate is no limit; no choice of order is `none`.
+ */
+function pacingOf(form: FormFields): {
+  rate: number | null;
+  rateText: string;
+  ordering: string;
+  errors: EndpointFormState["errors"];
+} {
+  const rateText = form.text("rate_limit_per_second", 20);
+  const ordering = form.text("ordering", 20) || "none";
+  const errors: NonNullable<EndpointFormState["errors"]> = {};
+  const rate = rateText === "" ? null : Number(rateText);
+  if (
+    rate !== null &&
+    (!/^\d+$/.test(rateText) ||
+      !Value.Check(EndpointCreateIn.properties.rate_limit_per_second, rate))
+  ) {
+    errors.rate_limit_per_second = `Enter a whole number from 1 to ${MAX_RATE_LIMIT_PER_SECOND}, or leave it empty.`;
+  }
+  if (!(ENDPOINT_ORDERINGS as readonly string[]).includes(ordering)) {
+    errors.ordering = "Choose how each story's events are ordered.";
+  }
+  return { rate, rateText, ordering, errors };
+}
 
 /**
  * The form's authentication: the chosen kind's fields as the create command's `auth`, what was
@@ -157,13 +190,16 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           ),
         ];
         const auth = authOf(form);
+        const pacing = pacingOf(form);
         const state: EndpointFormState = {
           url,
           name,
           events,
           topics: topicsText,
           auth: auth.typed,
-          errors: {},
+          rateLimitPerSecond: pacing.rateText,
+          ordering: pacing.ordering,
+          errors: { ...pacing.errors },
         };
         if (auth.error) state.errors!.auth = auth.error;
         if (!url) state.errors!.url = "Enter the URL.";
@@ -192,6 +228,8 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
               events: events as WebhookEventType[],
               ...(topics.length > 0 ? { topics } : {}),
               ...(auth.value ? { auth: auth.value } : {}),
+              ...(pacing.rate !== null ? { rate_limit_per_second: pacing.rate } : {}),
+              ordering: pacing.ordering as EndpointOrdering,
             },
             personActor(who.signedIn.person.id),
           );
@@ -207,7 +245,11 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
             const [first] = error.fields ?? [];
-            const which = first?.field.startsWith("auth") ? "auth" : "url";
+            const which = first?.field.startsWith("auth")
+              ? "auth"
+              : first?.field === "rate_limit_per_second" || first?.field === "ordering"
+                ? first.field
+                : "url";
             state.errors![which] = first?.message ?? error.message;
             return kit.page(who, await listPage(who, access, state), 422);
           }
