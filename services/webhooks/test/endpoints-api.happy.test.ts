@@ -84,6 +84,43 @@ describe("endpoint commands", () => {
     expect(listed).toMatchObject({ rate_limit_per_second: 20, ordering: "story" });
   });
 
+  test("change the rate and the ordering later: the record shows them; the rest is unchanged", async () => {
+    const created = await call("POST", "/webhook-endpoints", {
+      url: "https://hooks.example.com/later",
+      events: ["story.published"],
+      name: "Later",
+    });
+    const id = created.body.id;
+    const paced = await call("PATCH", `/webhook-endpoints/${id}`, { rate_limit_per_second: 50 });
+    expect(paced.status).toBe(200);
+    expect(paced.body).toMatchObject({
+      rate_limit_per_second: 50,
+      ordering: "none",
+      name: "Later",
+    });
+    const ordered = await call("PATCH", `/webhook-endpoints/${id}`, { ordering: "story" });
+    expect(ordered.body).toMatchObject({ rate_limit_per_second: 50, ordering: "story" });
+    const unpaced = await call("PATCH", `/webhook-endpoints/${id}`, {
+      rate_limit_per_second: null,
+    });
+    expect(unpaced.body).toMatchObject({ rate_limit_per_second: null, ordering: "story" });
+    expect(await row(id)).toMatchObject({ rateLimitPerSecond: null, ordering: "story" });
+    expect(Date.parse(unpaced.body.updated_at)).toBeGreaterThanOrEqual(
+      Date.parse(created.body.updated_at),
+    );
+
+    const nothing = await call("PATCH", `/webhook-endpoints/${id}`, {});
+    expect(nothing.status).toBe(422);
+    const tooFast = await call("PATCH", `/webhook-endpoints/${id}`, { rate_limit_per_second: 0 });
+    expect(tooFast.status).toBe(422);
+    expect(tooFast.body.error.fields.map((f: { field: string }) => f.field)).toContain(
+      "rate_limit_per_second",
+    );
+    const missing = await call("PATCH", `/webhook-endpoints/${newId()}`, { ordering: "none" });
+    expect(missing.status).toBe(404);
+    await call("DELETE", `/webhook-endpoints/${id}`);
+  });
+
   test("a rate outside 1..1000 or not whole, or an unknown ordering, is 422 naming the field", async () => {
     for (const [field, value] of [
       ["rate_limit_per_second", 0],

@@ -3,7 +3,7 @@ import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Hit, type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { createWebhooksService } from "../src/app.ts";
-import { type Fixture, webhooksFixture } from "./support/harness.ts";
+import { type Fixture, internalCall, webhooksFixture } from "./support/harness.ts";
 
 /**
  * `ordering: story`: a story's events reach the endpoint in the order they happened. A later
@@ -103,6 +103,31 @@ describe("ordering per story", () => {
       status: "delivered",
       attempts: 1,
     });
+  }, 30_000);
+
+  test("changing the ordering applies to the deliveries already waiting", async () => {
+    const org = await fx.organization();
+    const endpoint = await fx.endpoint(receiver.url("/down"), [...EVENTS], org);
+    receiver.on("/down", () => new Response("down", { status: 503 }));
+    const story = await fx.story(org);
+    const first = await fx.transition(story.id, { action: "submit" });
+    const second = await fx.transition(story.id, { action: "approve" });
+    const orderOf = async () =>
+      Promise.all([first, second].map(async (id) => (await fx.delivery(endpoint.id, id))!));
+    await eventually(async () => (await orderOf()).every((row) => row.attempts >= 1), {
+      message: "both attempted once, unordered",
+    });
+    expect((await orderOf()).map((row) => row.storyOrder)).toEqual([null, null]);
+
+    const path = `/orgs/${org}/webhook-endpoints/${endpoint.id}`;
+    const ordered = await internalCall(service, fx, "PATCH", path, { ordering: "story" });
+    expect(ordered.body.ordering).toBe("story");
+    const placed = await orderOf();
+    expect(placed.every((row) => row.status === "pending")).toBe(true);
+    expect(placed[0]!.storyOrder).toBeLessThan(placed[1]!.storyOrder!);
+
+    await internalCall(service, fx, "PATCH", path, { ordering: "none" });
+    expect((await orderOf()).map((row) => row.storyOrder)).toEqual([null, null]);
   }, 30_000);
 
   test("once the earlier event has failed every attempt, the next one goes", async () => {

@@ -1,7 +1,8 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
-import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
+import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -431,6 +432,39 @@ export async function stopPendingDeliveries(
     )
     .returning({ id: d.id });
   return rows.length;
+}
+
+/**
+ * An endpoint's ordering changed: its pending deliveries take their events' places in their
+ * stories (`story`, read from the outbox's sequences) or drop them (`none`), so the change holds
+ * for what is waiting too, not only for deliveries fanned out after it.
+ */
+export async function reorderPendingDeliveries(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  ordering: EndpointOrdering,
+): Promise<void> {
+  if (ordering === "none") {
+    await db
+      .update(d)
+      .set({ storyOrder: null })
+      .where(
+        and(
+          eq(d.organizationId, organizationId),
+          eq(d.endpointId, endpointId),
+          eq(d.status, "pending"),
+          isNotNull(d.storyOrder),
+        ),
+      );
+    return;
+  }
+  await db.execute(sql`
+    update webhook_deliveries as d set story_order = o.sequence
+    from outbox_events as o
+    where o.id = d.event_id and o.organization_id = d.organization_id
+      and d.organization_id = ${organizationId} and d.endpoint_id = ${endpointId}
+      and d.status = 'pending' and d.story_id is not null`);
 }
 
 /** Stops the pending deliveries of every disabled endpoint, in every organization. */
