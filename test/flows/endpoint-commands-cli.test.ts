@@ -124,6 +124,22 @@ describe("npm run admin -- endpoint-create with a rate and story order", () => {
       .data.find((e: { id: string }) => e.id === created.json().id);
     expect(listed).toMatchObject({ rate_limit_per_second: 10, ordering: "story" });
 
+    const updated = await cli.admin(
+      "endpoint-update",
+      created.json().id,
+      "--rate-limit-per-second",
+      "3",
+      "--ordering",
+      "none",
+    );
+    expect(updated.code).toBe(0);
+    expect(updated.json()).toMatchObject({ rate_limit_per_second: 3, ordering: "none" });
+    const audit = await h.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.subjectId, created.json().id));
+    expect(audit.map((row) => row.action)).toContain("webhook_endpoint.updated");
+
     const unknownOrder = await cli.admin(
       "endpoint-create",
       "tested",

@@ -222,6 +222,30 @@ ${createForm(who, data, state)}`,
   );
 }
 
+/** /app/webhook-endpoints/{id}/options: the form that changes an endpoint's rate and order. */
+export function endpointOptionsPage(
+  who: Visitor,
+  access: OrgAccess,
+  endpoint: WebhookEndpointOut,
+  state: EndpointFormState,
+  needsCode: boolean,
+): Html {
+  const page = `/app/webhook-endpoints/${endpoint.id}`;
+  return layout(
+    who,
+    `Rate and order of ${endpoint.url}`,
+    html`${needsCode ? notice("info", FRESH_NOTE) : ""}
+<p>A rate holds across every sender: deliveries over it wait their turn and are not counted as
+attempts. A change of order applies to the deliveries already waiting too.</p>
+<form method="post" action="${page}/options" novalidate>${csrfInput(who)}
+  ${pacingFields(state)}
+  <button type="submit">Save</button>
+</form>
+<p><a href="${page}">Back to the endpoint</a></p>`,
+    { org: navOf(access) },
+  );
+}
+
 /** The answer to a rotation: the new signing secret, shown this once, and the overlap. */
 export function rotatedSecretPage(
   who: Visitor,
@@ -354,6 +378,9 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
       ? actionForm(who, endpoint.id, "enable", "Enable", true)
       : "",
     may.rotate ? actionForm(who, endpoint.id, "rotate-secret", "Rotate secret", true) : "",
+    may.rotate
+      ? html`<a href="/app/webhook-endpoints/${endpoint.id}/options">Change rate and order</a>`
+      : "",
     may.delete
       ? html`<a href="/app/webhook-endpoints/${endpoint.id}/delete">Delete this endpoint</a>`
       : "",

@@ -24,6 +24,7 @@ import {
   listEndpoints,
   rotateEndpointSecret,
   testEndpoint,
+  updateEndpointOptions,
 } from "../../webhook-endpoints/commands.ts";
 import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
@@ -33,6 +34,7 @@ import type { FormFields, SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import {
   type EndpointFormState,
+  endpointOptionsPage,
   endpointPage,
   endpointsPage,
   newEndpointPage,
@@ -118,7 +120,8 @@ function parsePastedHeadersKeepingCase(text: string): [string, string][] {
 
 /**
  * An organization's webhook endpoints: the list, adding one (the secret shown once), a page per
- * endpoint with its delivery log and chart, the test event, disabling, enabling and deleting.
+ * endpoint with its delivery log and chart, the test event, its rate and order, disabling,
+ * enabling and deleting.
  * Every change needs a sign-in from the last 12 hours.
  */
 export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
@@ -362,6 +365,63 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       who.setCookies.push(kit.shownOnce.spent());
       return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, endpoint, secret)));
     })
+    .get("/app/webhook-endpoints/:id/options", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
+      const state: EndpointFormState = {
+        rateLimitPerSecond: endpoint.rate_limit_per_second?.toString() ?? "",
+        ordering: endpoint.ordering,
+      };
+      const needsCode = !isFreshSignIn(who.signedIn.session, deps.now());
+      return kit.page(who, endpointOptionsPage(who, access, endpoint, state, needsCode));
+    })
+    .post(
+      "/app/webhook-endpoints/:id/options",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const access = await endpointAccess(who, params.id, "endpoint.create");
+        const optionsPath = `${endpointPath(params.id)}/options`;
+        requireFreshSignIn(who, deps.now(), optionsPath);
+        const pacing = pacingOf(form);
+        const state: EndpointFormState = {
+          rateLimitPerSecond: pacing.rateText,
+          ordering: pacing.ordering,
+          errors: pacing.errors,
+        };
+        const refused = async () =>
+          kit.page(
+            who,
+            endpointOptionsPage(
+              who,
+              access,
+              await getEndpoint(deps, access.organization.id, params.id),
+              state,
+              false,
+            ),
+            422,
+          );
+        if (Object.keys(pacing.errors ?? {}).length > 0) return refused();
+        try {
+          await updateEndpointOptions(
+            deps,
+            access.organization.id,
+            params.id,
+            { rate_limit_per_second: pacing.rate, ordering: pacing.ordering as EndpointOrdering },
+            personActor(who.signedIn.person.id),
+          );
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== "validation_failed") throw error;
+          const [first] = error.fields ?? [];
+          const field = first?.field === "ordering" ? "ordering" : "rate_limit_per_second";
+          state.errors = { [field]: first?.message ?? error.message };
+          return refused();
+        }
+        return kit.redirect(withDone(endpointPath(params.id), "endpoint-options-changed"));
+      },
+      { parse: "none" },
+    )
     .post(
       "/app/webhook-endpoints/:id/disable",
       change(
