@@ -436,8 +436,9 @@ export async function stopPendingDeliveries(
 
 /**
  * An endpoint's ordering changed: its pending deliveries take their events' places in their
- * stories (`story`, read from the outbox's sequences) or drop them (`none`), so the change holds
- * for what is waiting too, not only for deliveries fanned out after it.
+ * stories (`story`, read from the outbox's sequences), or every delivery of it drops its place
+ * (`none`: a later resend waits for nothing either), so the change holds for what is waiting
+ * too, not only for deliveries fanned out after it.
  */
 export async function reorderPendingDeliveries(
   db: Queryable,
@@ -453,7 +454,6 @@ export async function reorderPendingDeliveries(
         and(
           eq(d.organizationId, organizationId),
           eq(d.endpointId, endpointId),
-          eq(d.status, "pending"),
           isNotNull(d.storyOrder),
         ),
       );
