@@ -80,6 +80,12 @@ describe("ordering per story", () => {
     // The second event of the story waits, pending, with no attempt made.
     const waiting = await fx.delivery(ordered.id, second);
     expect(waiting).toMatchObject({ status: "pending", attempts: 0 });
+    // Not due before the first one's retry: claims meanwhile do not read it only to pass it over.
+    const retried = (await fx.delivery(ordered.id, first))!;
+    expect(retried.status).toBe("pending");
+    expect(waiting!.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(
+      retried.nextAttemptAt!.getTime(),
+    );
     // Unordered, the same second event did not wait for the retry.
     await eventually(() => arrivedAt("/unordered").includes(second), {
       message: "the unordered endpoint's second event",

@@ -2,7 +2,7 @@ import type { Db, Queryable } from "@newsroom/shared/db/index";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
-import { and, count, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -335,6 +335,7 @@ export async function recordFailedAttempt(
     // Counted when the attempt was opened, before its request left.
     const attempts = current.attempts;
     const final = options.gone === true || attempts >= options.maxAttempts;
+    const retryAt = final ? null : options.nextAttemptAt(attempts);
     await tx
       .update(d)
       .set({
@@ -343,7 +344,7 @@ export async function recordFailedAttempt(
         lastStatusCode: attempt.statusCode,
         lastDurationMs: attempt.durationMs,
         lastError: attempt.error,
-        nextAttemptAt: final ? null : options.nextAttemptAt(attempts),
+        nextAttemptAt: retryAt,
         lockedUntil: null,
       })
       .where(eq(d.id, delivery.id));
@@ -365,7 +366,10 @@ export async function recordFailedAttempt(
           eq(webhookAttempts.inFlight, true),
         ),
       );
-    if (!final) return { status: "pending" as const, endpointDisabled: false };
+    if (!final) {
+      await holdLaterEventsOfItsStory(tx, delivery, retryAt!);
+      return { status: "pending" as const, endpointDisabled: false };
+    }
     const [endpoint] = await tx
       .update(e)
       .set({ consecutiveFailures: sql`${e.consecutiveFailures} + 1` })
@@ -380,6 +384,33 @@ export async function recordFailedAttempt(
     await disableFailingEndpoint(tx, delivery.organizationId, delivery.endpointId, now);
     return { status: "failed" as const, endpointDisabled: true };
   });
+}
+
+/**
+ * A delivery in story order waits for its retry: the later pending events of its story to the
+ * same endpoint are not due before it, so claims do not read them over and over meanwhile (they
+ * would only be passed over). One probe of `webhook_deliveries_story_order_idx`; nothing for an
+ * unordered delivery.
+ */
+async function holdLaterEventsOfItsStory(
+  tx: Queryable,
+  delivery: Pick<DeliveryRow, "organizationId" | "endpointId" | "storyId" | "storyOrder">,
+  until: Date,
+): Promise<void> {
+  if (delivery.storyOrder === null || delivery.storyId === null) return;
+  await tx
+    .update(d)
+    .set({ nextAttemptAt: until })
+    .where(
+      and(
+        eq(d.organizationId, delivery.organizationId),
+        eq(d.endpointId, delivery.endpointId),
+        eq(d.storyId, delivery.storyId),
+        eq(d.status, "pending"),
+        gt(d.storyOrder, delivery.storyOrder),
+        lt(d.nextAttemptAt, until),
+      ),
+    );
 }
 
 async function disableFailingEndpoint(

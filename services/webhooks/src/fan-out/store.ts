@@ -120,7 +120,21 @@ export interface DeliveryEvent {
 }
 
 /**
- * Pending deliveries, due now, for several events at once (one statement); an endpoint that
+ * When a new delivery `v` is due: now, or for one in story order, not before the retry of an
+ * earlier pending event of its story to the same endpoint (it would only wait for it). A claim
+ * then does not read it over and over meanwhile. Unordered deliveries skip the lookup.
+ */
+function dueBehindEarlierEventsOfItsStory(now: Date) {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql`case when v.story_order is null then ${at} else greatest(${at}, (
+      select max(earlier.next_attempt_at) from webhook_deliveries as earlier
+      where earlier.endpoint_id = v.endpoint_id and earlier.story_id = v.story_id
+        and earlier.status = 'pending' and earlier.story_order < v.story_order)) end`;
+}
+
+/**
+ * Pending deliveries, due now (an event in story order: see above), for several events at once
+ * (one statement); an endpoint that
  * already has a delivery of an event keeps it. `storyOrder` is the event's place in its story for
  * an endpoint that delivers in story order, else null. Returns the event id of each new row.
  */
@@ -141,7 +155,8 @@ export async function insertManyDeliveries(
     .insert(webhookDeliveries)
     .select(sql`
       select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', 0, null, null, null, ${now.toISOString()}::timestamptz,
+             v.event_created_at, 'pending', 0, null, null, null,
+             ${dueBehindEarlierEventsOfItsStory(now)},
              null, ${now.toISOString()}::timestamptz, null, v.story_order
       from unnest(
         ${uuidArray(column(() => newId()))},
