@@ -216,18 +216,24 @@ export class DeliveryWorker {
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
       ]);
-      rows = await this.holdOverRate(rows, endpoints);
+      const { go, waiting } = await paceDeliveries(this.pacing, rows, endpoints);
+      this.letWait(waiting);
+      rows = go;
       // Every call a receiver sees is in the log, even if this process dies before its answer.
-      await openAttempts(
-        this.db,
-        rows.filter((row) => endpoints.get(row.endpointId)?.status === "enabled"),
-      );
+      // Both at once: a place in an endpoint's window is used as soon after it is taken as can be.
+      await Promise.all([
+        deferDeliveries(this.db, waiting),
+        openAttempts(
+          this.db,
+          rows.filter((row) => endpoints.get(row.endpointId)?.status === "enabled"),
+        ),
+      ]);
     } catch (error) {
       this.busy -= rows.length;
       for (const row of rows) this.held.delete(row.id);
       await releaseClaims(
         this.db,
-        rows.map((row) => row.id),
+        claimed.map((row) => row.id),
       ).catch(() => undefined);
       if (this.stopped) return 0;
       throw error;
@@ -256,21 +262,15 @@ export class DeliveryWorker {
   }
 
   /**
-   * Claimed deliveries over their endpoint's rate wait (due again when a place frees, unclaimed,
-   * no attempt counted); returns those that may be sent now. Taken just before the attempts are
-   * opened, so a place is used within moments of being taken.
+   * Claimed deliveries over their endpoint's rate are not this worker's to send: they are made
+   * due again when a place frees (`deferDeliveries`, unclaimed, no attempt counted), and the
+   * loop looks again then.
    */
-  private async holdOverRate(
-    rows: DeliveryRow[],
-    endpoints: Map<string, EndpointRow>,
-  ): Promise<DeliveryRow[]> {
-    const { go, waiting } = await paceDeliveries(this.pacing, rows, endpoints);
-    if (waiting.length === 0) return go;
-    await deferDeliveries(this.db, waiting);
+  private letWait(waiting: { delivery: DeliveryRow; waitMs: number }[]): void {
+    if (waiting.length === 0) return;
     this.busy -= waiting.length;
     for (const { delivery } of waiting) this.held.delete(delivery.id);
     this.kickIn(Math.min(...waiting.map(({ waitMs }) => waitMs)));
-    return go;
   }
 
   /**
