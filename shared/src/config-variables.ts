@@ -119,7 +119,10 @@ export const BusConfig = T.Object({
 
 /** Rate-limit counters: Redis, or memory without it. */
 export const RateLimitConfig = T.Object({
-  /** Redis for shared rate limits. Without it limits are kept in memory. */
+  /**
+   * Redis for shared rate limits and webhook endpoints' pacing. Without it both are kept in
+   * memory.
+   */
   REDIS_URL: T.Optional(T.String({ pattern: "^rediss?://[^\\s]+$" })),
   /** Prefix of the rate-limit counters in Redis: deployments sharing a Redis keep apart. */
   RATE_LIMIT_PREFIX: T.String({ default: "rl:", pattern: "^[A-Za-z0-9:_-]{1,40}$" }),

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Batcher } from "./batch.ts";
 import { log } from "./log.ts";
 
@@ -16,7 +16,21 @@ export interface RateLimitStore {
   hit(counters: readonly CounterHit[]): Promise<number[]>;
   /** A counter's count in its current window, without adding a hit (0 when it has none). */
   peek(counter: CounterPeek): Promise<number>;
+  /**
+   * Takes a place in each rolling window in order, if it has room: a window holds at most `limit`
+   * places taken within the last `windowMs`, whenever the window is looked at (no boundary where
+   * two windows' worth can pass together). Answers, for each, 0 when the place was taken, else
+   * the milliseconds until the oldest place in it lapses. One round trip for all of them; a
+   * store across the network answers or fails within its timeout.
+   */
+  reserve(places: readonly WindowPlace[]): Promise<number[]>;
   close(): Promise<void>;
+}
+
+export interface WindowPlace {
+  key: string;
+  limit: number;
+  windowMs: number;
 }
 
 export interface CounterPeek {
@@ -69,8 +83,24 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return current && current.resetAt > Date.now() ? current.count : 0;
   }
 
+  /** Places taken, oldest first, by window key. */
+  private readonly windows = new Map<string, number[]>();
+
+  async reserve(places: readonly WindowPlace[]): Promise<number[]> {
+    const now = Date.now();
+    return places.map(({ key, limit, windowMs }) => {
+      const taken = (this.windows.get(key) ?? []).filter((at) => at > now - windowMs);
+      const wait = taken.length < limit ? 0 : Math.max(1, taken[0]! + windowMs - now);
+      if (wait === 0) taken.push(now);
+      if (taken.length > 0) this.windows.set(key, taken);
+      else this.windows.delete(key);
+      return wait;
+    });
+  }
+
   async close(): Promise<void> {
     this.counters.clear();
+    this.windows.clear();
   }
 }
 
@@ -105,6 +135,32 @@ end
 return answers`;
 /** Sent by its digest (EVALSHA): Redis keeps the script once it has seen it. */
 const COUNT_WITH_EXPIRY_SHA = createHash("sha1").update(COUNT_WITH_EXPIRY).digest("hex");
+
+/**
+ * Takes a place in each rolling window with room (`reserve`), atomically: a window is a sorted
+ * set of the times places were taken, on Redis's clock so every replica reads the same time.
+ * KEYS are the windows; ARGV holds, for each, its limit, its length in ms and a member unique to
+ * this place. Answers 0 for a place taken, else the ms until the window's oldest place lapses.
+ */
+const TAKE_WINDOW_PLACE = `
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local answers = {}
+for i = 1, #KEYS do
+  local limit = tonumber(ARGV[i * 3 - 2])
+  local window = tonumber(ARGV[i * 3 - 1])
+  redis.call("ZREMRANGEBYSCORE", KEYS[i], "-inf", now - window)
+  if redis.call("ZCARD", KEYS[i]) < limit then
+    redis.call("ZADD", KEYS[i], now, ARGV[i * 3])
+    redis.call("PEXPIRE", KEYS[i], window)
+    answers[i] = 0
+  else
+    local oldest = redis.call("ZRANGE", KEYS[i], 0, 0, "WITHSCORES")
+    answers[i] = math.max(1, tonumber(oldest[2]) + window - now)
+  end
+end
+return answers`;
+const TAKE_WINDOW_PLACE_SHA = createHash("sha1").update(TAKE_WINDOW_PLACE).digest("hex");
 
 /**
  * Redis through Bun's built-in client. The hits of the requests that arrive within one turn of
@@ -172,15 +228,35 @@ export class RedisRateLimitStore implements RateLimitStore {
       }
     }
     const operands = [String(keys.length), ...keys, String(requests.length), ...sizes, ...args];
-    let answers: unknown;
-    try {
-      answers = await this.client.send("EVALSHA", [COUNT_WITH_EXPIRY_SHA, ...operands]);
-    } catch (error) {
-      // A Redis that has not seen the script yet (or restarted): send it whole, once.
-      if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
-      answers = await this.client.send("EVAL", [COUNT_WITH_EXPIRY, ...operands]);
-    }
+    const answers = await this.runScript(COUNT_WITH_EXPIRY, COUNT_WITH_EXPIRY_SHA, operands);
     return (answers as unknown[][]).map((counts) => counts.map(Number));
+  }
+
+  /** Runs a script by its digest, or whole when Redis has not seen it yet (or restarted). */
+  private async runScript(script: string, sha: string, operands: string[]): Promise<unknown> {
+    try {
+      return await this.client.send("EVALSHA", [sha, ...operands]);
+    } catch (error) {
+      if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
+      return this.client.send("EVAL", [script, ...operands]);
+    }
+  }
+
+  reserve(places: readonly WindowPlace[]): Promise<number[]> {
+    const take = async () => {
+      if (places.length === 0) return [];
+      await this.connected();
+      const keys = places.map(({ key }) => `${this.prefix}${key}`);
+      const args = places.flatMap(({ limit, windowMs }) => [
+        String(limit),
+        String(windowMs),
+        randomUUID(),
+      ]);
+      const operands = [String(keys.length), ...keys, ...args];
+      const answers = await this.runScript(TAKE_WINDOW_PLACE, TAKE_WINDOW_PLACE_SHA, operands);
+      return (answers as unknown[]).map(Number);
+    };
+    return withTimeout(take(), STORE_TIMEOUT_MS);
   }
 
   peek({ key, windowSeconds }: CounterPeek): Promise<number> {

@@ -102,6 +102,18 @@ export const WebhookEndpointOut = T.Object({
         "How requests authenticate beyond the signature; the credentials are never shown. Null: the signature alone.",
     },
   ),
+  rate_limit_per_second: Nullable(
+    T.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description:
+        "Deliveries per second at most, across every sender; a delivery over it waits (no attempt counted). Null: no limit of the endpoint's own.",
+    }),
+  ),
+  ordering: T.Union([T.Literal("none"), T.Literal("story")], {
+    description:
+      "`story`: a story's events arrive one at a time in the order they happened; a later one waits while an earlier one is pending or retried (other stories are not held up). `none`: as they come.",
+  }),
   failure_alert_percent: T.Integer({
     description:
       "The highest failing alert of the endpoint's current run of failed attempts: 50, 70 or 90 (% of the failed attempts in a row that amount to the disable threshold); 0 when none, and after a success.",

@@ -10,6 +10,11 @@ import { NAME_MAX_LENGTH, SubscribableEventTypeSchema } from "./records.ts";
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 10;
 /** How far back a recovery may reach. */
 export const RECOVER_MAX_DAYS = 14;
+/** The highest rate an endpoint may ask for, in deliveries per second. */
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
+/** In which order an endpoint gets events: as they come, or each story's in the order they happened. */
+export const ENDPOINT_ORDERINGS = ["none", "story"] as const;
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 
 /**
  * How requests to an endpoint authenticate beyond the signature: a bearer token, custom headers
@@ -39,6 +44,14 @@ export const EndpointAuthIn = T.Union([
 export type EndpointAuthIn = Static<typeof EndpointAuthIn>;
 export type EndpointAuthType = EndpointAuthIn["type"];
 
+/** Deliveries per second at most; null for no limit of the endpoint's own. */
+const RateLimitPerSecondIn = T.Union([
+  T.Integer({ minimum: 1, maximum: MAX_RATE_LIMIT_PER_SECOND }),
+  T.Null(),
+]);
+/** `story`: each story's events one at a time, in the order they happened. Default `none`. */
+const OrderingIn = T.Union(ENDPOINT_ORDERINGS.map((value) => T.Literal(value)));
+
 export const EndpointCreateIn = T.Object({
   url: T.String({ minLength: 1, maxLength: 2048 }),
   name: T.Optional(T.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
@@ -55,8 +68,20 @@ export const EndpointCreateIn = T.Object({
     ]),
   ),
   auth: T.Optional(EndpointAuthIn),
+  rate_limit_per_second: T.Optional(RateLimitPerSecondIn),
+  ordering: T.Optional(OrderingIn),
 });
 export type EndpointCreateIn = Static<typeof EndpointCreateIn>;
+
+/** The options that can be changed after an endpoint is added; those left out stay as they are. */
+export const EndpointUpdateIn = T.Object(
+  {
+    rate_limit_per_second: T.Optional(RateLimitPerSecondIn),
+    ordering: T.Optional(OrderingIn),
+  },
+  { minProperties: 1 },
+);
+export type EndpointUpdateIn = Static<typeof EndpointUpdateIn>;
 
 /** `since`: a date-time at most 14 days back (checked by the webhooks service, naming the field). */
 export const EndpointRecoverIn = T.Object({ since: T.Optional(T.String({ maxLength: 64 })) });

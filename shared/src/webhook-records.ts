@@ -22,6 +22,8 @@ export const webhookEndpointRecordColumns = {
   previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
   topics: webhookEndpoints.topics,
   authType: webhookEndpoints.authType,
+  rateLimitPerSecond: webhookEndpoints.rateLimitPerSecond,
+  ordering: webhookEndpoints.ordering,
   failureAlertPercent: webhookEndpoints.failureAlertPercent,
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt,
@@ -77,6 +79,8 @@ export function webhookEndpointRecord(row: WebhookEndpointRecordRow): WebhookEnd
     name: row.name,
     topics: row.topics ?? null,
     auth_type: row.authType ?? null,
+    rate_limit_per_second: row.rateLimitPerSecond ?? null,
+    ordering: row.ordering,
     failure_alert_percent: row.failureAlertPercent ?? 0,
   };
 }

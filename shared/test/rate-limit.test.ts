@@ -29,6 +29,26 @@ for (const [name, open] of backends) {
       await store.close();
     });
 
+    test("rolling windows: at most the limit within any window, and how long until a place frees", async () => {
+      const store = open();
+      const key = `window-${Math.random().toString(36).slice(2, 8)}`;
+      const place = { key, limit: 3, windowMs: 600 };
+      expect(await store.reserve([place, place])).toEqual([0, 0]);
+      await Bun.sleep(250);
+      // The third fits; the fourth waits for the first two to lapse (about 350 ms from now).
+      const [third, fourth] = await store.reserve([place, place]);
+      expect(third).toBe(0);
+      expect(fourth).toBeGreaterThan(200);
+      expect(fourth).toBeLessThanOrEqual(360);
+      expect(await store.reserve([{ ...place, key: `${key}-other` }])).toEqual([0]);
+      await Bun.sleep(fourth! + 20);
+      // The first two lapsed, the third holds its place: a rolling window, not a fresh one.
+      const after = await store.reserve([place, place, place]);
+      expect(after.slice(0, 2)).toEqual([0, 0]);
+      expect(after[2]).toBeGreaterThan(0);
+      await store.close();
+    });
+
     test("several limits in one call: each counted in order, none after the one refusing", async () => {
       const store = open();
       const both = [
@@ -161,6 +181,7 @@ describe("a store that fails", () => {
       kind: "redis",
       hit: () => Promise.reject(new Error("connection refused")),
       peek: () => Promise.reject(new Error("connection refused")),
+      reserve: () => Promise.reject(new Error("connection refused")),
       close: async () => {},
     };
     expect(await checkLimit(broken, "x", 1, 60)).toMatchObject({ allowed: true });

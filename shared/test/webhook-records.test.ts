@@ -37,6 +37,8 @@ function endpointRow(
     topics: null,
     authType: null,
     authCiphertext: null,
+    rateLimitPerSecond: null,
+    ordering: "none",
     createdAt: new Date("2025-03-01T09:30:00.123Z"),
     updatedAt: new Date("2025-03-02T10:00:00Z"),
     ...overrides,
@@ -64,6 +66,7 @@ function deliveryRow(
     traceParent: null,
     createdAt: new Date("2025-03-01T09:30:00Z"),
     deliveredAt: null,
+    storyOrder: null,
     ...overrides,
   };
 }
@@ -85,6 +88,8 @@ describe("the WebhookEndpoint record", () => {
       "name",
       "topics",
       "auth_type",
+      "rate_limit_per_second",
+      "ordering",
       "failure_alert_percent",
     ]);
     expect(record).toEqual({
@@ -101,6 +106,8 @@ describe("the WebhookEndpoint record", () => {
       name: null,
       topics: null,
       auth_type: null,
+      rate_limit_per_second: null,
+      ordering: "none",
       failure_alert_percent: 0,
     });
     expect(record.created_at).toMatch(ISO_WITH_OFFSET);
@@ -122,6 +129,13 @@ describe("the WebhookEndpoint record", () => {
     expect(record.previous_secret_expires_at).toBe("2025-03-03T10:00:00.000Z");
     expect(record.previous_secret_expires_at).toMatch(ISO_WITH_OFFSET);
     expect(Object.keys(record)).toEqual(Object.keys(WebhookEndpointOut.properties));
+  });
+
+  test("shows the endpoint's pacing and ordering", () => {
+    const record = webhookEndpointRecord(
+      endpointRow({ rateLimitPerSecond: 25, ordering: "story" }),
+    );
+    expect(record).toMatchObject({ rate_limit_per_second: 25, ordering: "story" });
   });
 
   test("never carries a secret, current or replaced, sealed or not: only its last four characters", () => {

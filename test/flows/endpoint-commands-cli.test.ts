@@ -104,6 +104,66 @@ describe("npm run admin -- endpoint and delivery lists", () => {
   });
 });
 
+describe("npm run admin -- endpoint-create with a rate and story order", () => {
+  test("the flags reach the record through the workspace's internal API; out of range is refused naming the field", async () => {
+    const created = await cli.admin(
+      "endpoint-create",
+      "tested",
+      "http://127.0.0.1:9/paced",
+      "--events",
+      "story.published",
+      "--rate-limit-per-second",
+      "10",
+      "--ordering",
+      "story",
+    );
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ rate_limit_per_second: 10, ordering: "story" });
+    const listed = (await cli.admin("endpoint-list", "tested"))
+      .json()
+      .data.find((e: { id: string }) => e.id === created.json().id);
+    expect(listed).toMatchObject({ rate_limit_per_second: 10, ordering: "story" });
+
+    const updated = await cli.admin(
+      "endpoint-update",
+      created.json().id,
+      "--rate-limit-per-second",
+      "3",
+      "--ordering",
+      "none",
+    );
+    expect(updated.code).toBe(0);
+    expect(updated.json()).toMatchObject({ rate_limit_per_second: 3, ordering: "none" });
+    const audit = await h.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.subjectId, created.json().id));
+    expect(audit.map((row) => row.action)).toContain("webhook_endpoint.updated");
+
+    const unknownOrder = await cli.admin(
+      "endpoint-create",
+      "tested",
+      "http://127.0.0.1:9/paced",
+      "--events",
+      "story.published",
+      "--ordering",
+      "sideways",
+    );
+    expect(unknownOrder.code).toBe(2);
+    expect(unknownOrder.stderr).toContain("allowed values: none, story");
+    const tooFast = await h.call("POST", "/orgs/tested/webhook_endpoints", {
+      url: "http://127.0.0.1:9/paced",
+      events: ["story.published"],
+      rate_limit_per_second: 1001,
+    });
+    expect(tooFast.status).toBe(422);
+    expect(tooFast.body.error.code).toBe("validation_failed");
+    expect(tooFast.body.error.fields.map((f: { field: string }) => f.field)).toContain(
+      "rate_limit_per_second",
+    );
+  });
+});
+
 describe("the webhooks service unreachable", () => {
   test("an endpoint command answers 503 and nothing is audited", async () => {
     const alone = await workspaceHarness();

@@ -254,6 +254,103 @@ describe("webhook endpoints in the web app", () => {
     expect(after.text).toContain("enabled, failing: 70% of the disable threshold reached");
   });
 
+  test("the form's rate and order: refused beside their fields, then stored and shown on the endpoint's page", async () => {
+    const owner = clients.owner;
+    await owner.get("/app/orgs/hooks-org/webhook-endpoints");
+    for (const rate of ["0", "1001", "2.5", "fast"]) {
+      const refused = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+        url: receiver.url("/paced"),
+        events: "story.published",
+        rate_limit_per_second: rate,
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.text).toMatch(
+        /id="field-rate_limit_per_second-error">Enter a whole number from 1 to 1000/,
+      );
+    }
+    const badOrder = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/paced"),
+      events: "story.published",
+      ordering: "alphabetical",
+    });
+    expect(badOrder.status).toBe(422);
+    expect(badOrder.text).toMatch(/id="ordering-error">Choose how each story/);
+    expect(await endpointCount()).toBe(0);
+
+    // Left empty: no rate, events as they come.
+    const plain = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/plain"),
+      events: "story.published",
+    });
+    expect(plain.status).toBe(303);
+    const [first] = await db().select().from(webhookEndpoints);
+    expect(first).toMatchObject({ rateLimitPerSecond: null, ordering: "none" });
+    await db().delete(webhookEndpoints);
+
+    const added = await owner.post("/app/orgs/hooks-org/webhook-endpoints", {
+      url: receiver.url("/paced"),
+      events: "story.published",
+      rate_limit_per_second: "25",
+      ordering: "story",
+    });
+    expect(added.status).toBe(303);
+    const [row] = await db().select().from(webhookEndpoints);
+    expect(row).toMatchObject({ rateLimitPerSecond: 25, ordering: "story" });
+    const page = await owner.get(`/app/webhook-endpoints/${row!.id}`);
+    expect(page.text).toContain("at most 25 deliveries a second");
+    expect(page.text).toContain("in the order they happened");
+  });
+
+  test("the edit form changes the rate and order, refusing beside the field; audited; a viewer cannot", async () => {
+    const id = await adminEndpoint("hooks-org", "/edited");
+    const owner = clients.owner;
+    const page = await owner.get(`/app/webhook-endpoints/${id}`);
+    expect(page.text).toContain(`href="/app/webhook-endpoints/${id}/options"`);
+    const form = await owner.get(`/app/webhook-endpoints/${id}/options`);
+    expect(form.status).toBe(200);
+    expect(form.text).toMatch(/<label for="field-rate_limit_per_second">/);
+    expect(form.text).toMatch(/name="ordering" value="none" checked/);
+
+    const refused = await owner.post(`/app/webhook-endpoints/${id}/options`, {
+      rate_limit_per_second: "5000",
+      ordering: "story",
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/id="field-rate_limit_per_second-error"/);
+    expect(refused.text).toMatch(/name="ordering" value="story" checked/);
+    expect(await endpointRow(id)).toMatchObject({ rateLimitPerSecond: null, ordering: "none" });
+
+    const saved = await owner.post(`/app/webhook-endpoints/${id}/options`, {
+      rate_limit_per_second: "12",
+      ordering: "story",
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("location")).toBe(
+      `/app/webhook-endpoints/${id}?done=endpoint-options-changed`,
+    );
+    expect(await endpointRow(id)).toMatchObject({ rateLimitPerSecond: 12, ordering: "story" });
+    const shown = await owner.get(`/app/webhook-endpoints/${id}/options`);
+    expect(shown.text).toMatch(/value="12"/);
+    // Emptied: no rate of its own again.
+    await owner.post(`/app/webhook-endpoints/${id}/options`, {
+      rate_limit_per_second: "",
+      ordering: "none",
+    });
+    expect(await endpointRow(id)).toMatchObject({ rateLimitPerSecond: null, ordering: "none" });
+    const events = await db().select().from(auditEvents).where(eq(auditEvents.subjectId, id));
+    const updates = events.filter((event) => event.action === "webhook_endpoint.updated");
+    expect(updates).toHaveLength(2);
+    expect(updates[0]!.actor).toStartWith("person:");
+
+    const viewer = clients.viewer;
+    expect((await viewer.get(`/app/webhook-endpoints/${id}/options`)).status).toBe(403);
+    const notAllowed = await viewer.post(`/app/webhook-endpoints/${id}/options`, {
+      rate_limit_per_second: "1",
+    });
+    expect(notAllowed.status).toBe(403);
+    expect(await endpointRow(id)).toMatchObject({ rateLimitPerSecond: null });
+  });
+
   test("the form's authentication: a reserved header is refused beside it; a bearer token is sealed", async () => {
     const owner = clients.owner;
     await owner.get("/app/orgs/hooks-org/webhook-endpoints");

@@ -31,7 +31,13 @@ describe("GET /v1/webhook_endpoints", () => {
   test("every endpoint, enabled or not, newest first, one page, never the secret", async () => {
     await f.db
       .update(webhookEndpoints)
-      .set({ status: "disabled", disabledReason: "by_client", updatedAt: new Date() })
+      .set({
+        status: "disabled",
+        disabledReason: "by_client",
+        rateLimitPerSecond: 40,
+        ordering: "story",
+        updatedAt: new Date(),
+      })
       .where(eq(webhookEndpoints.id, f.a.endpointIds[0]!));
     const { body, text } = await getList("/v1/webhook_endpoints", WebhookEndpointOut);
     expect(body.has_more).toBe(false);
@@ -45,7 +51,13 @@ describe("GET /v1/webhook_endpoints", () => {
       status: "enabled",
       disabled_reason: null,
     });
-    expect(oldest).toMatchObject({ status: "disabled", disabled_reason: "by_client" });
+    expect(oldest).toMatchObject({
+      status: "disabled",
+      disabled_reason: "by_client",
+      rate_limit_per_second: 40,
+      ordering: "story",
+    });
+    expect(newest).toMatchObject({ rate_limit_per_second: null, ordering: "none" });
     const [stored] = await f.db
       .select()
       .from(webhookEndpoints)

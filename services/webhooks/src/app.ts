@@ -61,6 +61,7 @@ export async function createWebhooksService(
     endpointConcurrency: runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
     allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
     resolve: options.resolveHost,
+    pacing: runtime.rateLimits,
     // Announced at once; a publish that fails is left owed for the periodic pass.
     onEndpointDisabled: async (endpoint) => {
       const only = { organizationId: endpoint.organizationId, endpointId: endpoint.id };

@@ -35,11 +35,14 @@ export function tokenArray(values: readonly string[]): SQL {
   return sql`${`{${values.join(",")}}`}::text[]`;
 }
 
-export function integerArray(values: readonly number[]): SQL {
+/** An integer[]; a null item stays null. */
+export function integerArray(values: readonly (number | null)[]): SQL {
   for (const value of values) {
-    if (!Number.isSafeInteger(value)) throw new Error("not an integer in an integer[] parameter");
+    if (value !== null && !Number.isSafeInteger(value)) {
+      throw new Error("not an integer in an integer[] parameter");
+    }
   }
-  return sql`${`{${values.join(",")}}`}::integer[]`;
+  return sql`${`{${values.map((value) => value ?? "NULL").join(",")}}`}::integer[]`;
 }
 
 export function timestampArray(values: readonly Date[]): SQL {

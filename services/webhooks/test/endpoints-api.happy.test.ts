@@ -59,8 +59,97 @@ describe("endpoint commands", () => {
     const one = await call("GET", `/webhook-endpoints/${created.body.id}`);
     expect(one.body).not.toHaveProperty("secret");
     expect(one.body.id).toBe(created.body.id);
-    // Options left out read as null: no name, every topic.
-    expect(one.body).toMatchObject({ name: null, topics: null });
+    // Options left out read as null: no name, every topic, no rate; ordering none.
+    expect(one.body).toMatchObject({
+      name: null,
+      topics: null,
+      rate_limit_per_second: null,
+      ordering: "none",
+    });
+  });
+
+  test("create with a rate and story ordering: the record and the list show both", async () => {
+    const created = await call("POST", "/webhook-endpoints", {
+      url: "https://hooks.example.com/paced",
+      events: ["story.published"],
+      rate_limit_per_second: 20,
+      ordering: "story",
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ rate_limit_per_second: 20, ordering: "story" });
+    const one = await call("GET", `/webhook-endpoints/${created.body.id}`);
+    expect(one.body).toMatchObject({ rate_limit_per_second: 20, ordering: "story" });
+    const list = await call("GET", "/webhook-endpoints");
+    const listed = list.body.data.find((e: { id: string }) => e.id === created.body.id);
+    expect(listed).toMatchObject({ rate_limit_per_second: 20, ordering: "story" });
+  });
+
+  test("change the rate and the ordering later: the record shows them; the rest is unchanged", async () => {
+    const created = await call("POST", "/webhook-endpoints", {
+      url: "https://hooks.example.com/later",
+      events: ["story.published"],
+      name: "Later",
+    });
+    const id = created.body.id;
+    const paced = await call("PATCH", `/webhook-endpoints/${id}`, { rate_limit_per_second: 50 });
+    expect(paced.status).toBe(200);
+    expect(paced.body).toMatchObject({
+      rate_limit_per_second: 50,
+      ordering: "none",
+      name: "Later",
+    });
+    const ordered = await call("PATCH", `/webhook-endpoints/${id}`, { ordering: "story" });
+    expect(ordered.body).toMatchObject({ rate_limit_per_second: 50, ordering: "story" });
+    const unpaced = await call("PATCH", `/webhook-endpoints/${id}`, {
+      rate_limit_per_second: null,
+    });
+    expect(unpaced.body).toMatchObject({ rate_limit_per_second: null, ordering: "story" });
+    expect(await row(id)).toMatchObject({ rateLimitPerSecond: null, ordering: "story" });
+    expect(Date.parse(unpaced.body.updated_at)).toBeGreaterThanOrEqual(
+      Date.parse(created.body.updated_at),
+    );
+
+    const nothing = await call("PATCH", `/webhook-endpoints/${id}`, {});
+    expect(nothing.status).toBe(422);
+    const tooFast = await call("PATCH", `/webhook-endpoints/${id}`, { rate_limit_per_second: 0 });
+    expect(tooFast.status).toBe(422);
+    expect(tooFast.body.error.fields.map((f: { field: string }) => f.field)).toContain(
+      "rate_limit_per_second",
+    );
+    const missing = await call("PATCH", `/webhook-endpoints/${newId()}`, { ordering: "none" });
+    expect(missing.status).toBe(404);
+    await call("DELETE", `/webhook-endpoints/${id}`);
+  });
+
+  test("a rate outside 1..1000 or not whole, or an unknown ordering, is 422 naming the field", async () => {
+    for (const [field, value] of [
+      ["rate_limit_per_second", 0],
+      ["rate_limit_per_second", 1001],
+      ["rate_limit_per_second", 2.5],
+      ["rate_limit_per_second", "10"],
+      ["ordering", "time"],
+      ["ordering", null],
+    ] as const) {
+      const refused = await call("POST", "/webhook-endpoints", {
+        url: "https://hooks.example.com/in",
+        events: ["story.published"],
+        [field]: value,
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.code).toBe("validation_failed");
+      expect(refused.body.error.fields.map((f: { field: string }) => f.field)).toContain(field);
+    }
+    // The bounds themselves and null are accepted.
+    for (const rate of [1, 1000, null]) {
+      const accepted = await call("POST", "/webhook-endpoints", {
+        url: "https://hooks.example.com/bounds",
+        events: ["story.published"],
+        rate_limit_per_second: rate,
+      });
+      expect(accepted.status).toBe(201);
+      expect(accepted.body.rate_limit_per_second).toBe(rate);
+      await call("DELETE", `/webhook-endpoints/${accepted.body.id}`);
+    }
   });
 
   test("create with a name and topics: the record shows both", async () => {

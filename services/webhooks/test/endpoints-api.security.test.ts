@@ -72,6 +72,7 @@ describe("organization A's path and B's endpoint", () => {
   const commands = [
     ["GET", `/webhook-endpoints/:e`],
     ["DELETE", `/webhook-endpoints/:e`],
+    ["PATCH", `/webhook-endpoints/:e`],
     ["POST", `/webhook-endpoints/:e/disable`],
     ["POST", `/webhook-endpoints/:e/enable`],
     ["POST", `/webhook-endpoints/:e/rotate-secret`],
@@ -89,7 +90,11 @@ describe("organization A's path and B's endpoint", () => {
         fx,
         method,
         `/orgs/${orgA.slug}${path.replace(":e", endpointB).replace(":d", deliveryB)}`,
-        path.endsWith("/recover") ? { since: new Date().toISOString() } : undefined,
+        path.endsWith("/recover")
+          ? { since: new Date().toISOString() }
+          : method === "PATCH"
+            ? { rate_limit_per_second: 1, ordering: "story" }
+            : undefined,
       );
       expect(answer.status).toBe(404);
       expect(answer.body.error.code).toBe("not_found");
@@ -101,7 +106,12 @@ describe("organization A's path and B's endpoint", () => {
       .select()
       .from(webhookEndpoints)
       .where(eq(webhookEndpoints.id, endpointB));
-    expect(endpoint).toMatchObject({ status: "enabled", previousSecretCiphertext: null });
+    expect(endpoint).toMatchObject({
+      status: "enabled",
+      previousSecretCiphertext: null,
+      rateLimitPerSecond: null,
+      ordering: "none",
+    });
     const [delivery] = await fx.db
       .select()
       .from(webhookDeliveries)

@@ -654,6 +654,12 @@ export const webhookEndpoints = pgTable(
     authType: text("auth_type", { enum: ["bearer", "headers", "oauth2_client_credentials"] }),
     /** The `auth` of the create command as JSON, sealed like the secret: never readable. */
     authCiphertext: text("auth_ciphertext"),
+    /** Deliveries per second at most, across every replica; null for no limit of its own. */
+    rateLimitPerSecond: integer("rate_limit_per_second"),
+    /** `story`: a story's events reach the endpoint one at a time, in the order they happened. */
+    ordering: text("ordering", { enum: ["none", "story"] })
+      .notNull()
+      .default("none"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -746,6 +752,12 @@ export const webhookDeliveries = pgTable(
     deliveredAt: tstz("delivered_at"),
     /** The W3C `traceparent` of the fan-out that wrote the delivery: its attempts join that trace. */
     traceParent: text("trace_parent"),
+    /**
+     * The event's place in its story (its `sequence`), set only for an endpoint that delivers in
+     * story order: the delivery waits while one of the same endpoint and story with a lower
+     * place is pending. Null: it waits for nothing.
+     */
+    storyOrder: integer("story_order"),
   },
   (table) => [
     uniqueIndex("webhook_deliveries_endpoint_event_idx").on(table.endpointId, table.eventId),
@@ -758,6 +770,10 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_endpoint_claimed_idx")
       .on(table.endpointId, table.lockedUntil)
       .where(sql`status = 'pending' and locked_until is not null`),
+    // A claim asks, for a delivery in story order, whether an earlier one of its story is pending.
+    index("webhook_deliveries_story_order_idx")
+      .on(table.endpointId, table.storyId, table.storyOrder)
+      .where(sql`status = 'pending' and story_order is not null`),
   ],
 );
 

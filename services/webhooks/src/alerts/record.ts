@@ -203,7 +203,10 @@ async function raiseAlert(tx: Queryable, subject: AlertSubject, alert: NewAlert)
         createdAt: subject.now,
         // The failing attempt's trace: an alert's deliveries join it.
         traceParent: activeTraceParent(),
+        sequence: null,
       },
+      // Not a story's event: nothing to keep in order.
+      storyOrder: null,
     })),
     subject.now,
   );

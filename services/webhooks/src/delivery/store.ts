@@ -3,7 +3,8 @@ import { rowsOf } from "@newsroom/shared/db/rows";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { QueueReading } from "@newsroom/shared/metrics";
-import { and, count, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
@@ -33,12 +34,25 @@ export interface ClaimLimits {
 }
 
 /**
+ * Story order, as a condition on a claim's candidate `queued`: a delivery with a place in its
+ * story (`story_order`, set only for endpoints that deliver in story order) waits while a
+ * delivery of the same endpoint and story with an earlier place is pending (in flight, retried
+ * or waiting for its endpoint's rate). Once that one is delivered or finally failed, it goes.
+ * Other stories' deliveries are not held up. One probe of `webhook_deliveries_story_order_idx`.
+ */
+const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not exists (
+  select 1 from webhook_deliveries as earlier
+  where earlier.endpoint_id = queued.endpoint_id and earlier.story_id = queued.story_id
+    and earlier.status = 'pending' and earlier.story_order < queued.story_order))`;
+
+/**
  * Claims up to `limit` pending deliveries that are due, and never more than `perEndpoint`
  * attempts in flight to one endpoint, counting the claims every replica holds: so one
  * organization's slow endpoints cannot take every attempt slot. Rows of an endpoint at its cap
  * stay due and are claimed once its attempts end. The rows are picked with
  * `FOR UPDATE SKIP LOCKED` and their `locked_until` set in the same statement, so replicas never
- * claim the same row, and a crashed worker's claim lapses. Two replicas claiming at once rank an
+ * claim the same row, and a crashed worker's claim lapses. A delivery behind an earlier event of
+ * its story (endpoints in story order) is passed over, and the endpoint's next rows are taken. Two replicas claiming at once rank an
  * endpoint's rows alike, so the second finds the first's rows taken (re-checked after the lock)
  * rather than going past the cap. Works across every organization.
  *
@@ -89,6 +103,7 @@ export async function claimDueDeliveries(
         where queued.endpoint_id = endpoints.endpoint_id and queued.status = 'pending'
           and queued.next_attempt_at <= ${at}
           and (queued.locked_until is null or queued.locked_until < ${at})
+          and ${notBehindAnEarlierEventOfItsStory}
         order by queued.endpoint_id, queued.next_attempt_at, queued.id
         limit ${limits.perEndpoint}
       ) as queue
@@ -116,6 +131,26 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
     .update(d)
     .set({ lockedUntil: null })
     .where(sql`${d.id} = any(${uuidArray(ids)})`);
+}
+
+/**
+ * Claimed deliveries over their endpoint's rate: each is due again when a place frees and its
+ * claim is let go. No attempt is counted and nothing is recorded as failed. One statement.
+ */
+export async function deferDeliveries(
+  db: Db,
+  waiting: { delivery: Pick<DeliveryRow, "id" | "organizationId">; waitMs: number }[],
+  now: Date = new Date(),
+): Promise<void> {
+  if (waiting.length === 0) return;
+  await db.execute(sql`
+    update webhook_deliveries as d set next_attempt_at = v.due_at, locked_until = null
+    from unnest(
+      ${uuidArray(waiting.map(({ delivery }) => delivery.organizationId))},
+      ${uuidArray(waiting.map(({ delivery }) => delivery.id))},
+      ${timestampArray(waiting.map(({ waitMs }) => new Date(now.getTime() + waitMs)))}
+    ) as v(organization_id, id, due_at)
+    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
 }
 
 /**
@@ -320,6 +355,7 @@ export async function recordFailedAttempt(
     // Counted when the attempt was opened, before its request left.
     const attempts = current.attempts;
     const final = options.gone === true || attempts >= options.maxAttempts;
+    const retryAt = final ? null : options.nextAttemptAt(attempts);
     await tx
       .update(d)
       .set({
@@ -328,7 +364,7 @@ export async function recordFailedAttempt(
         lastStatusCode: attempt.statusCode,
         lastDurationMs: attempt.durationMs,
         lastError: attempt.error,
-        nextAttemptAt: final ? null : options.nextAttemptAt(attempts),
+        nextAttemptAt: retryAt,
         lockedUntil: null,
       })
       .where(eq(d.id, delivery.id));
@@ -350,6 +386,7 @@ export async function recordFailedAttempt(
           eq(webhookAttempts.inFlight, true),
         ),
       );
+    if (!final) await holdLaterEventsOfItsStory(tx, delivery, retryAt!);
     let disabled: { announcementId: string; failedInARow: number; gone: boolean } | null = null;
     if (final) {
       const [endpoint] = await tx
@@ -392,6 +429,33 @@ export async function recordFailedAttempt(
       alerts,
     };
   });
+}
+
+/**
+ * A delivery in story order waits for its retry: the later pending events of its story to the
+ * same endpoint are not due before it, so claims do not read them over and over meanwhile (they
+ * would only be passed over). One probe of `webhook_deliveries_story_order_idx`; nothing for an
+ * unordered delivery.
+ */
+async function holdLaterEventsOfItsStory(
+  tx: Queryable,
+  delivery: Pick<DeliveryRow, "organizationId" | "endpointId" | "storyId" | "storyOrder">,
+  until: Date,
+): Promise<void> {
+  if (delivery.storyOrder === null || delivery.storyId === null) return;
+  await tx
+    .update(d)
+    .set({ nextAttemptAt: until })
+    .where(
+      and(
+        eq(d.organizationId, delivery.organizationId),
+        eq(d.endpointId, delivery.endpointId),
+        eq(d.storyId, delivery.storyId),
+        eq(d.status, "pending"),
+        gt(d.storyOrder, delivery.storyOrder),
+        lt(d.nextAttemptAt, until),
+      ),
+    );
 }
 
 /** Disables the endpoint for failing; returns the id of the announcement it now owes. */
@@ -447,6 +511,39 @@ export async function stopPendingDeliveries(
     )
     .returning({ id: d.id });
   return rows.length;
+}
+
+/**
+ * An endpoint's ordering changed: its pending deliveries take their events' places in their
+ * stories (`story`, read from the outbox's sequences), or every delivery of it drops its place
+ * (`none`: a later resend waits for nothing either), so the change holds for what is waiting
+ * too, not only for deliveries fanned out after it.
+ */
+export async function reorderPendingDeliveries(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  ordering: EndpointOrdering,
+): Promise<void> {
+  if (ordering === "none") {
+    await db
+      .update(d)
+      .set({ storyOrder: null })
+      .where(
+        and(
+          eq(d.organizationId, organizationId),
+          eq(d.endpointId, endpointId),
+          isNotNull(d.storyOrder),
+        ),
+      );
+    return;
+  }
+  await db.execute(sql`
+    update webhook_deliveries as d set story_order = o.sequence
+    from outbox_events as o
+    where o.id = d.event_id and o.organization_id = d.organization_id
+      and d.organization_id = ${organizationId} and d.endpoint_id = ${endpointId}
+      and d.status = 'pending' and d.story_id is not null`);
 }
 
 /** Stops the pending deliveries of every disabled endpoint, in every organization. */

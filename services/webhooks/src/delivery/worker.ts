@@ -9,6 +9,7 @@ import {
   webhookDeliveryLatency,
   webhookEndpointDisablements,
 } from "@newsroom/shared/metrics";
+import { MemoryRateLimitStore, type RateLimitStore } from "@newsroom/shared/rate-limit";
 import {
   contextFromTraceParent,
   currentTraceIds,
@@ -19,6 +20,7 @@ import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands"
 import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
+import { paceDeliveries } from "./pacing.ts";
 import { eventBodies } from "./payload.ts";
 import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
@@ -27,6 +29,7 @@ import {
   claimDueDeliveries,
   type DeliveredAttempt,
   type DeliveryRow,
+  deferDeliveries,
   type EndpointRow,
   endpointsByIds,
   openAttempts,
@@ -77,6 +80,12 @@ export interface DeliveryWorkerOptions {
   onAlertsRaised?: () => Promise<void>;
   /** The OAuth tokens of endpoints that use them (shared with the test event). */
   tokens?: OAuthTokens;
+  /**
+   * Where endpoints' `rate_limit_per_second` is counted: the runtime's rate-limit store (Redis,
+   * shared by every replica, when REDIS_URL is set; else this process's memory). Default: a
+   * store in this process's memory.
+   */
+  pacing?: RateLimitStore;
 }
 
 /** What a batch opens of an endpoint once: its signing secrets and its `auth`. */
@@ -95,6 +104,7 @@ export class DeliveryWorker {
   attempts = 0;
   readonly tokens: OAuthTokens;
   private readonly db: Db;
+  private readonly pacing: RateLimitStore;
   private readonly concurrency: number;
   private readonly endpointConcurrency: number;
   private readonly timeoutMs: number;
@@ -111,6 +121,8 @@ export class DeliveryWorker {
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
   private readonly held = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
+  /** A look for due deliveries when the earliest delivery waiting for its rate is due again. */
+  private pacingWake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private stopped = false;
   private kicked = false;
   private saturated = false;
@@ -119,6 +131,7 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.db = options.db;
+    this.pacing = options.pacing ?? new MemoryRateLimitStore();
     this.concurrency = options.concurrency ?? 64;
     this.endpointConcurrency = options.endpointConcurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
@@ -166,6 +179,22 @@ export class DeliveryWorker {
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
+    this.pacingWake = null;
+  }
+
+  /** Kicks the loop in `ms`, unless a kick is already set for earlier. */
+  private kickIn(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.stopped || (this.pacingWake && this.pacingWake.at <= at)) return;
+    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
+    this.pacingWake = {
+      at,
+      timer: setTimeout(() => {
+        this.pacingWake = null;
+        this.kick();
+      }, ms),
+    };
   }
 
   private async loop(): Promise<void> {
@@ -214,20 +243,28 @@ export class DeliveryWorker {
   }
 
   /** Reads what claimed deliveries need, opens their attempts and sends them. */
-  private async startClaimed(rows: DeliveryRow[]): Promise<void> {
+  private async startClaimed(claimed: DeliveryRow[]): Promise<void> {
+    let rows = claimed;
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
     let sendable: Set<string>;
     try {
       if (this.stopped) throw new Error("stopping");
-      // Together, in one round trip's time. The attempts are opened before any request leaves:
-      // every call a receiver sees is in the log, even if this process dies before its answer.
-      // (Should a read fail after the opening, the claims are given back and the next attempt
-      // closes these as unanswered.)
-      [endpoints, bodies, sendable] = await Promise.all([
+      // The attempts are opened before any request leaves: every call a receiver sees is in the
+      // log, even if this process dies before its answer. (Should a step fail after the opening,
+      // the claims are given back and the next attempt closes these as unanswered.)
+      [endpoints, bodies] = await Promise.all([
         endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
         eventBodies(this.db, rows),
+      ]);
+      // Those over their endpoint's rate wait, unopened; the others' attempts are opened. Both
+      // at once: a place in an endpoint's window is used as soon after it is taken as can be.
+      const { go, waiting } = await paceDeliveries(this.pacing, rows, endpoints);
+      this.letWait(waiting);
+      rows = go;
+      [, sendable] = await Promise.all([
+        deferDeliveries(this.db, waiting),
         openAttempts(this.db, rows),
       ]);
     } catch (error) {
@@ -235,7 +272,7 @@ export class DeliveryWorker {
       for (const row of rows) this.held.delete(row.id);
       await releaseClaims(
         this.db,
-        rows.map((row) => row.id),
+        claimed.map((row) => row.id),
       ).catch(() => undefined);
       this.refillIfRoom();
       if (this.stopped) return;
@@ -261,6 +298,18 @@ export class DeliveryWorker {
         "webhook attempt failed",
       );
     }
+  }
+
+  /**
+   * Claimed deliveries over their endpoint's rate are not this worker's to send: they are made
+   * due again when a place frees (`deferDeliveries`, unclaimed, no attempt counted), and the
+   * loop looks again then.
+   */
+  private letWait(waiting: { delivery: DeliveryRow; waitMs: number }[]): void {
+    if (waiting.length === 0) return;
+    this.busy -= waiting.length;
+    for (const { delivery } of waiting) this.held.delete(delivery.id);
+    this.kickIn(Math.min(...waiting.map(({ waitMs }) => waitMs)));
   }
 
   /**

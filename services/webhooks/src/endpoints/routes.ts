@@ -8,6 +8,7 @@ import {
   EndpointRecoverIn,
   EndpointRecoveryOut,
   EndpointTestOutcome,
+  EndpointUpdateIn,
   SignatureCheckIn,
   SignatureVerdict,
   WebhookAttemptOut,
@@ -34,6 +35,7 @@ import {
   deleteWebhookEndpoint,
   disableWebhookEndpoint,
   enableWebhookEndpoint,
+  updateWebhookEndpointOptions,
 } from "./service.ts";
 import { parsePastedHeaders, verifyPastedRequest } from "./verify-signature.ts";
 
@@ -144,6 +146,26 @@ export function endpointRoutes(deps: EndpointRoutesDeps) {
           description: "The endpoint.",
           schema: WebhookEndpointOut,
         }),
+      },
+    )
+    .patch(
+      `${ENDPOINTS}/:id`,
+      async ({ params, body }) =>
+        webhookEndpointRecord(
+          await updateWebhookEndpointOptions(db, await org(params.org), params.id, body),
+        ),
+      {
+        params: ItemParams,
+        body: EndpointUpdateIn,
+        detail: doc(
+          "Change an endpoint's delivery options (`rate_limit_per_second`, `ordering`)",
+          { description: "The endpoint as it is now.", schema: WebhookEndpointOut },
+          {
+            422: errorAnswer(
+              "No option, or one out of range, naming the field (`validation_failed`).",
+            ),
+          },
+        ),
       },
     )
     .delete(

@@ -6,10 +6,12 @@ import { newId } from "@newsroom/shared/ids";
 import { newWebhookSecret, seal } from "@newsroom/shared/secret-box";
 import {
   type EndpointCreateIn,
+  type EndpointUpdateIn,
   MAX_ENDPOINTS_PER_ORGANIZATION,
 } from "@newsroom/shared/webhook-endpoint-commands";
 import { webhookSecretHint } from "@newsroom/shared/webhook-records";
 import { and, count, eq, sql } from "drizzle-orm";
+import { reorderPendingDeliveries } from "../delivery/store.ts";
 import { checkEndpointAuth, sealEndpointAuth } from "./auth.ts";
 import { findWebhookEndpoint } from "./list.ts";
 import type { WebhookEndpointRow } from "./model.ts";
@@ -55,6 +57,8 @@ export async function createWebhookEndpoint(
         url: input.url,
         events: input.events,
         topics: input.topics ?? null,
+        rateLimitPerSecond: input.rate_limit_per_second ?? null,
+        ordering: input.ordering ?? "none",
         ...sealEndpointAuth(input.auth, deps.secretsKey),
         secretCiphertext: seal(secret, deps.secretsKey),
         secretHint: webhookSecretHint(secret),
@@ -90,6 +94,41 @@ export async function enableWebhookEndpoint(
     failedAttemptsInARow: 0,
     failingSince: null,
     failureAlertPercent: 0,
+  });
+}
+
+/**
+ * Changes an endpoint's delivery options (those given; 404 for another organization's). A change
+ * of ordering applies to its pending deliveries too, in the same transaction.
+ */
+export async function updateWebhookEndpointOptions(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: EndpointUpdateIn,
+): Promise<WebhookEndpointRow> {
+  const endpoint = await findWebhookEndpoint(db, organizationId, id);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        ...(input.rate_limit_per_second !== undefined
+          ? { rateLimitPerSecond: input.rate_limit_per_second }
+          : {}),
+        ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(webhookEndpoints.organizationId, organizationId),
+          eq(webhookEndpoints.id, endpoint.id),
+        ),
+      )
+      .returning();
+    if (input.ordering !== undefined && input.ordering !== endpoint.ordering) {
+      await reorderPendingDeliveries(tx, organizationId, endpoint.id, input.ordering);
+    }
+    return row!;
   });
 }
 

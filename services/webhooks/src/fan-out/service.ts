@@ -55,6 +55,15 @@ function coversTopics(endpoint: SubscribedEndpoint, storyTopics: string[]): bool
 }
 
 /**
+ * A delivery's place among its story's events, for an endpoint that delivers in story order: the
+ * event's sequence. Null (it waits for nothing) otherwise, and for an event without a story or
+ * recorded before sequences existed.
+ */
+function storyOrderOf(endpoint: SubscribedEndpoint, event: DeliveryEvent): number | null {
+  return endpoint.ordering === "story" && event.storyId !== null ? event.sequence : null;
+}
+
+/**
  * Turns one story event into one pending delivery per enabled endpoint of its organization
  * subscribed to its type (and, for an endpoint limited to topics, whose story has one of them
  * as it reads now), and records the event as fanned out (`webhook_fanned_out_events`), in
@@ -99,6 +108,7 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
               storyId: row.storyId,
               createdAt: row.createdAt,
               traceParent,
+              sequence: row.sequence,
             }
           : {
               id: event.id,
@@ -106,6 +116,7 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
               storyId: event.data.story_id,
               createdAt: new Date(event.created_at),
               traceParent,
+              sequence: null,
             },
       });
     }
@@ -129,7 +140,12 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
             endpoint.events.includes(delivery.type) &&
             coversTopics(endpoint, storyTopics.get(delivery.storyId ?? "") ?? []),
         )
-        .map((endpoint) => ({ organizationId, endpointId: endpoint.id, event: delivery })),
+        .map((endpoint) => ({
+          organizationId,
+          endpointId: endpoint.id,
+          event: delivery,
+          storyOrder: storyOrderOf(endpoint, delivery),
+        })),
     );
     const created = new Map<string, number>();
     for (const eventId of await insertManyDeliveries(tx, wanted, now)) {

@@ -9,8 +9,10 @@ import {
 } from "@newsroom/shared/db/schema";
 import type { SubscribableEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
+import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
 import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
 import {
+  integerArray,
   nullableUuidArray,
   textArray,
   timestampArray,
@@ -58,6 +60,7 @@ export interface SubscribedEndpoint {
   events: SubscribableEventType[];
   /** Topic slugs the endpoint is limited to; null for every story. */
   topics: string[] | null;
+  ordering: EndpointOrdering;
 }
 
 /** The enabled endpoints of these organizations, with the event types each is subscribed to. */
@@ -72,6 +75,7 @@ export async function enabledEndpointsOf(
       organizationId: webhookEndpoints.organizationId,
       events: webhookEndpoints.events,
       topics: webhookEndpoints.topics,
+      ordering: webhookEndpoints.ordering,
     })
     .from(webhookEndpoints)
     .where(
@@ -114,15 +118,37 @@ export interface DeliveryEvent {
   createdAt: Date;
   /** The trace its attempts join (`webhook_deliveries.trace_parent`). */
   traceParent: string | null;
+  /** The story's event counter after this event; null for events recorded before it existed. */
+  sequence: number | null;
 }
 
 /**
- * Pending deliveries, due now, for several events at once (one statement); an endpoint that
- * already has a delivery of an event keeps it. Returns the event id of each new row.
+ * When a new delivery `v` is due: now, or for one in story order, not before the retry of an
+ * earlier pending event of its story to the same endpoint (it would only wait for it). A claim
+ * then does not read it over and over meanwhile. Unordered deliveries skip the lookup.
+ */
+function dueBehindEarlierEventsOfItsStory(now: Date) {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql`case when v.story_order is null then ${at} else greatest(${at}, (
+      select max(earlier.next_attempt_at) from webhook_deliveries as earlier
+      where earlier.endpoint_id = v.endpoint_id and earlier.story_id = v.story_id
+        and earlier.status = 'pending' and earlier.story_order < v.story_order)) end`;
+}
+
+/**
+ * Pending deliveries, due now (an event in story order: see above), for several events at once
+ * (one statement); an endpoint that
+ * already has a delivery of an event keeps it. `storyOrder` is the event's place in its story for
+ * an endpoint that delivers in story order, else null. Returns the event id of each new row.
  */
 export async function insertManyDeliveries(
   tx: Queryable,
-  wanted: { organizationId: string; endpointId: string; event: DeliveryEvent }[],
+  wanted: {
+    organizationId: string;
+    endpointId: string;
+    event: DeliveryEvent;
+    storyOrder: number | null;
+  }[],
   now: Date,
 ): Promise<string[]> {
   if (wanted.length === 0) return [];
@@ -132,8 +158,9 @@ export async function insertManyDeliveries(
     .insert(webhookDeliveries)
     .select(sql`
       select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', 0, null, null, null, ${now.toISOString()}::timestamptz,
-             null, ${now.toISOString()}::timestamptz, null, v.trace_parent
+             v.event_created_at, 'pending', 0, null, null, null,
+             ${dueBehindEarlierEventsOfItsStory(now)},
+             null, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order
       from unnest(
         ${uuidArray(column(() => newId()))},
         ${uuidArray(column((item) => item.organizationId))},
@@ -142,9 +169,10 @@ export async function insertManyDeliveries(
         ${tokenArray(column((item) => item.event.type))},
         ${nullableUuidArray(column((item) => item.event.storyId))},
         ${timestampArray(column((item) => item.event.createdAt))},
-        ${textArray(column((item) => item.event.traceParent))}
+        ${textArray(column((item) => item.event.traceParent))},
+        ${integerArray(column((item) => item.storyOrder))}
       ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at,
-             trace_parent)`)
+             trace_parent, story_order)`)
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
     .returning({ eventId: webhookDeliveries.eventId });
   return rows.map((row) => row.eventId);

@@ -1,6 +1,10 @@
 import { STORY_STATUSES } from "@newsroom/shared/db/schema";
 import { MailingSendIn } from "@newsroom/shared/mailings";
-import { EndpointCreateIn, EndpointRecoverIn } from "@newsroom/shared/webhook-endpoint-commands";
+import {
+  EndpointCreateIn,
+  EndpointRecoverIn,
+  EndpointUpdateIn,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import { type TObject, Type } from "@sinclair/typebox";
 import { MemberIn } from "../identity/members/model.ts";
 import { KeyCreateIn } from "../keys/model.ts";
@@ -185,6 +189,13 @@ export const COMMANDS: Record<string, Command> = {
     positional: ["url"],
     schema: EndpointCreateIn,
     summary: "a webhook endpoint; its secret is shown once",
+  },
+  "endpoint-update": {
+    method: "PATCH",
+    path: ([id]) => `/webhook_endpoints/${id}`,
+    ids: ["endpoint id"],
+    schema: EndpointUpdateIn,
+    summary: "change an endpoint's delivery options: its rate (deliveries per second) and ordering",
   },
   "endpoint-disable": {
     method: "POST",

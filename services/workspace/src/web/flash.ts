@@ -15,6 +15,7 @@ export const DONE_MESSAGES = {
   "preview-link-revoked": 'The preview link was revoked: it answers "not found" from now on.',
   "endpoint-disabled": "The endpoint was disabled: nothing is sent to it until it is enabled.",
   "endpoint-deleted": "The endpoint was deleted.",
+  "endpoint-options-changed": "The endpoint's rate and ordering were saved.",
   "delivery-resent": "The delivery is being sent again, with its original webhook-id.",
   "org-created": "The organization was created.",
   invited: "The person was added and told by email how to sign in.",

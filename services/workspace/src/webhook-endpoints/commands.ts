@@ -7,6 +7,7 @@ import type {
   EndpointCreateIn,
   EndpointRecoveryOut,
   EndpointTestOutcome,
+  EndpointUpdateIn,
   SignatureCheckIn,
   SignatureVerdict,
   WebhookAttemptOut,
@@ -66,6 +67,23 @@ export async function createEndpoint(
   );
   await audit(deps.db, organizationId, "webhook_endpoint.created", created.id, actor);
   return created;
+}
+
+/** Changes an endpoint's delivery options (rate, ordering); audited as `webhook_endpoint.updated`. */
+export async function updateEndpointOptions(
+  deps: EndpointCommandDeps,
+  organizationId: string,
+  id: string,
+  input: EndpointUpdateIn,
+  actor = "admin",
+): Promise<WebhookEndpointOut> {
+  const updated = await deps.calls.webhooks.call<WebhookEndpointOut>(
+    "PATCH",
+    endpoint(organizationId, id),
+    { body: input },
+  );
+  await audit(deps.db, organizationId, "webhook_endpoint.updated", updated.id, actor);
+  return updated;
 }
 
 /** Disable, enable or delete an endpoint; audited as `webhook_endpoint.{disabled,...}`. */

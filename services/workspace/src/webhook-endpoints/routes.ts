@@ -1,4 +1,8 @@
-import { EndpointCreateIn, EndpointRecoverIn } from "@newsroom/shared/webhook-endpoint-commands";
+import {
+  EndpointCreateIn,
+  EndpointRecoverIn,
+  EndpointUpdateIn,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import { Elysia, t } from "elysia";
 import type { WorkspaceDeps } from "../deps.ts";
 import { listOf } from "../list.ts";
@@ -12,10 +16,12 @@ import {
   recoverEndpoint,
   rotateEndpointSecret,
   testEndpoint,
+  updateEndpointOptions,
 } from "./commands.ts";
 
 /**
- * Internal API: an organization's endpoints and an endpoint's deliveries; create, disable, enable,
+ * Internal API: an organization's endpoints and an endpoint's deliveries; create, change the
+ * delivery options, disable, enable,
  * rotate its secret, test it, and recover its failed deliveries since a time. Each is a command
  * to the webhooks service (see commands.ts); the workspace audits what succeeded.
  */
@@ -38,6 +44,12 @@ export function webhookEndpointsRoutes(deps: WorkspaceDeps) {
         return created;
       },
       { body: EndpointCreateIn },
+    )
+    .patch(
+      "/internal/v1/webhook_endpoints/:id",
+      async ({ params, body }) =>
+        updateEndpointOptions(deps, await endpointOrganization(deps, params.id), params.id, body),
+      { body: EndpointUpdateIn },
     )
     .post("/internal/v1/webhook_endpoints/:id/disable", async ({ params }) =>
       changeEndpoint(deps, await endpointOrganization(deps, params.id), params.id, "disable"),

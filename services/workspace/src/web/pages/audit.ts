@@ -18,6 +18,7 @@ const ACTIONS: Record<string, string> = {
   "webhook_endpoint.enabled": "Webhook endpoint enabled",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
   "webhook_endpoint.secret_rotated": "Webhook endpoint secret rotated",
+  "webhook_endpoint.updated": "Webhook endpoint's rate or ordering changed",
   "webhook_endpoint.recovered": "Failed webhook deliveries resent",
   "webhook_delivery.resent": "Webhook delivery resent",
   "member.added": "Member added",

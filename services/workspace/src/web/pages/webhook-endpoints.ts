@@ -6,8 +6,10 @@ import {
   type WebhookEndpointOut,
 } from "@newsroom/shared/records";
 import {
+  type EndpointOrdering,
   type EndpointTestOutcome,
   MAX_ENDPOINTS_PER_ORGANIZATION,
+  MAX_RATE_LIMIT_PER_SECOND,
 } from "@newsroom/shared/webhook-endpoint-commands";
 import type { OrgAccess } from "../../identity/members/access.ts";
 import { deliveryChart, type HourCount } from "../delivery-chart.ts";
@@ -55,7 +57,18 @@ export interface EndpointFormState {
   topics?: string;
   /** The authentication chosen and its fields as typed (the secret ones are never sent back). */
   auth?: { type: string; headers?: string; tokenUrl?: string; clientId?: string; scope?: string };
-  errors?: { url?: string; name?: string; events?: string; topics?: string; auth?: string };
+  /** Deliveries per second at most, as typed. */
+  rateLimitPerSecond?: string;
+  ordering?: string;
+  errors?: {
+    url?: string;
+    name?: string;
+    events?: string;
+    topics?: string;
+    auth?: string;
+    rate_limit_per_second?: string;
+    ordering?: string;
+  };
   /** A refusal of the whole form (the endpoint limit). */
   problem?: string;
 }
@@ -66,6 +79,45 @@ const AUTH_CHOICES = [
   ["headers", "Headers of your own"],
   ["oauth2_client_credentials", "OAuth 2.0 client credentials"],
 ] as const;
+
+const ORDERING_CHOICES: readonly (readonly [EndpointOrdering, string])[] = [
+  ["none", "As they come (the fastest)"],
+  [
+    "story",
+    "Each story's events in the order they happened: a later one waits while an earlier one is retried",
+  ],
+];
+
+/** What the endpoint's page says of its rate and its order. */
+const rateText = (endpoint: WebhookEndpointOut) =>
+  endpoint.rate_limit_per_second === null
+    ? "no limit of its own"
+    : `at most ${endpoint.rate_limit_per_second} deliveries a second (more wait, they do not fail)`;
+const orderingText = (endpoint: WebhookEndpointOut) =>
+  ORDERING_CHOICES.find(([value]) => value === endpoint.ordering)?.[1] ?? endpoint.ordering;
+
+/** How fast and in which order deliveries go: a rate, and a choice of order. */
+function pacingFields(state: EndpointFormState): Html {
+  const errors = state.errors ?? {};
+  const chosen = state.ordering ?? "none";
+  return html`${field({
+    name: "rate_limit_per_second",
+    label: "Deliveries per second at most (optional)",
+    type: "number",
+    hint: `A whole number from 1 to ${MAX_RATE_LIMIT_PER_SECOND}: deliveries over it wait their turn, they do not fail. Empty: no limit of its own.`,
+    value: state.rateLimitPerSecond,
+    error: errors.rate_limit_per_second,
+    extra: html` inputmode="numeric" min="1" max="${MAX_RATE_LIMIT_PER_SECOND}" step="1"`,
+  })}
+  <fieldset class="choices${errors.ordering ? " has-error" : ""}"${errors.ordering ? html` aria-describedby="ordering-error"` : ""}>
+    <legend>Order of each story's events</legend>
+    ${ORDERING_CHOICES.map(
+      ([value, label]) =>
+        html`<label><input type="radio" name="ordering" value="${value}"${value === chosen ? html` checked` : ""}> ${label}</label>`,
+    )}
+    ${errors.ordering ? html`<p class="error" id="ordering-error">${errors.ordering}</p>` : ""}
+  </fieldset>`;
+}
 
 /** How requests authenticate beyond the signature: a choice, and the fields each one needs. */
 function authFields(state: EndpointFormState): Html {
@@ -142,6 +194,7 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
     value: state.topics,
     error: errors.topics,
   })}
+  ${pacingFields(state)}
   ${authFields(state)}
   <button type="submit">Add endpoint</button>
 </form></section>`;
@@ -178,6 +231,30 @@ ${
 }
 ${createForm(who, data, state)}`,
     { org: navOf(data.access) },
+  );
+}
+
+/** /app/webhook-endpoints/{id}/options: the form that changes an endpoint's rate and order. */
+export function endpointOptionsPage(
+  who: Visitor,
+  access: OrgAccess,
+  endpoint: WebhookEndpointOut,
+  state: EndpointFormState,
+  needsCode: boolean,
+): Html {
+  const page = `/app/webhook-endpoints/${endpoint.id}`;
+  return layout(
+    who,
+    `Rate and order of ${endpoint.url}`,
+    html`${needsCode ? notice("info", FRESH_NOTE) : ""}
+<p>A rate holds across every sender: deliveries over it wait their turn and are not counted as
+attempts. A change of order applies to the deliveries already waiting too.</p>
+<form method="post" action="${page}/options" novalidate>${csrfInput(who)}
+  ${pacingFields(state)}
+  <button type="submit">Save</button>
+</form>
+<p><a href="${page}">Back to the endpoint</a></p>`,
+    { org: navOf(access) },
   );
 }
 
@@ -319,6 +396,9 @@ export function endpointPage(who: Visitor, data: EndpointPageData): Html {
       ? actionForm(who, endpoint.id, "enable", "Enable", true)
       : "",
     may.rotate ? actionForm(who, endpoint.id, "rotate-secret", "Rotate secret", true) : "",
+    may.rotate
+      ? html`<a href="/app/webhook-endpoints/${endpoint.id}/options">Change rate and order</a>`
+      : "",
     may.delete
       ? html`<a href="/app/webhook-endpoints/${endpoint.id}/delete">Delete this endpoint</a>`
       : "",
@@ -332,6 +412,8 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
 <dt>Status</dt><dd><span class="status">${statusText(endpoint)}</span></dd>
 <dt>Events</dt><dd>${endpoint.events.join(", ")}</dd>
 <dt>Topics</dt><dd>${endpoint.topics ? endpoint.topics.join(", ") : "every story"}</dd>
+<dt>Rate</dt><dd>${rateText(endpoint)}</dd>
+<dt>Order</dt><dd>${orderingText(endpoint)}</dd>
 <dt>Authentication</dt><dd>${AUTH_CHOICES.find(([value]) => value === (endpoint.auth_type ?? "none"))?.[1] ?? endpoint.auth_type}</dd>
 <dt>Secret</dt><dd><code>whsec_…${endpoint.secret_hint}</code> (shown in full once, when added or rotated)${
       endpoint.previous_secret_expires_at &&

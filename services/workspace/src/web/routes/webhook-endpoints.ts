@@ -1,7 +1,13 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { SUBSCRIBABLE_EVENT_TYPES, type SubscribableEventType } from "@newsroom/shared/events";
 import { NAME_MAX_LENGTH } from "@newsroom/shared/records";
-import { EndpointAuthIn, EndpointCreateIn } from "@newsroom/shared/webhook-endpoint-commands";
+import {
+  ENDPOINT_ORDERINGS,
+  EndpointAuthIn,
+  EndpointCreateIn,
+  type EndpointOrdering,
+  MAX_RATE_LIMIT_PER_SECOND,
+} from "@newsroom/shared/webhook-endpoint-commands";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { personActor } from "../../audit.ts";
@@ -18,6 +24,7 @@ import {
   listEndpoints,
   rotateEndpointSecret,
   testEndpoint,
+  updateEndpointOptions,
 } from "../../webhook-endpoints/commands.ts";
 import { chartSince } from "../delivery-chart.ts";
 import type { WebDeps } from "../deps.ts";
@@ -27,6 +34,7 @@ import type { FormFields, SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import {
   type EndpointFormState,
+  endpointOptionsPage,
   endpointPage,
   endpointsPage,
   newEndpointPage,
@@ -36,6 +44,33 @@ import {
 import { allowOwnScripts } from "../secret-once.ts";
 
 const DELIVERY_LOG_LENGTH = 50;
+
+/**
+ * The form's rate and order, as the create command takes them, and what is wrong with them
+ * beside their fields. An empty rate is no limit; no choice of order is `none`.
+ */
+function pacingOf(form: FormFields): {
+  rate: number | null;
+  rateText: string;
+  ordering: string;
+  errors: EndpointFormState["errors"];
+} {
+  const rateText = form.text("rate_limit_per_second", 20);
+  const ordering = form.text("ordering", 20) || "none";
+  const errors: NonNullable<EndpointFormState["errors"]> = {};
+  const rate = rateText === "" ? null : Number(rateText);
+  if (
+    rate !== null &&
+    (!/^\d+$/.test(rateText) ||
+      !Value.Check(EndpointCreateIn.properties.rate_limit_per_second, rate))
+  ) {
+    errors.rate_limit_per_second = `Enter a whole number from 1 to ${MAX_RATE_LIMIT_PER_SECOND}, or leave it empty.`;
+  }
+  if (!(ENDPOINT_ORDERINGS as readonly string[]).includes(ordering)) {
+    errors.ordering = "Choose how each story's events are ordered.";
+  }
+  return { rate, rateText, ordering, errors };
+}
 
 /**
  * The form's authentication: the chosen kind's fields as the create command's `auth`, what was
@@ -86,7 +121,8 @@ function parsePastedHeadersKeepingCase(text: string): [string, string][] {
 
 /**
  * An organization's webhook endpoints: the list, adding one (the secret shown once), a page per
- * endpoint with its delivery log and chart, the test event, disabling, enabling and deleting.
+ * endpoint with its delivery log and chart, the test event, its rate and order, disabling,
+ * enabling and deleting.
  * Every change needs a sign-in from the last 12 hours.
  */
 export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
@@ -178,13 +214,16 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           ),
         ];
         const auth = authOf(form);
+        const pacing = pacingOf(form);
         const state: EndpointFormState = {
           url,
           name,
           events,
           topics: topicsText,
           auth: auth.typed,
-          errors: {},
+          rateLimitPerSecond: pacing.rateText,
+          ordering: pacing.ordering,
+          errors: { ...pacing.errors },
         };
         if (auth.error) state.errors!.auth = auth.error;
         if (!url) state.errors!.url = "Enter the URL.";
@@ -213,6 +252,8 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
               events: events as SubscribableEventType[],
               ...(topics.length > 0 ? { topics } : {}),
               ...(auth.value ? { auth: auth.value } : {}),
+              ...(pacing.rate !== null ? { rate_limit_per_second: pacing.rate } : {}),
+              ordering: pacing.ordering as EndpointOrdering,
             },
             personActor(who.signedIn.person.id),
           );
@@ -228,7 +269,11 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "validation_failed") {
             const [first] = error.fields ?? [];
-            const which = first?.field.startsWith("auth") ? "auth" : "url";
+            const which = first?.field.startsWith("auth")
+              ? "auth"
+              : first?.field === "rate_limit_per_second" || first?.field === "ordering"
+                ? first.field
+                : "url";
             state.errors![which] = first?.message ?? error.message;
             return kit.page(who, await listPage(who, access, state), 422);
           }
@@ -335,6 +380,63 @@ export function webhookEndpointsWebRoutes(deps: WebDeps, kit: WebKit) {
       who.setCookies.push(kit.shownOnce.spent());
       return allowOwnScripts(kit.page(who, rotatedSecretPage(who, access, endpoint, secret)));
     })
+    .get("/app/webhook-endpoints/:id/options", async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const access = await endpointAccess(who, params.id, "endpoint.create");
+      const endpoint = await getEndpoint(deps, access.organization.id, params.id);
+      const state: EndpointFormState = {
+        rateLimitPerSecond: endpoint.rate_limit_per_second?.toString() ?? "",
+        ordering: endpoint.ordering,
+      };
+      const needsCode = !isFreshSignIn(who.signedIn.session, deps.now());
+      return kit.page(who, endpointOptionsPage(who, access, endpoint, state, needsCode));
+    })
+    .post(
+      "/app/webhook-endpoints/:id/options",
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const access = await endpointAccess(who, params.id, "endpoint.create");
+        const optionsPath = `${endpointPath(params.id)}/options`;
+        requireFreshSignIn(who, deps.now(), optionsPath);
+        const pacing = pacingOf(form);
+        const state: EndpointFormState = {
+          rateLimitPerSecond: pacing.rateText,
+          ordering: pacing.ordering,
+          errors: pacing.errors,
+        };
+        const refused = async () =>
+          kit.page(
+            who,
+            endpointOptionsPage(
+              who,
+              access,
+              await getEndpoint(deps, access.organization.id, params.id),
+              state,
+              false,
+            ),
+            422,
+          );
+        if (Object.keys(pacing.errors ?? {}).length > 0) return refused();
+        try {
+          await updateEndpointOptions(
+            deps,
+            access.organization.id,
+            params.id,
+            { rate_limit_per_second: pacing.rate, ordering: pacing.ordering as EndpointOrdering },
+            personActor(who.signedIn.person.id),
+          );
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== "validation_failed") throw error;
+          const [first] = error.fields ?? [];
+          const field = first?.field === "ordering" ? "ordering" : "rate_limit_per_second";
+          state.errors = { [field]: first?.message ?? error.message };
+          return refused();
+        }
+        return kit.redirect(withDone(endpointPath(params.id), "endpoint-options-changed"));
+      },
+      { parse: "none" },
+    )
     .post(
       "/app/webhook-endpoints/:id/disable",
       change(
