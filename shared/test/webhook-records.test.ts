@@ -33,6 +33,7 @@ function endpointRow(
     failedAttemptsInARow: 0,
     failingSince: null,
     failureAlertPercent: 0,
+    lastSuccessAt: null,
     name: null,
     topics: null,
     authType: null,

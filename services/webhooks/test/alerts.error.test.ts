@@ -7,14 +7,20 @@ import {
   disableThresholdAttempts,
   percentReached,
 } from "../src/alerts/thresholds.ts";
-import { type DeliveryRow, recordFailedAttempt } from "../src/delivery/store.ts";
+import {
+  type DeliveryRow,
+  openAttempts,
+  recordDeliveredBatch,
+  recordFailedAttempt,
+} from "../src/delivery/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 /**
  * The alerts' record under concurrent recording: many failed attempts of one endpoint recorded
  * at once (as several workers and replicas do; on PostgreSQL when DATABASE_URL is set) raise
  * each threshold exactly once, and fan each alert out once to the organization's subscribed
- * endpoint.
+ * endpoint; a failed attempt sent before a 2xx that was recorded first belongs to the run that
+ * 2xx ended.
  */
 describe("webhook alerts under concurrent recording", () => {
   let fx: Fixture;
@@ -106,5 +112,84 @@ describe("webhook alerts under concurrent recording", () => {
     // None to the failing endpoint itself, though it has deliveries of its own.
     const own = await fx.deliveriesOf(failing.id);
     expect(own.every((delivery) => delivery.eventType === "story.published")).toBe(true);
+  });
+
+  const failure = {
+    statusCode: 500,
+    error: "receiver answered 500",
+    durationMs: 3,
+    responseBody: null,
+  };
+  const options = {
+    maxAttempts: 8,
+    nextAttemptAt: () => new Date(Date.now() + 60_000),
+    disableAfter: 3,
+  };
+
+  /** A claimed delivery with `attempts` made so far, its next attempt not opened yet. */
+  async function claimedDelivery(endpointId: string, attempts: number): Promise<DeliveryRow> {
+    const [row] = await fx.db
+      .insert(webhookDeliveries)
+      .values({
+        id: newId(),
+        organizationId: fx.orgId,
+        endpointId,
+        eventId: newId(),
+        eventType: "story.published",
+        eventCreatedAt: new Date(),
+        attempts,
+        nextAttemptAt: new Date(),
+        lockedUntil: new Date(Date.now() + 60_000),
+      })
+      .returning();
+    return row!;
+  }
+
+  test("a failure sent before a 2xx recorded first: the run that 2xx ended stays ended", async () => {
+    const endpoint = await fx.endpoint("http://127.0.0.1:9/flaky", ["story.published"]);
+    const pager = await fx.endpoint("http://127.0.0.1:9/pager", ["webhook_delivery.exhausted"]);
+    // Two deliveries in flight at once: the last attempt of one is sent first and fails; the
+    // other's, sent after it, is answered 200 and recorded before the failure is.
+    const lastTry = await claimedDelivery(endpoint.id, 7);
+    const other = await claimedDelivery(endpoint.id, 2);
+    const sent = Date.now() - 1_000;
+    await openAttempts(fx.db, [lastTry], new Date(sent));
+    await openAttempts(fx.db, [other], new Date(sent + 100));
+    const answered = new Date(sent + 200);
+    await recordDeliveredBatch(fx.db, [
+      { delivery: other, statusCode: 200, at: answered, durationMs: 4, responseBody: null },
+    ]);
+    const outcome = await recordFailedAttempt(fx.db, lastTry, failure, options);
+
+    // The delivery itself failed for good; the endpoint's runs, its disabling and its alerts
+    // are not reopened by it.
+    expect(outcome).toEqual({ status: "failed", endpointDisabled: false, alerts: 0 });
+    const [failed] = (await fx.deliveriesOf(endpoint.id)).filter((row) => row.id === lastTry.id);
+    expect(failed).toMatchObject({ status: "failed", attempts: 8, lastStatusCode: 500 });
+    let row = await fx.endpointRow(endpoint.id);
+    expect(row).toMatchObject({
+      status: "enabled",
+      consecutiveFailures: 0,
+      failedAttemptsInARow: 0,
+      failingSince: null,
+      failureAlertPercent: 0,
+      lastSuccessAt: answered,
+    });
+    const alertsOf = () =>
+      fx.db.select().from(webhookAlerts).where(eq(webhookAlerts.endpointId, endpoint.id));
+    expect(await alertsOf()).toHaveLength(0);
+    expect(await fx.deliveriesOf(pager.id)).toHaveLength(0);
+
+    // A failure sent after that 2xx starts a new run, and its last attempt is an exhaustion.
+    const later = await claimedDelivery(endpoint.id, 7);
+    await openAttempts(fx.db, [later], new Date(answered.getTime() + 1));
+    const next = await recordFailedAttempt(fx.db, later, failure, options);
+    expect(next).toEqual({ status: "failed", endpointDisabled: false, alerts: 1 });
+    row = await fx.endpointRow(endpoint.id);
+    expect(row.consecutiveFailures).toBe(1);
+    expect(row.failedAttemptsInARow).toBe(1);
+    expect(row.failingSince).not.toBeNull();
+    expect((await alertsOf()).map((alert) => alert.type)).toEqual(["webhook_delivery.exhausted"]);
+    expect(await fx.deliveriesOf(pager.id)).toHaveLength(1);
   });
 });

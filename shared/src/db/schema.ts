@@ -648,6 +648,11 @@ export const webhookEndpoints = pgTable(
     failingSince: tstz("failing_since"),
     /** The highest failing alert (50, 70 or 90% of the disable threshold) of this run; 0 if none. */
     failureAlertPercent: integer("failure_alert_percent").notNull().default(0),
+    /**
+     * When the latest 2xx of any of its deliveries was answered. A failed attempt sent before it
+     * belongs to the run that 2xx ended: it counts in no run and raises no alert.
+     */
+    lastSuccessAt: tstz("last_success_at"),
     /** Topic slugs: only events of stories with one of them are delivered. Null: every story. */
     topics: jsonb("topics").$type<string[]>(),
     /** How requests authenticate beyond the signature; null for the signature alone. */

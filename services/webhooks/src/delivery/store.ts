@@ -279,8 +279,10 @@ export interface DeliveredAttempt {
 
 /**
  * 2xx answers: each delivery still pending is delivered, its open attempt completed, and its
- * endpoint's run of failed deliveries ends. One statement for any number of attempts, so a busy
- * worker records a whole batch at once; each row is matched on its organization and id.
+ * endpoint's runs of failed deliveries and attempts end; the endpoint keeps when its latest 2xx
+ * was answered (`last_success_at`), so a failed attempt sent before it and recorded after it
+ * does not start a run again. One statement for any number of attempts, so a busy worker records
+ * a whole batch at once; each row is matched on its organization and id.
  */
 export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
@@ -313,12 +315,29 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
       from delivered join v on v.id = delivered.id
       where a.organization_id = delivered.organization_id and a.delivery_id = delivered.id
         and a.attempt = delivered.attempts and a.in_flight
+    ),
+    succeeded as (
+      select delivered.organization_id, delivered.endpoint_id, max(v.delivered_at) as at
+      from delivered join v on v.id = delivered.id
+      group by delivered.organization_id, delivered.endpoint_id
+    ),
+    -- Locked in one order, so two replicas' batches of the same endpoints never deadlock.
+    -- Only endpoints with a run to end, or whose last success is over a second old: a healthy
+    -- busy endpoint is written about once a second, not once a batch.
+    locked as (
+      select e.id from webhook_endpoints as e
+      join succeeded as s on e.organization_id = s.organization_id and e.id = s.endpoint_id
+      where e.consecutive_failures > 0 or e.failing_since is not null
+        or e.last_success_at is null or e.last_success_at < s.at - interval '1 second'
+      order by e.id
+      for update of e
     )
     update webhook_endpoints as e set consecutive_failures = 0, failed_attempts_in_a_row = 0,
-      failing_since = null, failure_alert_percent = 0
-    from (select distinct organization_id, endpoint_id from delivered) as r
-    where e.organization_id = r.organization_id and e.id = r.endpoint_id
-      and (e.consecutive_failures > 0 or e.failing_since is not null)`);
+      failing_since = null, failure_alert_percent = 0,
+      last_success_at = greatest(e.last_success_at, s.at)
+    from succeeded as s
+    where e.organization_id = s.organization_id and e.id = s.endpoint_id
+      and e.id in (select id from locked)`);
 }
 
 /**
@@ -327,6 +346,9 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
  * `disableAfter` the endpoint is disabled (reason `failing`) and its pending deliveries stop.
  * A receiver that answered `410 Gone` (`gone`) asks to hear nothing more (Standard Webhooks):
  * the delivery fails and the endpoint is disabled at once, whatever the count.
+ * A failed attempt sent before the endpoint's latest 2xx was answered (a 410 aside) changes only
+ * its delivery: the endpoint's runs, its disabling and its alerts belong to what came after that
+ * 2xx.
  * The alerts the attempt raises (failing, exhausted, disabled) are written in the same
  * transaction. Returns the delivery's new status, whether this disabled the endpoint and how
  * many alerts it raised.
@@ -368,7 +390,7 @@ export async function recordFailedAttempt(
         lockedUntil: null,
       })
       .where(eq(d.id, delivery.id));
-    await tx
+    const [opened] = await tx
       .update(webhookAttempts)
       .set({
         inFlight: false,
@@ -385,8 +407,30 @@ export async function recordFailedAttempt(
           // A resend starts a new series: an earlier series' attempt of the same number is done.
           eq(webhookAttempts.inFlight, true),
         ),
-      );
+      )
+      .returning({ sentAt: webhookAttempts.at });
+    // The endpoint's row, locked: every replica's recordings of one endpoint take turns from here.
+    const [endpointNow] = await tx
+      .select({ lastSuccessAt: e.lastSuccessAt })
+      .from(e)
+      .where(and(eq(e.organizationId, delivery.organizationId), eq(e.id, delivery.endpointId)))
+      .for("update");
+    // Sent before the endpoint's latest 2xx was answered: the run that 2xx ended was this
+    // attempt's, though its recording comes later (another worker, a slower transaction). A
+    // 410 still disables: the receiver asked to hear nothing more.
+    const beforeLastSuccess =
+      options.gone !== true &&
+      opened !== undefined &&
+      endpointNow?.lastSuccessAt != null &&
+      opened.sentAt.getTime() <= endpointNow.lastSuccessAt.getTime();
     if (!final) await holdLaterEventsOfItsStory(tx, delivery, retryAt!);
+    if (beforeLastSuccess) {
+      return {
+        status: final ? ("failed" as const) : ("pending" as const),
+        endpointDisabled: false,
+        alerts: 0,
+      };
+    }
     let disabled: { announcementId: string; failedInARow: number; gone: boolean } | null = null;
     if (final) {
       const [endpoint] = await tx
