@@ -1,18 +1,20 @@
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
-import type { Db } from "@newsroom/shared/db/index";
-import { auditEvents, organizations } from "@newsroom/shared/db/schema";
+import { organizations } from "@newsroom/shared/db/schema";
 import {
   EVENT,
   type WebhookDeliveryExhaustedEvent,
   type WebhookEndpointFailingEvent,
 } from "@newsroom/shared/events";
 import { html } from "@newsroom/shared/html";
-import { isUuid } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import type { MailMessage } from "@newsroom/shared/mailer";
 import { eq } from "drizzle-orm";
 import { ALERT_RECIPIENTS_NOTE, alertRecipients } from "./alert-recipients.ts";
-import type { DisabledNoticeDeps } from "./disabled-notice.ts";
+import {
+  auditNoticeOnce,
+  type DisabledNoticeDeps,
+  isWellFormedEndpointNotice,
+} from "./disabled-notice.ts";
 
 /** The durable consumer of the webhooks service's alerts: every replica shares it. */
 export const ENDPOINT_ALERTS_CONSUMER = "workspace-endpoint-alerts";
@@ -36,46 +38,17 @@ export function startEndpointAlertConsumer(
         event.type !== EVENT.webhookDeliveryExhausted
       )
         return;
-      if (!isWellFormed(event)) {
+      if (!isWellFormedEndpointNotice(event)) {
         log.warn("dropping a malformed webhook alert event", { event_id: event.id });
         return;
       }
-      if (await recordAlert(deps.db, event)) await notify(deps, event);
+      if (await auditNoticeOnce(deps.db, event)) await notify(deps, event);
     },
     {
       durable: ENDPOINT_ALERTS_CONSUMER,
       types: [EVENT.webhookEndpointFailing, EVENT.webhookDeliveryExhausted],
     },
   );
-}
-
-function isWellFormed(event: AlertEvent): boolean {
-  const data = event.data as Partial<AlertEvent["data"]> | undefined;
-  return (
-    isUuid(event.id) &&
-    typeof data?.organization_id === "string" &&
-    isUuid(data.organization_id) &&
-    typeof data.endpoint_id === "string" &&
-    isUuid(data.endpoint_id) &&
-    typeof data.url === "string"
-  );
-}
-
-/** The audit row of this alert; false when the event was recorded already. */
-async function recordAlert(db: Db, event: AlertEvent): Promise<boolean> {
-  const rows = await db
-    .insert(auditEvents)
-    .values({
-      id: event.id,
-      organizationId: event.data.organization_id,
-      action: event.type,
-      subjectId: event.data.endpoint_id,
-      actor: "webhooks",
-      createdAt: new Date(event.created_at),
-    })
-    .onConflictDoNothing({ target: auditEvents.id })
-    .returning({ id: auditEvents.id });
-  return rows.length > 0;
 }
 
 /** The email of a `webhook_endpoint.failing` alert: how close the endpoint is to being disabled. */

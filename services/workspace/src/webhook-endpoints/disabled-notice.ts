@@ -35,17 +35,21 @@ export function startEndpointDisabledConsumer(
   return bus.subscribe(
     async (event) => {
       if (event.type !== EVENT.webhookEndpointDisabled) return;
-      if (!isWellFormed(event)) {
+      if (!isWellFormedEndpointNotice(event)) {
         log.warn("dropping a malformed webhook_endpoint.disabled event", { event_id: event.id });
         return;
       }
-      if (await recordDisabling(deps.db, event)) await notifyEndpointDisabled(deps, event.data);
+      if (await auditNoticeOnce(deps.db, event)) await notifyEndpointDisabled(deps, event.data);
     },
     { durable: ENDPOINT_DISABLED_CONSUMER, types: [EVENT.webhookEndpointDisabled] },
   );
 }
 
-function isWellFormed(event: WebhookEndpointDisabledEvent): boolean {
+/** The fields every endpoint notice (disabled, failing, exhausted) must carry to be acted on. */
+export function isWellFormedEndpointNotice(event: {
+  id: string;
+  data: { organization_id: string; endpoint_id: string; url: string };
+}): boolean {
   const data = event.data as Partial<Disabled> | undefined;
   return (
     isUuid(event.id) &&
@@ -57,14 +61,25 @@ function isWellFormed(event: WebhookEndpointDisabledEvent): boolean {
   );
 }
 
-/** The audit row of this disabling; false when the event was recorded already. */
-async function recordDisabling(db: Db, event: WebhookEndpointDisabledEvent): Promise<boolean> {
+/**
+ * The audit row of an endpoint notice, under the event's id; false when the event was recorded
+ * already (the bus delivers at least once): the caller then sends nothing.
+ */
+export async function auditNoticeOnce(
+  db: Db,
+  event: {
+    id: string;
+    type: string;
+    created_at: string;
+    data: { organization_id: string; endpoint_id: string };
+  },
+): Promise<boolean> {
   const rows = await db
     .insert(auditEvents)
     .values({
       id: event.id,
       organizationId: event.data.organization_id,
-      action: "webhook_endpoint.disabled",
+      action: event.type,
       subjectId: event.data.endpoint_id,
       actor: "webhooks",
       createdAt: new Date(event.created_at),
