@@ -114,16 +114,20 @@ export async function createStory(
   });
 }
 
-async function lockStory(
-  tx: Queryable,
-  organizationId: string,
-  storyId: string,
-): Promise<StoryRow> {
+/**
+ * Which organization's story a command may change: one organization's, or any (`null`: the
+ * internal API, whose path names a story by its id alone; the lock reads the organization with
+ * the story instead of a read of its own beforehand).
+ */
+export type StoryScope = string | null;
+
+async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
   if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  const byId = eq(stories.id, storyId);
   const [row] = await tx
     .select()
     .from(stories)
-    .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)))
+    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
     .for("update");
   if (!row) throw new ApiError("not_found", "No such story.");
   return row;
@@ -147,12 +151,12 @@ export interface StoryVersionInput {
 /** Writes a new version; an approved or scheduled story goes back to draft. */
 export async function addStoryVersion(
   db: Db,
-  organizationId: string,
+  scope: StoryScope,
   storyId: string,
   input: StoryVersionInput,
 ): Promise<StoryOut> {
   return db.transaction(async (tx) => {
-    const row = await lockStory(tx, organizationId, storyId);
+    const row = await lockStory(tx, scope, storyId);
     if (!NEW_VERSION_ALLOWED.includes(row.status)) {
       throw new ApiError(
         "invalid_transition",
@@ -167,7 +171,7 @@ export async function addStoryVersion(
       );
     }
     if (input.topics !== undefined) {
-      const topicRows = await ensureTopics(tx, organizationId, input.topics);
+      const topicRows = await ensureTopics(tx, row.organizationId, input.topics);
       await tx.delete(storyTopics).where(eq(storyTopics.storyId, row.id));
       if (topicRows.length > 0) {
         await tx
@@ -258,7 +262,7 @@ export interface TransitionHooks {
  */
 export async function transitionStory(
   db: Db,
-  organizationId: string,
+  scope: StoryScope,
   storyId: string,
   input: TransitionInput,
   hooks: TransitionHooks = {},
@@ -267,7 +271,7 @@ export async function transitionStory(
   const actorRole = input.actor_role ?? "owner";
   const publishAt = input.action === "schedule" ? parsePublishAt(input.publish_at) : null;
   const { story, evented } = await db.transaction(async (tx) => {
-    const row = await lockStory(tx, organizationId, storyId);
+    const row = await lockStory(tx, scope, storyId);
     const check = checkTransition(row, input.action, { note: input.note, actorRole });
     if (!check.ok) {
       throw check.field
