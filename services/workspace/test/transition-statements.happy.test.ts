@@ -17,7 +17,8 @@ describe.skipIf(!databaseUrl)("a transition's statements on PostgreSQL", () => {
   beforeAll(async () => {
     own = await testDatabase({ backend: "postgres" });
     client = postgres(own.url!, {
-      max: 2,
+      // One connection: its statements are prepared by the first submit, as a warm pool's are.
+      max: 1,
       onnotice: () => {},
       debug: (_connection, query) => statements.push(query.trim().replace(/\s+/g, " ")),
     });
@@ -36,14 +37,23 @@ describe.skipIf(!databaseUrl)("a transition's statements on PostgreSQL", () => {
 
   test("submit: the lock, the story's update and its outbox event in one transaction", async () => {
     const { storyId } = await orgWithDraft(h, "statements");
+    const warmUp = await h.call("POST", "/orgs/statements/stories", {
+      type: "press_release",
+      slug: "warm-up",
+      title: "Warm-up",
+    });
+    await transition(h, warmUp.body.id, "submit");
     statements = [];
     const answer = await transition(h, storyId, "submit");
     expect(answer.body.status).toBe("review_required");
     const verbs = statements.map((statement) => statement.split(" ")[0]!.toLowerCase());
     // No read of the story's organization before the lock: the lock reads it with the story.
-    expect(verbs).toEqual(["begin", "select", "update", "insert", "commit"]);
+    expect(verbs).toHaveLength(5);
+    expect([verbs[0], verbs[1], verbs[4]]).toEqual(["begin", "select", "commit"]);
     expect(statements[1]).toEndWith("for update");
-    expect(statements[3]).toStartWith('insert into "outbox_events"');
+    // The writes are sent together, in whichever order the client builds them.
+    const writes = statements.slice(2, 4).map((statement) => statement.split(" ", 3).join(" "));
+    expect(writes.sort()).toEqual(['insert into "outbox_events"', 'update "stories" set']);
   });
 
   test("a story of any organization, by its id alone; an unknown id writes nothing", async () => {

@@ -248,8 +248,8 @@ export interface TransitionActor {
 }
 
 export interface TransitionHooks {
-  /** Runs inside the transaction after the story is written, before the outbox row. */
-  afterStoryWrite?: (tx: Queryable) => Promise<void>;
+  /** Runs inside the transaction, its statements sent with the story's and the outbox row's. */
+  withStoryWrite?: (tx: Queryable) => Promise<void>;
   /** Runs after commit when an event was written (the relay's kick). */
   onEvent?: () => void;
   /** The least lead of a schedule in seconds (SCHEDULE_MIN_LEAD_SECONDS); one minute unless set. */
@@ -288,48 +288,52 @@ export async function transitionStory(
     const now = new Date();
     // The story is locked: its counter rises by one per event, in the order events commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
-    const [written] = await tx
-      .update(stories)
-      .set({
-        status: rule.to,
-        eventSequence: sequence,
-        approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
-        publishedAt: rule.to === "published" ? now : row.publishedAt,
-        scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
-        // Set by schedule; every other transition of a person clears it (the scheduler's own
-        // publication keeps it: scheduler.ts).
-        publishAt,
-        scheduledBy: publishAt ? (actor?.personId ?? null) : null,
-        publishFailure: null,
-        updatedAt: now,
-      })
-      .where(eq(stories.id, row.id))
-      .returning(storyRecordReturning);
-    if (rule.decision) {
-      await tx.insert(approvalDecisions).values(
-        approvalDecisionRow({
-          organizationId: row.organizationId,
-          storyId: row.id,
-          version: row.currentVersion,
-          decision: rule.decision,
-          actorRole,
-          personId: actor?.personId ?? null,
-          note: input.note,
-          decidedAt: now,
-        }),
-      );
-    }
-    await hooks.afterStoryWrite?.(tx);
-    if (rule.event) {
-      await writeOutboxEvent(tx, {
-        organizationId: row.organizationId,
-        type: rule.event,
-        storyId: row.id,
-        at: now,
-        sequence,
-        previousStatus: row.status,
-      });
-    }
+    // Sent together, not one after the other: the connection pipelines them, so the writes take
+    // one round trip; the transaction still commits them all or none.
+    const [[written]] = await Promise.all([
+      tx
+        .update(stories)
+        .set({
+          status: rule.to,
+          eventSequence: sequence,
+          approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
+          publishedAt: rule.to === "published" ? now : row.publishedAt,
+          scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+          // Set by schedule; every other transition of a person clears it (the scheduler's own
+          // publication keeps it: scheduler.ts).
+          publishAt,
+          scheduledBy: publishAt ? (actor?.personId ?? null) : null,
+          publishFailure: null,
+          updatedAt: now,
+        })
+        .where(eq(stories.id, row.id))
+        .returning(storyRecordReturning),
+      rule.decision
+        ? tx.insert(approvalDecisions).values(
+            approvalDecisionRow({
+              organizationId: row.organizationId,
+              storyId: row.id,
+              version: row.currentVersion,
+              decision: rule.decision,
+              actorRole,
+              personId: actor?.personId ?? null,
+              note: input.note,
+              decidedAt: now,
+            }),
+          )
+        : null,
+      hooks.withStoryWrite?.(tx),
+      rule.event
+        ? writeOutboxEvent(tx, {
+            organizationId: row.organizationId,
+            type: rule.event,
+            storyId: row.id,
+            at: now,
+            sequence,
+            previousStatus: row.status,
+          })
+        : null,
+    ]);
     return { story: storyRecordOf(written!), evented: rule.event !== null };
   });
   if (evented) hooks.onEvent?.();
