@@ -121,6 +121,12 @@ export async function createStory(
  */
 export type StoryScope = string | null;
 
+/**
+ * Locks the story for the command's transaction. Prepared (kept by each connection once used):
+ * an unprepared statement with parameters costs the driver a round trip of its own before it is
+ * sent, to ask the server for their types; a transition's statements are the hot path of every
+ * event.
+ */
 async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
   if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
   const byId = eq(stories.id, storyId);
@@ -128,7 +134,9 @@ async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Pro
     .select()
     .from(stories)
     .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
-    .for("update");
+    .for("update")
+    .prepare("workspace_lock_story")
+    .execute();
   if (!row) throw new ApiError("not_found", "No such story.");
   return row;
 }
@@ -289,7 +297,8 @@ export async function transitionStory(
     // The story is locked: its counter rises by one per event, in the order events commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
     // Sent together, not one after the other: the connection pipelines them, so the writes take
-    // one round trip; the transaction still commits them all or none.
+    // one round trip; the transaction still commits them all or none. Like the lock, each is a
+    // prepared statement (see lockStory).
     const [[written]] = await Promise.all([
       tx
         .update(stories)
@@ -307,20 +316,26 @@ export async function transitionStory(
           updatedAt: now,
         })
         .where(eq(stories.id, row.id))
-        .returning(storyRecordReturning),
+        .returning(storyRecordReturning)
+        .prepare("workspace_transition_story")
+        .execute(),
       rule.decision
-        ? tx.insert(approvalDecisions).values(
-            approvalDecisionRow({
-              organizationId: row.organizationId,
-              storyId: row.id,
-              version: row.currentVersion,
-              decision: rule.decision,
-              actorRole,
-              personId: actor?.personId ?? null,
-              note: input.note,
-              decidedAt: now,
-            }),
-          )
+        ? tx
+            .insert(approvalDecisions)
+            .values(
+              approvalDecisionRow({
+                organizationId: row.organizationId,
+                storyId: row.id,
+                version: row.currentVersion,
+                decision: rule.decision,
+                actorRole,
+                personId: actor?.personId ?? null,
+                note: input.note,
+                decidedAt: now,
+              }),
+            )
+            .prepare("workspace_approval_decision")
+            .execute()
         : null,
       hooks.withStoryWrite?.(tx),
       rule.event
