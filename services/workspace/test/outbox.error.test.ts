@@ -39,7 +39,7 @@ describe("outbox", () => {
       storyId,
       { action: "submit" },
       {
-        afterStoryWrite: async () => {
+        withStoryWrite: async () => {
           throw new Error("crash between the story and its event");
         },
       },

@@ -7,6 +7,11 @@ import type { Socket, TCPSocketListener } from "bun";
  */
 export interface TcpProxy {
   port: number;
+  /**
+   * How many times clients sent data: a client that waits for each answer before it sends again
+   * sends once per round trip, so a test counts its round trips by this.
+   */
+  readonly clientSends: number;
   cut(): void;
   restore(): void;
 }
@@ -45,6 +50,7 @@ function flush(socket: Socket<Side>): void {
 export function tcpProxy(target: { hostname: string; port: number }): TcpProxy {
   const open = new Set<Socket<Side>>();
   let listener: TCPSocketListener<Side> | null = null;
+  let clientSends = 0;
 
   const listen = (port: number) =>
     Bun.listen<Side>({
@@ -81,6 +87,7 @@ export function tcpProxy(target: { hostname: string; port: number }): TcpProxy {
           }).catch(() => client.end());
         },
         data(client, chunk) {
+          clientSends += 1;
           const copy = new Uint8Array(chunk);
           if (client.data.peer) send(client.data.peer, copy);
           else client.data.early.push(copy);
@@ -97,6 +104,9 @@ export function tcpProxy(target: { hostname: string; port: number }): TcpProxy {
   const port = listener.port;
   return {
     port,
+    get clientSends() {
+      return clientSends;
+    },
     cut() {
       listener?.stop(true);
       listener = null;

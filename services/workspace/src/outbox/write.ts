@@ -40,6 +40,7 @@ export async function writeOutboxEvents(
     createdAt: event.at,
     traceParent,
   }));
-  await tx.insert(outboxEvents).values(rows);
+  // Prepared: without, the driver asks the server for the parameters' types first, a round trip.
+  await tx.insert(outboxEvents).values(rows).prepare("workspace_outbox_events").execute();
   return rows.map((row) => row.id);
 }

@@ -114,17 +114,29 @@ export async function createStory(
   });
 }
 
-async function lockStory(
-  tx: Queryable,
-  organizationId: string,
-  storyId: string,
-): Promise<StoryRow> {
+/**
+ * Which organization's story a command may change: one organization's, or any (`null`: the
+ * internal API, whose path names a story by its id alone; the lock reads the organization with
+ * the story instead of a read of its own beforehand).
+ */
+export type StoryScope = string | null;
+
+/**
+ * Locks the story for the command's transaction. Prepared (kept by each connection once used):
+ * an unprepared statement with parameters costs the driver a round trip of its own before it is
+ * sent, to ask the server for their types; a transition's statements are the hot path of every
+ * event.
+ */
+async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
   if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  const byId = eq(stories.id, storyId);
   const [row] = await tx
     .select()
     .from(stories)
-    .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)))
-    .for("update");
+    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
+    .for("update")
+    .prepare("workspace_lock_story")
+    .execute();
   if (!row) throw new ApiError("not_found", "No such story.");
   return row;
 }
@@ -147,12 +159,12 @@ export interface StoryVersionInput {
 /** Writes a new version; an approved or scheduled story goes back to draft. */
 export async function addStoryVersion(
   db: Db,
-  organizationId: string,
+  scope: StoryScope,
   storyId: string,
   input: StoryVersionInput,
 ): Promise<StoryOut> {
   return db.transaction(async (tx) => {
-    const row = await lockStory(tx, organizationId, storyId);
+    const row = await lockStory(tx, scope, storyId);
     if (!NEW_VERSION_ALLOWED.includes(row.status)) {
       throw new ApiError(
         "invalid_transition",
@@ -167,7 +179,7 @@ export async function addStoryVersion(
       );
     }
     if (input.topics !== undefined) {
-      const topicRows = await ensureTopics(tx, organizationId, input.topics);
+      const topicRows = await ensureTopics(tx, row.organizationId, input.topics);
       await tx.delete(storyTopics).where(eq(storyTopics.storyId, row.id));
       if (topicRows.length > 0) {
         await tx
@@ -244,8 +256,8 @@ export interface TransitionActor {
 }
 
 export interface TransitionHooks {
-  /** Runs inside the transaction after the story is written, before the outbox row. */
-  afterStoryWrite?: (tx: Queryable) => Promise<void>;
+  /** Runs inside the transaction, its statements sent with the story's and the outbox row's. */
+  withStoryWrite?: (tx: Queryable) => Promise<void>;
   /** Runs after commit when an event was written (the relay's kick). */
   onEvent?: () => void;
   /** The least lead of a schedule in seconds (SCHEDULE_MIN_LEAD_SECONDS); one minute unless set. */
@@ -258,7 +270,7 @@ export interface TransitionHooks {
  */
 export async function transitionStory(
   db: Db,
-  organizationId: string,
+  scope: StoryScope,
   storyId: string,
   input: TransitionInput,
   hooks: TransitionHooks = {},
@@ -267,7 +279,7 @@ export async function transitionStory(
   const actorRole = input.actor_role ?? "owner";
   const publishAt = input.action === "schedule" ? parsePublishAt(input.publish_at) : null;
   const { story, evented } = await db.transaction(async (tx) => {
-    const row = await lockStory(tx, organizationId, storyId);
+    const row = await lockStory(tx, scope, storyId);
     const check = checkTransition(row, input.action, { note: input.note, actorRole });
     if (!check.ok) {
       throw check.field
@@ -284,48 +296,59 @@ export async function transitionStory(
     const now = new Date();
     // The story is locked: its counter rises by one per event, in the order events commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
-    const [written] = await tx
-      .update(stories)
-      .set({
-        status: rule.to,
-        eventSequence: sequence,
-        approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
-        publishedAt: rule.to === "published" ? now : row.publishedAt,
-        scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
-        // Set by schedule; every other transition of a person clears it (the scheduler's own
-        // publication keeps it: scheduler.ts).
-        publishAt,
-        scheduledBy: publishAt ? (actor?.personId ?? null) : null,
-        publishFailure: null,
-        updatedAt: now,
-      })
-      .where(eq(stories.id, row.id))
-      .returning(storyRecordReturning);
-    if (rule.decision) {
-      await tx.insert(approvalDecisions).values(
-        approvalDecisionRow({
-          organizationId: row.organizationId,
-          storyId: row.id,
-          version: row.currentVersion,
-          decision: rule.decision,
-          actorRole,
-          personId: actor?.personId ?? null,
-          note: input.note,
-          decidedAt: now,
-        }),
-      );
-    }
-    await hooks.afterStoryWrite?.(tx);
-    if (rule.event) {
-      await writeOutboxEvent(tx, {
-        organizationId: row.organizationId,
-        type: rule.event,
-        storyId: row.id,
-        at: now,
-        sequence,
-        previousStatus: row.status,
-      });
-    }
+    // Sent together, not one after the other: the connection pipelines them, so the writes take
+    // one round trip; the transaction still commits them all or none. Like the lock, each is a
+    // prepared statement (see lockStory).
+    const [[written]] = await Promise.all([
+      tx
+        .update(stories)
+        .set({
+          status: rule.to,
+          eventSequence: sequence,
+          approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
+          publishedAt: rule.to === "published" ? now : row.publishedAt,
+          scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+          // Set by schedule; every other transition of a person clears it (the scheduler's own
+          // publication keeps it: scheduler.ts).
+          publishAt,
+          scheduledBy: publishAt ? (actor?.personId ?? null) : null,
+          publishFailure: null,
+          updatedAt: now,
+        })
+        .where(eq(stories.id, row.id))
+        .returning(storyRecordReturning)
+        .prepare("workspace_transition_story")
+        .execute(),
+      rule.decision
+        ? tx
+            .insert(approvalDecisions)
+            .values(
+              approvalDecisionRow({
+                organizationId: row.organizationId,
+                storyId: row.id,
+                version: row.currentVersion,
+                decision: rule.decision,
+                actorRole,
+                personId: actor?.personId ?? null,
+                note: input.note,
+                decidedAt: now,
+              }),
+            )
+            .prepare("workspace_approval_decision")
+            .execute()
+        : null,
+      hooks.withStoryWrite?.(tx),
+      rule.event
+        ? writeOutboxEvent(tx, {
+            organizationId: row.organizationId,
+            type: rule.event,
+            storyId: row.id,
+            at: now,
+            sequence,
+            previousStatus: row.status,
+          })
+        : null,
+    ]);
     return { story: storyRecordOf(written!), evented: rule.event !== null };
   });
   if (evented) hooks.onEvent?.();

@@ -98,7 +98,7 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       storyId,
       { action, note, actor_role: role, publish_at: publishAt },
       {
-        afterStoryWrite: (tx) =>
+        withStoryWrite: (tx) =>
           audit(tx, organizationId, `story.${action}`, storyId, `person:${who.signedIn.person.id}`),
         onEvent: deps.kickRelay,
         minLeadSeconds: deps.scheduleMinLeadSeconds,

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Db } from "@newsroom/shared/db/index";
+import { schema } from "@newsroom/shared/db/index";
+import {
+  requireService,
+  type TestDatabase,
+  testDatabase,
+  withDatabase,
+} from "@newsroom/shared/testing/database";
+import { type TcpProxy, tcpProxy } from "@newsroom/shared/testing/tcp-proxy";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
+
+const databaseUrl = requireService("DATABASE_URL");
+
+/** The statements a `submit` through the internal API sends (the client logs each one it sends). */
+describe.skipIf(!databaseUrl)("a transition's statements on PostgreSQL", () => {
+  let h: Harness;
+  let own: TestDatabase;
+  let statements: string[] = [];
+  let client: postgres.Sql;
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    own = await testDatabase({ backend: "postgres" });
+    // Through a proxy that counts what the client sends.
+    const real = new URL(own.url!);
+    proxy = tcpProxy({ hostname: real.hostname, port: Number(real.port || 5432) });
+    const proxied = new URL(own.url!);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    client = postgres(withDatabase(proxied.toString(), real.pathname.slice(1)), {
+      // One connection: its statements are prepared by the first submit, as a warm pool's are.
+      max: 1,
+      onnotice: () => {},
+      debug: (_connection, query) => statements.push(query.trim().replace(/\s+/g, " ")),
+    });
+    const db = drizzle(client, { schema }) as unknown as Db;
+    const database: TestDatabase = {
+      ...own,
+      db,
+      close: async () => {
+        await client.end();
+        proxy.cut();
+        await own.close();
+      },
+    };
+    h = await workspaceHarness({ database });
+  });
+  afterAll(() => h.close());
+
+  test("submit: the lock, the story's update and its outbox event in one transaction", async () => {
+    const { storyId } = await orgWithDraft(h, "statements");
+    const warmUp = await h.call("POST", "/orgs/statements/stories", {
+      type: "press_release",
+      slug: "warm-up",
+      title: "Warm-up",
+    });
+    await transition(h, warmUp.body.id, "submit");
+    statements = [];
+    const sendsBefore = proxy.clientSends;
+    const answer = await transition(h, storyId, "submit");
+    const sends = proxy.clientSends - sendsBefore;
+    expect(answer.body.status).toBe("review_required");
+    const verbs = statements.map((statement) => statement.split(" ")[0]!.toLowerCase());
+    // No read of the story's organization before the lock: the lock reads it with the story.
+    expect(verbs).toHaveLength(5);
+    expect([verbs[0], verbs[1], verbs[4]]).toEqual(["begin", "select", "commit"]);
+    expect(statements[1]).toEndWith("for update");
+    // The writes are sent together, in whichever order the client builds them.
+    const writes = statements.slice(2, 4).map((statement) => statement.split(" ", 3).join(" "));
+    expect(writes.sort()).toEqual(['insert into "outbox_events"', 'update "stories" set']);
+    // Four sends, so four round trips at most: begin, the lock, the writes, commit. Prepared, no
+    // statement waits for the server to describe its parameters first.
+    expect(sends).toBeLessThanOrEqual(4);
+  });
+
+  test("a story of any organization, by its id alone; an unknown id writes nothing", async () => {
+    const { storyId } = await orgWithDraft(h, "statements-other");
+    expect((await transition(h, storyId, "submit")).body.status).toBe("review_required");
+    statements = [];
+    const missing = await transition(h, "00000000-0000-4000-8000-000000000000", "submit");
+    expect(missing.status).toBe(404);
+    expect(statements.some((statement) => /^(update|insert)/i.test(statement))).toBe(false);
+  });
+});
