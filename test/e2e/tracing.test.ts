@@ -245,6 +245,18 @@ describe.skipIf(!ready)("an approval through the workspace (the cluster)", () =>
     });
     neverRecorded.push("A body no span may hold.");
     await admin("POST", `/stories/${story.id}/transitions`, { action: "submit" });
+    // Fanned out before the approval: events that arrive together share one fan-out transaction,
+    // whose statements run under the first message's span (each event's deliveries still join
+    // their own message's trace).
+    await eventually(
+      () =>
+        collector.spans.some(
+          (span) =>
+            span.kind === CONSUMER &&
+            String(span.attributes["messaging.destination.name"]).endsWith("story.submitted"),
+        ),
+      { message: "the submission's fan-out", timeoutMs: 20_000 },
+    );
     await admin("POST", `/stories/${story.id}/transitions`, {
       action: "approve",
       actor_role: "approver",

@@ -3,6 +3,7 @@ import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
 import { type StoryEvent, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
+import { activeTraceParent } from "@newsroom/shared/tracing/index";
 import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./service.ts";
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
@@ -20,7 +21,8 @@ export interface FanOutHooks {
  * in-process bus when embedded. A story event is acked once its deliveries are written and it
  * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
  * Events that arrive while a fan-out transaction runs go together in the next one (the
- * bus hands over up to a batch at once). Malformed messages are dropped (acked) with a warning.
+ * bus hands over up to a batch at once); the batch's statements run under the span of the message
+ * that started it, each event's deliveries join the trace of its own message. Malformed messages are dropped (acked) with a warning.
  */
 export function startFanOutConsumer(
   db: Db,
@@ -28,16 +30,24 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
-  const fanOut = new Batcher<StoryEvent, FanOutResult>((events) => fanOutEvents(db, events), {
-    maxBatch: FAN_OUT_BATCH,
-  });
+  // Each event goes with the trace its message is handled under: the batch's transaction runs
+  // under the first message's span, but every event's deliveries join their own.
+  const fanOut = new Batcher<{ event: StoryEvent; traceParent: string | null }, FanOutResult>(
+    (items) =>
+      fanOutEvents(
+        db,
+        items.map((item) => item.event),
+        items.map((item) => item.traceParent),
+      ),
+    { maxBatch: FAN_OUT_BATCH },
+  );
   return bus.subscribe(
     async (event) => {
       if (!isWellFormedStoryEvent(event)) {
         log.warn("dropping a malformed story event", { event_id: idOf(event) });
         return;
       }
-      const result = await fanOut.submit(event);
+      const result = await fanOut.submit({ event, traceParent: activeTraceParent() });
       if (result.created > 0) hooks.onDeliveries();
     },
     // As many events at once as one fan-out transaction takes, so that they share it.

@@ -83,7 +83,15 @@ export async function fanOutEvent(db: Db, event: StoryEvent): Promise<FanOutResu
  * topics when an endpoint is limited to some, insert), whatever the number of events. Returns one result per event, in order; an event listed twice is handled
  * once (the repeat reads as already fanned out).
  */
-export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOutResult[]> {
+export async function fanOutEvents(
+  db: Db,
+  events: StoryEvent[],
+  /**
+   * The trace each event's message was handled under (`traceparent`), by position: a batch
+   * holds several messages, each with its own consume span. Default: the active one for all.
+   */
+  handledUnder: (string | null)[] = events.map(() => activeTraceParent()),
+): Promise<FanOutResult[]> {
   if (events.length === 0) return [];
   return db.transaction(async (tx) => {
     const now = new Date();
@@ -92,13 +100,12 @@ export async function fanOutEvents(db: Db, events: StoryEvent[]): Promise<FanOut
     );
     const outbox = new Map((await outboxEventsOf(tx, [...recorded])).map((row) => [row.id, row]));
     const todo = new Map<string, { organizationId: string; delivery: DeliveryEvent }>();
-    // The attempts join the trace of the message being handled, else (the reconciler) the one of
-    // the transition that wrote the event.
-    const handling = activeTraceParent();
-    for (const event of events) {
+    for (const [index, event] of events.entries()) {
       const row = outbox.get(event.id);
       if (!recorded.has(event.id) || todo.has(event.id)) continue;
-      const traceParent = handling ?? row?.traceParent ?? null;
+      // The attempts join the trace of the event's own message, else (the reconciler) the one of
+      // the transition that wrote the event.
+      const traceParent = handledUnder[index] ?? row?.traceParent ?? null;
       todo.set(event.id, {
         organizationId: row?.organizationId ?? event.data.organization_id,
         delivery: row
