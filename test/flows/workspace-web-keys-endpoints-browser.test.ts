@@ -16,7 +16,7 @@ import {
  * An owner in Chromium: creates an API key (shown once, copied with the button), reads stories
  * with it, revokes it after the confirmation (then it is refused); registers a webhook endpoint
  * on a receiver on 127.0.0.1, sends the test event, and the receiver verifies its signature with
- * the secret shown once. Every page is checked with axe-core.
+ * the secret shown once; changes its rate and order. Every page is checked with axe-core.
  */
 describeInBrowser("API keys and webhook endpoints in Chromium", () => {
   let h: WebHarness;
@@ -141,6 +141,30 @@ describeInBrowser("API keys and webhook endpoints in Chromium", () => {
     );
     const payload = new Webhook(secret).verify(hit!.body, headers) as { type: string };
     expect(payload.type).toBe("webhook.test");
+  });
+
+  test("the rate and order: refused beside the field, then saved and shown", async () => {
+    await page.getByRole("link", { name: "Change rate and order" }).click();
+    await page.waitForURL("**/options");
+    await expectAccessible(page);
+    const rate = page.getByLabel("Deliveries per second at most (optional)");
+    await rate.fill("5000");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForSelector("#field-rate_limit_per_second-error");
+    await expectAccessible(page);
+    // On a phone, with the error shown: nothing wider than the screen.
+    const wide = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
+    if (wide) await page.setViewportSize(wide);
+    await page.getByLabel("Deliveries per second at most (optional)").fill("12");
+    await page.locator('input[name="ordering"][value="story"]').check();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL("**?done=endpoint-options-changed");
+    expect(await page.textContent("main")).toContain("at most 12 deliveries a second");
+    await expectAccessible(page);
   });
 
   test("disable, enable, and delete after the confirmation", async () => {
