@@ -17,6 +17,7 @@ export const EVENT = {
   assetCleared: "asset.cleared",
   previewLinkOpened: "preview_link.opened",
   cachePurged: "cache.purged",
+  statusIncidentUpdated: "status.incident_updated",
 } as const;
 
 /**
@@ -182,6 +183,47 @@ export const CachePurgedEvent = T.Object({
 });
 export type CachePurgedEvent = Static<typeof CachePurgedEvent>;
 
+/**
+ * An incident or a scheduled maintenance on the status page was opened or given an update (a new
+ * status, words, components): the workspace, which owns the status page's tables, writes it to the
+ * outbox with the change. The mailings service emails the status page's confirmed subscribers; the
+ * webhooks service sends it, signed like story events, to every endpoint subscribed to it, in any
+ * organization (the status page is public). `incident` and `update` follow the shapes of the
+ * Statuspage-compatible `/api/v2/incidents.json`.
+ */
+export const StatusIncidentUpdatedEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.statusIncidentUpdated),
+  created_at: DateTime,
+  data: T.Object({
+    incident: T.Object({
+      id: T.String(),
+      name: T.String(),
+      /** `incident` or `maintenance`. */
+      kind: T.Union([T.Literal("incident"), T.Literal("maintenance")]),
+      /** investigating|identified|monitoring|resolved|postmortem, or scheduled|in_progress|verifying|completed. */
+      status: T.String(),
+      /** none|minor|major|critical|maintenance */
+      impact: T.String(),
+      /** The incident's page: `{PUBLIC_BASE_URL}/status/incidents/{id}`. */
+      shortlink: T.String(),
+      components: T.Array(T.Object({ id: T.String(), name: T.String(), status: T.String() })),
+      scheduled_for: T.Union([DateTime, T.Null()]),
+      scheduled_until: T.Union([DateTime, T.Null()]),
+      created_at: DateTime,
+      updated_at: DateTime,
+      resolved_at: T.Union([DateTime, T.Null()]),
+    }),
+    update: T.Object({
+      id: T.String(),
+      status: T.String(),
+      body: T.String(),
+      created_at: DateTime,
+    }),
+  }),
+});
+export type StatusIncidentUpdatedEvent = Static<typeof StatusIncidentUpdatedEvent>;
+
 export const BusEvent = T.Union([
   StoryEvent,
   WebhookEndpointDisabledEvent,
@@ -191,5 +233,6 @@ export const BusEvent = T.Union([
   AssetClearedEvent,
   PreviewLinkOpenedEvent,
   CachePurgedEvent,
+  StatusIncidentUpdatedEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;
