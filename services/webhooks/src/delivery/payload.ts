@@ -53,7 +53,9 @@ async function eventOrders(
     .where(
       sql`${outboxEvents.organizationId} = any(${uuidArray([...new Set(deliveries.map((d) => d.organizationId))])})
         and ${outboxEvents.id} = any(${uuidArray([...new Set(deliveries.map((d) => d.eventId))])})`,
-    );
+    )
+    .prepare("webhooks_event_orders")
+    .execute();
   const organizationOf = new Map(deliveries.map((d) => [d.eventId, d.organizationId]));
   const orders = new Map<string, EventOrder>();
   for (const row of rows) {
@@ -107,7 +109,9 @@ export async function eventBodies(
       .where(
         sql`${stories.organizationId} = any(${uuidArray([...organizationIds])})
           and ${stories.id} = any(${uuidArray([...storyIds])})`,
-      );
+      )
+      .prepare("webhooks_event_stories")
+      .execute();
     for (const row of rows) {
       const key = `${row.story.organizationId} ${row.story.id}`;
       // Only the pairs asked for: a story id never crosses organizations.

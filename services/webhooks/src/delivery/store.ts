@@ -1,11 +1,11 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { rowsOf } from "@newsroom/shared/db/rows";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { QueueReading } from "@newsroom/shared/metrics";
 import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
-import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
+import { executePrepared, rowMapper } from "../prepared.ts";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -67,6 +67,20 @@ export async function claimDueDeliveries(
   now: Date = new Date(),
 ): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
+  return db
+    .update(d)
+    .set({ lockedUntil: new Date(now.getTime() + limits.leaseMs) })
+    .where(sql`${d.id} in (${dueForClaim(limit, limits, now)})`)
+    .returning()
+    .prepare("webhooks_claim")
+    .execute();
+}
+
+/**
+ * The ids a claim takes, locked (`claimDueDeliveries`). Its text is the same for every call
+ * (the limits are parameters), so the statement is prepared once per connection.
+ */
+function dueForClaim(limit: number, limits: ClaimLimits, now: Date): SQL {
   const at = sql`${now.toISOString()}::timestamptz`;
   // `locked_until` is a claim's time plus the lease: a claim made within `attemptMs` ends after this.
   const runningSince = new Date(now.getTime() - limits.attemptMs + limits.leaseMs);
@@ -75,11 +89,11 @@ export async function claimDueDeliveries(
   // unclaimed due rows, as many as its cap leaves. A claimed row stays due until its attempt is
   // recorded, and is skipped. Materialized, so the candidates are picked once. The orders
   // spell out the whole key of `webhook_deliveries_endpoint_due_idx`, so the planner reads
-  // that index rather than another that needs a filter on every row; the limits are constants,
-  // so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
+  // that index rather than another that needs a filter on every row; the per-endpoint limit is
+  // a constant in the text (the same for every call of a process), so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
   // the plan's cost then turns on JIT compilation, slower than the query). The candidates are
   // limited before the lock: a row another replica is claiming is skipped, not replaced.
-  const due = sql`
+  return sql`
     with recursive endpoints as (
       (select endpoint_id from webhook_deliveries where status = 'pending'
         order by endpoint_id, next_attempt_at, id limit 1)
@@ -105,10 +119,10 @@ export async function claimDueDeliveries(
           and (queued.locked_until is null or queued.locked_until < ${at})
           and ${notBehindAnEarlierEventOfItsStory}
         order by queued.endpoint_id, queued.next_attempt_at, queued.id
-        limit ${limits.perEndpoint}
+        limit ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
       ) as queue
       where endpoints.endpoint_id is not null
-        and running.in_flight + queue.place <= ${limits.perEndpoint}
+        and running.in_flight + queue.place <= ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
     )
     select d.id from (
       select id from queued order by next_attempt_at, id limit ${limit}
@@ -117,11 +131,74 @@ export async function claimDueDeliveries(
     where d.status = 'pending' and d.next_attempt_at <= ${at}
       and (d.locked_until is null or d.locked_until < ${at})
     for update of d skip locked`;
-  return db
-    .update(d)
-    .set({ lockedUntil: new Date(now.getTime() + limits.leaseMs) })
-    .where(sql`${d.id} in (${due})`)
-    .returning();
+}
+
+const deliveryOf = rowMapper(d);
+
+/** A claim whose attempts are opened in the same statement (`claimAndOpenAttempts`). */
+export interface OpenedClaim {
+  rows: DeliveryRow[];
+  /**
+   * The deliveries whose attempt was opened with the claim: those of enabled endpoints without a
+   * `rate_limit_per_second`. The others (paced, or their endpoint disabled) are claimed only.
+   */
+  opened: Set<string>;
+}
+
+/**
+ * `claimDueDeliveries` and `openAttempts` in one statement, one round trip: each claimed
+ * delivery of an enabled endpoint without a rate has its attempt opened at once (its `attempts`
+ * grows, an attempt a dead worker left open is closed, an open attempt is written), so a freed
+ * slot goes from its claim to its request with no write in between. A delivery of a paced
+ * endpoint is only claimed: it takes a place in its endpoint's window first, and is opened or
+ * deferred after (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
+ */
+export async function claimAndOpenAttempts(
+  db: Db,
+  limit: number,
+  limits: ClaimLimits,
+  now: Date = new Date(),
+): Promise<OpenedClaim> {
+  if (limit <= 0) return { rows: [], opened: new Set() };
+  const attemptIds = Array.from({ length: limit }, () => newId());
+  const rows = await executePrepared<Record<string, unknown> & { opened: boolean }>(
+    db,
+    "webhooks_claim_and_open",
+    sql`
+    with due as (${dueForClaim(limit, limits, now)}),
+    claimed as (
+      update webhook_deliveries as d
+      set locked_until = ${new Date(now.getTime() + limits.leaseMs).toISOString()}::timestamptz,
+        attempts = d.attempts
+          + (case when e.status = 'enabled' and e.rate_limit_per_second is null then 1 else 0 end)
+      from due, webhook_endpoints as e
+      where d.id = due.id and e.organization_id = d.organization_id and e.id = d.endpoint_id
+      returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened
+    ),
+    numbered as (
+      select claimed.organization_id, claimed.id, claimed.attempts,
+        row_number() over (order by claimed.id) as n
+      from claimed where claimed.opened
+    ),
+    closed as (
+      update webhook_attempts as a set in_flight = false, reason = ${UNRECORDED_ANSWER}
+      from numbered
+      where a.organization_id = numbered.organization_id and a.delivery_id = numbered.id
+        and a.in_flight
+    ),
+    inserted as (
+      insert into webhook_attempts
+        (id, organization_id, delivery_id, attempt, at, duration_ms, in_flight)
+      select (${uuidArray(attemptIds)})[numbered.n], numbered.organization_id, numbered.id,
+        numbered.attempts, ${now.toISOString()}::timestamptz, 0, true
+      from numbered
+    )
+    select * from claimed`,
+  );
+  return {
+    rows: rows.map(deliveryOf),
+    opened: new Set(rows.filter((row) => row.opened).map((row) => row.id as string)),
+  };
 }
 
 /** Gives claims back (a worker stopping before it started them). */
@@ -130,7 +207,9 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
   await db
     .update(d)
     .set({ lockedUntil: null })
-    .where(sql`${d.id} = any(${uuidArray(ids)})`);
+    .where(sql`${d.id} = any(${uuidArray(ids)})`)
+    .prepare("webhooks_release_claims")
+    .execute();
 }
 
 /**
@@ -143,14 +222,18 @@ export async function deferDeliveries(
   now: Date = new Date(),
 ): Promise<void> {
   if (waiting.length === 0) return;
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    "webhooks_defer_deliveries",
+    sql`
     update webhook_deliveries as d set next_attempt_at = v.due_at, locked_until = null
     from unnest(
       ${uuidArray(waiting.map(({ delivery }) => delivery.organizationId))},
       ${uuidArray(waiting.map(({ delivery }) => delivery.id))},
       ${timestampArray(waiting.map(({ waitMs }) => new Date(now.getTime() + waitMs)))}
     ) as v(organization_id, id, due_at)
-    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`);
+    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`,
+  );
 }
 
 /**
@@ -182,7 +265,9 @@ export async function renewClaims(
   await db
     .update(d)
     .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
-    .where(sql`${d.id} in (${held})`);
+    .where(sql`${d.id} in (${held})`)
+    .prepare("webhooks_renew_claims")
+    .execute();
 }
 
 /** Why an attempt left open by a worker that died is closed: nobody saw its answer. */
@@ -202,7 +287,10 @@ export async function openAttempts(
   now: Date = new Date(),
 ): Promise<Set<string>> {
   if (deliveries.length === 0) return new Set();
-  const rows = await db.execute(sql`
+  const rows = await executePrepared<{ delivery_id: string }>(
+    db,
+    "webhooks_open_attempts",
+    sql`
     with v as (
       select * from unnest(
         ${uuidArray(deliveries.map((delivery) => delivery.organizationId))},
@@ -229,8 +317,9 @@ export async function openAttempts(
     select v.attempt_id, opened.organization_id, opened.id, opened.attempts,
       ${now.toISOString()}::timestamptz, 0, true
     from opened join v on v.id = opened.id
-    returning delivery_id`);
-  return new Set(rowsOf<{ delivery_id: string }>(rows).map((row) => row.delivery_id));
+    returning delivery_id`,
+  );
+  return new Set(rows.map((row) => row.delivery_id));
 }
 
 /** The endpoints of claimed deliveries, by id. */
@@ -242,7 +331,9 @@ export async function endpointsByIds(
   const rows = await db
     .select()
     .from(e)
-    .where(sql`${e.id} = any(${uuidArray(ids)})`);
+    .where(sql`${e.id} = any(${uuidArray(ids)})`)
+    .prepare("webhooks_endpoints_by_ids")
+    .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -288,7 +379,10 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
   if (attempts.length === 0) return;
   // One statement: the deliveries, their attempts, then the endpoints of those that were still
   // pending.
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    "webhooks_record_delivered",
+    sql`
     with v as (
       select * from unnest(
         ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
@@ -337,7 +431,8 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
       last_success_at = greatest(e.last_success_at, s.at)
     from succeeded as s
     where e.organization_id = s.organization_id and e.id = s.endpoint_id
-      and e.id in (select id from locked)`);
+      and e.id in (select id from locked)`,
+  );
 }
 
 /**

@@ -26,7 +26,7 @@ import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import {
-  claimDueDeliveries,
+  claimAndOpenAttempts,
   type DeliveredAttempt,
   type DeliveryRow,
   deferDeliveries,
@@ -216,13 +216,14 @@ export class DeliveryWorker {
   }
 
   /**
-   * Claims up to `room` deliveries and starts them. Only the claim is awaited: the reads and the
-   * opening of the attempts run while the loop claims again, so a slot freed meanwhile waits for
-   * one claim statement at most. Claims stay one after the other, each seeing the ones before
-   * it, so the per-endpoint cap holds as before.
+   * Claims up to `room` deliveries and starts them. The claim opens the attempts of the
+   * deliveries that need no place in a rate's window, in the same statement. Only the claim is
+   * awaited: the reads (and, for paced endpoints, their places and openings) run while the loop
+   * claims again, so a slot freed meanwhile waits for one claim statement at most. Claims stay
+   * one after the other, each seeing the ones before it, so the per-endpoint cap holds as before.
    */
   private async claimAndStart(room: number): Promise<number> {
-    const rows = await claimDueDeliveries(this.db, room, {
+    const { rows, opened } = await claimAndOpenAttempts(this.db, room, {
       leaseMs: this.leaseMs,
       perEndpoint: this.endpointConcurrency,
       // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
@@ -231,7 +232,7 @@ export class DeliveryWorker {
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     for (const row of rows) this.held.add(row.id);
-    const starting: Promise<void> = this.startClaimed(rows)
+    const starting: Promise<void> = this.startClaimed(rows, opened)
       .catch((error: unknown) =>
         log.warn("starting webhook deliveries failed; their claims are given back", {
           error: messageOf(error),
@@ -242,15 +243,17 @@ export class DeliveryWorker {
     return rows.length;
   }
 
-  /** Reads what claimed deliveries need, opens their attempts and sends them. */
-  private async startClaimed(claimed: DeliveryRow[]): Promise<void> {
+  /**
+   * Reads what claimed deliveries need and sends them. Those opened with their claim go at
+   * once; those of paced endpoints take their places first, and are opened or made to wait.
+   */
+  private async startClaimed(claimed: DeliveryRow[], openedWithClaim: Set<string>): Promise<void> {
     let rows = claimed;
     let endpoints: Map<string, EndpointRow>;
     // One body per event for the whole batch: the stories are read once, at sending time.
     let bodies: Map<string, string>;
     let sendable: Set<string>;
     try {
-      if (this.stopped) throw new Error("stopping");
       // The attempts are opened before any request leaves: every call a receiver sees is in the
       // log, even if this process dies before its answer. (Should a step fail after the opening,
       // the claims are given back and the next attempt closes these as unanswered.)
@@ -260,13 +263,20 @@ export class DeliveryWorker {
       ]);
       // Those over their endpoint's rate wait, unopened; the others' attempts are opened. Both
       // at once: a place in an endpoint's window is used as soon after it is taken as can be.
-      const { go, waiting } = await paceDeliveries(this.pacing, rows, endpoints);
+      // Deliveries opened with the claim need no place (their endpoint had no rate then).
+      const { go, waiting } = await paceDeliveries(
+        this.pacing,
+        rows.filter((row) => !openedWithClaim.has(row.id)),
+        endpoints,
+      );
       this.letWait(waiting);
-      rows = go;
-      [, sendable] = await Promise.all([
+      const toOpen = new Set(go.map((row) => row.id));
+      rows = rows.filter((row) => openedWithClaim.has(row.id) || toOpen.has(row.id));
+      const [, openedNow] = await Promise.all([
         deferDeliveries(this.db, waiting),
-        openAttempts(this.db, rows),
+        openAttempts(this.db, go),
       ]);
+      sendable = new Set([...openedWithClaim, ...openedNow]);
     } catch (error) {
       this.busy -= rows.length;
       for (const row of rows) this.held.delete(row.id);
