@@ -417,14 +417,17 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
     ),
     -- Locked in one order, so two replicas' batches of the same endpoints never deadlock.
     -- Only endpoints with a run to end, or whose last success is over a second old: a healthy
-    -- busy endpoint is written about once a second, not once a batch.
+    -- busy endpoint is written about once a second, not once a batch. "No key update": the
+    -- lock the row's update takes anyway, which a fan-out inserting the endpoint's deliveries
+    -- (its foreign key's "key share") does not hold up; "for update" waited for that
+    -- transaction to commit, and a recording that waited past the lock timeout lost its answers.
     locked as (
       select e.id from webhook_endpoints as e
       join succeeded as s on e.organization_id = s.organization_id and e.id = s.endpoint_id
       where e.consecutive_failures > 0 or e.failing_since is not null
         or e.last_success_at is null or e.last_success_at < s.at - interval '1 second'
       order by e.id
-      for update of e
+      for no key update of e
     )
     update webhook_endpoints as e set consecutive_failures = 0, failed_attempts_in_a_row = 0,
       failing_since = null, failure_alert_percent = 0,
@@ -505,11 +508,13 @@ export async function recordFailedAttempt(
       )
       .returning({ sentAt: webhookAttempts.at });
     // The endpoint's row, locked: every replica's recordings of one endpoint take turns from here.
+    // "No key update", as a recording of 2xx answers: a fan-out inserting the endpoint's
+    // deliveries does not hold it up.
     const [endpointNow] = await tx
       .select({ lastSuccessAt: e.lastSuccessAt })
       .from(e)
       .where(and(eq(e.organizationId, delivery.organizationId), eq(e.id, delivery.endpointId)))
-      .for("update");
+      .for("no key update");
     // Sent before the endpoint's latest 2xx was answered: the run that 2xx ended was this
     // attempt's, though its recording comes later (another worker, a slower transaction). A
     // 410 still disables: the receiver asked to hear nothing more.

@@ -53,6 +53,11 @@ const GONE = 410;
  */
 export const CLAIM_LEASE_MS = 8_000;
 
+/** How many times a batch of 2xx answers is written before its answers are given up. */
+const RECORDING_TRIES = 4;
+/** The wait before the next try, times the tries so far. */
+const RECORDING_RETRY_MS = 250;
+
 export interface DeliveryWorkerOptions {
   db: Db;
   secretsKey: Buffer;
@@ -433,7 +438,7 @@ export class DeliveryWorker {
         Math.max(0, (at.getTime() - delivery.eventCreatedAt.getTime()) / 1000),
         currentTraceIds(),
       );
-      await this.delivered.submit({
+      await this.recordDelivered({
         delivery,
         statusCode: result.statusCode ?? 200,
         at,
@@ -463,6 +468,28 @@ export class DeliveryWorker {
       // Their operational events are deliveries due now.
       this.kick();
       await this.options.onAlertsRaised?.();
+    }
+  }
+
+  /**
+   * A 2xx's recording, tried again when its batch fails (a lock or statement timeout on a busy
+   * database, a lost connection): until then the delivery stays held and its claim renewed, so
+   * an answer is not lost, and the delivery not sent again, for one failed write. Trying again
+   * is safe: a recording that did commit leaves nothing for the next one to change.
+   */
+  private async recordDelivered(attempt: DeliveredAttempt): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.delivered.submit(attempt);
+        return;
+      } catch (error) {
+        if (tries >= RECORDING_TRIES) throw error;
+        log.warn("recording webhook answers failed; trying again", {
+          delivery_id: attempt.delivery.id,
+          error: messageOf(error),
+        });
+        await new Promise((resolve) => setTimeout(resolve, RECORDING_RETRY_MS * tries));
+      }
     }
   }
 
