@@ -22,6 +22,10 @@ import {
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 
+// The fan-out's statements are prepared (each connection parses them once): unprepared, the
+// driver first asks the server for their parameters' types, a round trip per statement. Their
+// lists are single array parameters, so their text does not change with a batch's size.
+
 /**
  * Records these events as fanned out at `at`, unless recorded already; returns the ids this call
  * recorded. Recording comes first in the fan-out transaction: a transaction that records an event
@@ -41,7 +45,9 @@ export async function recordFannedOut(
       select v.event_id, ${at.toISOString()}::timestamptz
       from unnest(${uuidArray([...eventIds].sort())}) as v(event_id)`)
     .onConflictDoNothing({ target: webhookFannedOutEvents.eventId })
-    .returning({ eventId: webhookFannedOutEvents.eventId });
+    .returning({ eventId: webhookFannedOutEvents.eventId })
+    .prepare("webhooks_record_fanned_out")
+    .execute();
   return rows.map((row) => row.eventId);
 }
 
@@ -51,7 +57,9 @@ export async function outboxEventsOf(tx: Queryable, eventIds: string[]): Promise
   return tx
     .select()
     .from(outboxEvents)
-    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`);
+    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`)
+    .prepare("webhooks_fan_out_events")
+    .execute();
 }
 
 export interface SubscribedEndpoint {
@@ -83,7 +91,9 @@ export async function enabledEndpointsOf(
         sql`${webhookEndpoints.organizationId} = any(${uuidArray(organizationIds)})`,
         eq(webhookEndpoints.status, "enabled"),
       ),
-    );
+    )
+    .prepare("webhooks_fan_out_endpoints")
+    .execute();
 }
 
 /** The topic slugs of these stories (a story without topics is absent), by story id. */
@@ -101,7 +111,9 @@ export async function topicsOfStories(
     })
     .from(storyTopics)
     .innerJoin(topics, eq(topics.id, storyTopics.topicId))
-    .where(sql`${storyTopics.storyId} = any(${uuidArray([...organizationOf.keys()])})`);
+    .where(sql`${storyTopics.storyId} = any(${uuidArray([...organizationOf.keys()])})`)
+    .prepare("webhooks_fan_out_topics")
+    .execute();
   const slugs = new Map<string, string[]>();
   for (const row of rows) {
     // A story id never crosses organizations.
@@ -174,7 +186,9 @@ export async function insertManyDeliveries(
       ) as v(id, organization_id, endpoint_id, event_id, event_type, story_id, event_created_at,
              trace_parent, story_order)`)
     .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
-    .returning({ eventId: webhookDeliveries.eventId });
+    .returning({ eventId: webhookDeliveries.eventId })
+    .prepare("webhooks_insert_deliveries")
+    .execute();
   return rows.map((row) => row.eventId);
 }
 
