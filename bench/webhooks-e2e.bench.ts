@@ -277,6 +277,15 @@ try {
           median(perEvent.map((event) => event[stage])),
         ]),
       ),
+      p99: Object.fromEntries(
+        (["committed", "published", "fannedOut", "claimed", "arrived"] as const).map((stage) => [
+          stage,
+          percentile(
+            perEvent.map((event) => event[stage]),
+            0.99,
+          ),
+        ]),
+      ),
       done: {
         committed: lastOf(run.events.map((row) => ms(row.created_at))),
         published: lastOf(run.events.map((row) => ms(row.published_at))),
@@ -335,6 +344,7 @@ try {
     burst: Awaited<ReturnType<typeof transitions>>;
     stages: Awaited<ReturnType<typeof stages>>;
     paced: Awaited<ReturnType<typeof transitions>>;
+    pacedStages: Awaited<ReturnType<typeof stages>>;
   }[] = [];
   const cpuPerDelivery: Record<string, number[]> = {};
   const transactionsPerDelivery: number[] = [];
@@ -357,7 +367,13 @@ try {
     if (round % 2 === 1) base = await baseline();
     const paced = await transitions(pacedStories, { perSecond: PACED_PER_SECOND });
     await waitForQuiet();
-    rounds.push({ baseline: base, burst, stages: await stages(burst), paced });
+    rounds.push({
+      baseline: base,
+      burst,
+      stages: await stages(burst),
+      paced,
+      pacedStages: await stages(paced),
+    });
     console.error(
       `  round ${round + 1}/${BENCH_ROUNDS}: baseline ${base.toFixed(0)}/s, end to end ${burst.rate.toFixed(0)}/s (${(burst.rate / base).toFixed(3)}), paced p99 ${paced.p99.toFixed(1)} ms, load ${loadavg()[0]!.toFixed(1)}`,
     );
@@ -372,7 +388,7 @@ try {
     0,
   );
   const stage = (name: keyof (typeof rounds)[number]["stages"]["done"]) =>
-    `${med((round) => round.stages.perEvent[name]!).toFixed(1)} | ${med((round) => round.stages.done[name]).toFixed(0)}`;
+    `${med((round) => round.stages.perEvent[name]!).toFixed(1)} | ${med((round) => round.stages.done[name]).toFixed(0)} | ${med((round) => round.pacedStages.perEvent[name]!).toFixed(1)} | ${med((round) => round.pacedStages.p99[name]!).toFixed(1)}`;
   console.log(`### Distributed, end to end: ${TRANSITIONS} transitions to ${ENDPOINTS} endpoints
 
 | run | deliveries/s (median) | rounds | p50 ms | p99 ms |
@@ -385,12 +401,12 @@ try {
 - Paced p99 from the transition to the receiver's request: **${med((round) => round.paced.p99).toFixed(1)} ms** (rounds ${range((round) => round.paced.p99, 1)}). Target under 100 ms: ${med((round) => round.paced.p99) < 100 ? "met" : "not met"}.
 - Duplicates seen by the receiver: ${duplicates} (bursts ${rounds.map((round) => round.burst.duplicates).join(", ")}; deliveries attempted more than once in the bursts: ${rounds.map((round) => round.stages.attemptedTwice).join(", ")}). Load average ${loadLine(loadBefore)} before, ${loadLine()} after; ${BENCH_ROUNDS} rounds, ${new Date().toISOString()}.
 
-Where a burst's time goes (medians over the rounds): per event, the time from the previous stage
-(median over the burst's events); and when the burst's last event passed each stage, from the
-first transition sent.
+Where the time goes (medians over the rounds): per event, the time from the previous stage
+(median over the burst's events); when the burst's last event passed each stage, from the
+first transition sent; and in the paced run, each stage's median and p99 over its events.
 
-| stage | per event, ms | last event, ms |
-|---|---|---|
+| stage | burst: per event, ms | burst: last event, ms | paced: p50 ms | paced: p99 ms |
+|---|---|---|---|---|
 | transition sent -> outbox row written (the story's transaction) | ${stage("committed")} |
 | -> published to JetStream (outbox relay) | ${stage("published")} |
 | -> fanned out (consumer, deliveries inserted) | ${stage("fannedOut")} |
