@@ -3,7 +3,7 @@ import { type Database, openDatabase } from "@newsroom/shared/db/index";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
-import { claimDueDeliveries } from "../src/delivery/store.ts";
+import { claimAndOpenAttempts, claimDueDeliveries } from "../src/delivery/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 const ENDPOINTS = 10;
@@ -118,5 +118,31 @@ describe("claiming due deliveries with a backlog", () => {
       .groupBy(webhookDeliveries.endpointId);
     expect(held.reduce((sum, row) => sum + row.n, 0)).toBe(claimed.length);
     expect(held.every((row) => row.n <= limits.perEndpoint)).toBe(true);
+  });
+
+  test("a delivery whose request is over frees its endpoint's place, but stays claimed", async () => {
+    await releaseAll();
+    const all = await claimAndOpenAttempts(single.db, 64, limits);
+    // Four of each endpoint, each with its attempt opened.
+    expect(all.rows).toHaveLength(ENDPOINTS * 4);
+    expect(all.opened.size).toBe(ENDPOINTS * 4);
+    expect((await claimAndOpenAttempts(single.db, 64, limits)).rows).toEqual([]);
+
+    // Two requests of one endpoint are over, their answers not yet recorded (this worker knows).
+    const endpoint = all.rows[0]!.endpointId;
+    const answered = all.rows.filter((row) => row.endpointId === endpoint).slice(0, 2);
+    const next = await claimAndOpenAttempts(
+      single.db,
+      64,
+      limits,
+      new Date(),
+      answered.map((row) => row.id),
+    );
+    // That endpoint's next two rows, nothing of the others, and not the answered ones again.
+    expect(next.rows).toHaveLength(2);
+    expect(next.rows.every((row) => row.endpointId === endpoint)).toBe(true);
+    expect(ids(next.rows).some((id) => answered.some((row) => row.id === id))).toBe(false);
+    // Another replica, which does not know of those answers, counts them still: nothing more.
+    expect((await claimAndOpenAttempts(fx.db, 64, limits)).rows).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
@@ -103,6 +105,48 @@ describe("one organization's slow endpoints", () => {
       const path = `/slow-${i}`;
       expect(receiver.at(path)).toHaveLength(SLOW_EVENTS);
       expect({ path, mostOpen: mostOpen.get(path) }).toEqual({ path, mostOpen: PER_ENDPOINT });
+    }
+  }, 60_000);
+
+  test("answering quickly, an endpoint still never has more than its cap in flight", async () => {
+    // Its place frees when a request ends, before the answer is written: the claims that fill
+    // it must still leave the endpoint at its cap, counted at the sender.
+    const org = await fx.organization();
+    const paths = ["/quick-0", "/quick-1"];
+    const events = 40;
+    // Due before the service starts: every claim finds more than the cap waiting.
+    for (const path of paths) {
+      receiver.on(path, async () => {
+        await Bun.sleep(10);
+        return new Response("ok");
+      });
+      const endpoint = await fx.endpoint(receiver.url(path), ["story.submitted"], org);
+      await fx.db.insert(webhookDeliveries).values(
+        Array.from({ length: events }, () => ({
+          id: newId(),
+          organizationId: org,
+          endpointId: endpoint.id,
+          eventId: newId(),
+          eventType: "story.submitted" as const,
+          eventCreatedAt: new Date(),
+          nextAttemptAt: new Date(),
+        })),
+      );
+    }
+    const service: ServiceHandle = await createWebhooksService(fx.runtime(), {
+      pollIntervalMs: 20,
+    });
+    try {
+      await eventually(() => paths.every((path) => receiver.at(path).length >= events), {
+        message: "every quick delivery",
+        timeoutMs: 20_000,
+      });
+    } finally {
+      await service.stop();
+    }
+    for (const path of paths) {
+      expect(receiver.at(path)).toHaveLength(events);
+      expect(mostOpen.get(path)).toBeLessThanOrEqual(PER_ENDPOINT);
     }
   }, 60_000);
 });

@@ -70,7 +70,7 @@ export async function claimDueDeliveries(
   return db
     .update(d)
     .set({ lockedUntil: new Date(now.getTime() + limits.leaseMs) })
-    .where(sql`${d.id} in (${dueForClaim(limit, limits, now)})`)
+    .where(sql`${d.id} in (${dueForClaim(limit, limits, now, [])})`)
     .returning()
     .prepare("webhooks_claim")
     .execute();
@@ -80,7 +80,7 @@ export async function claimDueDeliveries(
  * The ids a claim takes, locked (`claimDueDeliveries`). Its text is the same for every call
  * (the limits are parameters), so the statement is prepared once per connection.
  */
-function dueForClaim(limit: number, limits: ClaimLimits, now: Date): SQL {
+function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: string[]): SQL {
   const at = sql`${now.toISOString()}::timestamptz`;
   // `locked_until` is a claim's time plus the lease: a claim made within `attemptMs` ends after this.
   const runningSince = new Date(now.getTime() - limits.attemptMs + limits.leaseMs);
@@ -109,6 +109,7 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date): SQL {
         select count(*) as in_flight from webhook_deliveries as running
         where running.endpoint_id = endpoints.endpoint_id and running.status = 'pending'
           and running.locked_until > ${runningSince.toISOString()}::timestamptz
+          and running.id <> all(${uuidArray(answered)})
       ) as running
       cross join lateral (
         select id, next_attempt_at,
@@ -152,12 +153,19 @@ export interface OpenedClaim {
  * slot goes from its claim to its request with no write in between. A delivery of a paced
  * endpoint is only claimed: it takes a place in its endpoint's window first, and is opened or
  * deferred after (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
+ *
+ * `answered`: deliveries this worker holds whose request is over, their answers not yet
+ * recorded. They stay claimed (no one else takes them) but are no longer in flight, so they do
+ * not count against their endpoint's cap: a slot is free for the endpoint's next delivery as
+ * soon as its request ends, not once its answer is written. Other replicas, which do not know
+ * of them, count them still: the cap is never passed.
  */
 export async function claimAndOpenAttempts(
   db: Db,
   limit: number,
   limits: ClaimLimits,
   now: Date = new Date(),
+  answered: string[] = [],
 ): Promise<OpenedClaim> {
   if (limit <= 0) return { rows: [], opened: new Set() };
   const attemptIds = Array.from({ length: limit }, () => newId());
@@ -165,7 +173,7 @@ export async function claimAndOpenAttempts(
     db,
     "webhooks_claim_and_open",
     sql`
-    with due as (${dueForClaim(limit, limits, now)}),
+    with due as (${dueForClaim(limit, limits, now, answered)}),
     claimed as (
       update webhook_deliveries as d
       set locked_until = ${new Date(now.getTime() + limits.leaseMs).toISOString()}::timestamptz,

@@ -125,6 +125,8 @@ export class DeliveryWorker {
   private busy = 0;
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
   private readonly held = new Set<string>();
+  /** Held deliveries whose request is over, their answer being recorded: not in flight. */
+  private readonly answered = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   /** A look for due deliveries when the earliest delivery waiting for its rate is due again. */
   private pacingWake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
@@ -228,12 +230,18 @@ export class DeliveryWorker {
    * one after the other, each seeing the ones before it, so the per-endpoint cap holds as before.
    */
   private async claimAndStart(room: number): Promise<number> {
-    const { rows, opened } = await claimAndOpenAttempts(this.db, room, {
-      leaseMs: this.leaseMs,
-      perEndpoint: this.endpointConcurrency,
-      // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
-      attemptMs: this.leaseMs,
-    });
+    const { rows, opened } = await claimAndOpenAttempts(
+      this.db,
+      room,
+      {
+        leaseMs: this.leaseMs,
+        perEndpoint: this.endpointConcurrency,
+        // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
+        attemptMs: this.leaseMs,
+      },
+      new Date(),
+      [...this.answered],
+    );
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     for (const row of rows) this.held.add(row.id);
@@ -344,10 +352,11 @@ export class DeliveryWorker {
   }
 
   /**
-   * An attempt is recorded, so its endpoint is one below its cap: rows the last claim left
-   * behind for that cap may be claimed now rather than at the next poll. While every slot is
-   * taken, the refill rule decides instead. Each kick is at most one claim, and there is none
-   * while no attempt ends: no busy loop when every due row waits on a capped endpoint.
+   * An attempt's request is over (and again once it is recorded), so its endpoint is one below
+   * its cap: rows the last claim left behind for that cap may be claimed now rather than at the
+   * next poll. While every slot is taken, the refill rule decides instead. Each kick is at most
+   * one claim, and there is none while no attempt ends: no busy loop when every due row waits
+   * on a capped endpoint.
    */
   private attemptRecorded(): void {
     if (this.saturated) this.refillIfRoom();
@@ -388,6 +397,7 @@ export class DeliveryWorker {
       );
     } finally {
       this.held.delete(delivery.id);
+      this.answered.delete(delivery.id);
       freeSlot();
       this.attemptRecorded();
     }
@@ -427,6 +437,10 @@ export class DeliveryWorker {
       attemptEnded(endpoint.id);
     }
     requestOver();
+    // Its endpoint has one attempt fewer in flight: the next claim may fill its place while
+    // the answer is recorded.
+    this.answered.add(delivery.id);
+    this.attemptRecorded();
     this.attempts += 1;
     if (result.ok) {
       const at = new Date();
