@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "./db/index.ts";
-import { stories, storyTopics, storyVersions, topics } from "./db/schema.ts";
-import { iso, type StoryOut } from "./records.ts";
+import { approvalDecisions, stories, storyTopics, storyVersions, topics } from "./db/schema.ts";
+import { type ApprovalDecisionOut, iso, type StoryDetailOut, type StoryOut } from "./records.ts";
 
 export type StoryRow = typeof stories.$inferSelect;
 
@@ -126,4 +126,53 @@ export async function readStory(
     .leftJoin(storyVersions, currentVersionOf)
     .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)));
   return row ? storyRecordOf(row) : null;
+}
+
+/**
+ * The StoryDetail record of a story row of the organization: the Story record, its current
+ * version's body, and the decisions people made (newest first). The client API's read and the
+ * approval routes answer the same record from here.
+ */
+export async function storyDetailOf(
+  db: Queryable,
+  organizationId: string,
+  row: StoryRow,
+): Promise<StoryDetailOut> {
+  const [[record], [version], decisions] = await Promise.all([
+    storyRecords(db, organizationId, [row]),
+    row.currentVersion === null
+      ? Promise.resolve([])
+      : db
+          .select({ body: storyVersions.body })
+          .from(storyVersions)
+          .where(
+            and(eq(storyVersions.storyId, row.id), eq(storyVersions.version, row.currentVersion)),
+          ),
+    db
+      .select()
+      .from(approvalDecisions)
+      .where(
+        and(
+          eq(approvalDecisions.organizationId, organizationId),
+          eq(approvalDecisions.storyId, row.id),
+          eq(approvalDecisions.actorType, "person"),
+        ),
+      )
+      .orderBy(desc(approvalDecisions.decidedAt), desc(approvalDecisions.id)),
+  ]);
+  const approvals: ApprovalDecisionOut[] = decisions.map((decision) => ({
+    object: "approval_decision",
+    id: decision.id,
+    version: decision.version,
+    decision: decision.decision,
+    actor_type: decision.actorType,
+    actor_role: decision.actorRole,
+    note: decision.note,
+    decided_at: iso(decision.decidedAt)!,
+  }));
+  return {
+    ...record!,
+    body: (version?.body as Record<string, unknown>[] | undefined) ?? [],
+    approvals,
+  };
 }

@@ -1,18 +1,13 @@
 import type { Db } from "@newsroom/shared/db/index";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { invalidParameters, notFound } from "@newsroom/shared/errors";
-import {
-  type ApprovalDecisionOut,
-  iso,
-  type StoryDetailOut,
-  type StoryOut,
-} from "@newsroom/shared/records";
-import { storyRecordOf, storyRecords } from "@newsroom/shared/story-records";
+import type { StoryDetailOut, StoryOut } from "@newsroom/shared/records";
+import { storyDetailOf, storyRecordOf } from "@newsroom/shared/story-records";
 import type { Caller } from "../auth/service.ts";
 import type { CursorCodec, CursorList } from "../pagination/cursor.ts";
 import { DEFAULT_LIMIT } from "../pagination/model.ts";
 import { emptyList, type ListPage, listOf, splitPage } from "../pagination/page.ts";
-import { findStoryRow, findVersionBody, listApprovalDecisions, listStoryRows } from "./store.ts";
+import { findStoryRow, listStoryRows } from "./store.ts";
 
 export interface StoryListOptions {
   statuses?: StoryStatus[];
@@ -66,22 +61,5 @@ export async function getStoryDetail(
     ? await findStoryRow(db, caller.organizationId, storyId)
     : null;
   if (!row) throw notFound("No such story.");
-  const [[record], body, decisions] = await Promise.all([
-    storyRecords(db, caller.organizationId, [row]),
-    row.currentVersion === null
-      ? Promise.resolve(null)
-      : findVersionBody(db, caller.organizationId, row.id, row.currentVersion),
-    listApprovalDecisions(db, caller.organizationId, row.id),
-  ]);
-  const approvals: ApprovalDecisionOut[] = decisions.map((decision) => ({
-    object: "approval_decision",
-    id: decision.id,
-    version: decision.version,
-    decision: decision.decision,
-    actor_type: decision.actorType,
-    actor_role: decision.actorRole,
-    note: decision.note,
-    decided_at: iso(decision.decidedAt),
-  }));
-  return { ...record!, body: body ?? [], approvals };
+  return storyDetailOf(db, caller.organizationId, row);
 }

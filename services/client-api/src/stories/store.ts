@@ -1,16 +1,11 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import {
-  approvalDecisions,
-  type StoryStatus,
-  stories,
-  storyVersions,
-} from "@newsroom/shared/db/schema";
+import { type StoryStatus, stories, storyVersions } from "@newsroom/shared/db/schema";
 import {
   currentVersionOf,
   type StoryRow,
   storyRecordColumns,
 } from "@newsroom/shared/story-records";
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { microsToTimestamp, type Position } from "../pagination/cursor.ts";
 
 /**
@@ -106,47 +101,4 @@ export async function findStoryRow(
     .from(stories)
     .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)));
   return row ?? null;
-}
-
-/** The structured body of one version of a story of the organization. */
-export async function findVersionBody(
-  db: Queryable,
-  organizationId: string,
-  storyId: string,
-  version: number,
-): Promise<Record<string, unknown>[] | null> {
-  const [row] = await db
-    .select({ body: storyVersions.body })
-    .from(storyVersions)
-    .innerJoin(stories, eq(stories.id, storyVersions.storyId))
-    .where(
-      and(
-        eq(stories.organizationId, organizationId),
-        eq(storyVersions.storyId, storyId),
-        eq(storyVersions.version, version),
-      ),
-    );
-  return row?.body ?? null;
-}
-
-/** Actor types of decisions recorded by the approval credential: people in the workspace. */
-export const APPROVAL_ACTOR_TYPES = ["person"];
-
-/** The story's approval decisions, newest first. */
-export async function listApprovalDecisions(
-  db: Queryable,
-  organizationId: string,
-  storyId: string,
-) {
-  return db
-    .select()
-    .from(approvalDecisions)
-    .where(
-      and(
-        eq(approvalDecisions.organizationId, organizationId),
-        eq(approvalDecisions.storyId, storyId),
-        inArray(approvalDecisions.actorType, APPROVAL_ACTOR_TYPES),
-      ),
-    )
-    .orderBy(desc(approvalDecisions.decidedAt), desc(approvalDecisions.id));
 }

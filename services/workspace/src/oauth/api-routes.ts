@@ -1,20 +1,15 @@
 import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import type { Db } from "@newsroom/shared/db/index";
-import {
-  approvalDecisions,
-  organizations,
-  stories,
-  storyVersions,
-} from "@newsroom/shared/db/schema";
+import { organizations, stories } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { isUuid } from "@newsroom/shared/ids";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
-import { type ApprovalDecisionOut, iso, StoryDetailOut } from "@newsroom/shared/records";
-import { storyRecords } from "@newsroom/shared/story-records";
-import { and, desc, eq } from "drizzle-orm";
+import { StoryDetailOut } from "@newsroom/shared/records";
+import { storyDetailOf } from "@newsroom/shared/story-records";
+import { and, eq } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { audit, personActor } from "../audit.ts";
 import { transitionStory } from "../stories/service.ts";
@@ -359,7 +354,7 @@ async function noteOf(request: Request): Promise<string | null> {
   return note.trim() || null;
 }
 
-/** The StoryDetail record, as the client API answers it: the story, its body, its decisions. */
+/** The StoryDetail record of the organization's story, as the client API answers it. */
 export async function storyDetail(
   db: Db,
   organizationId: string,
@@ -370,41 +365,5 @@ export async function storyDetail(
     .from(stories)
     .where(and(eq(stories.organizationId, organizationId), eq(stories.id, storyId)));
   if (!row) throw new ApiError("not_found", "No such story.");
-  const [[record], [version], decisions] = await Promise.all([
-    storyRecords(db, organizationId, [row]),
-    row.currentVersion === null
-      ? Promise.resolve([])
-      : db
-          .select({ body: storyVersions.body })
-          .from(storyVersions)
-          .where(
-            and(eq(storyVersions.storyId, row.id), eq(storyVersions.version, row.currentVersion)),
-          ),
-    db
-      .select()
-      .from(approvalDecisions)
-      .where(
-        and(
-          eq(approvalDecisions.organizationId, organizationId),
-          eq(approvalDecisions.storyId, row.id),
-          eq(approvalDecisions.actorType, "person"),
-        ),
-      )
-      .orderBy(desc(approvalDecisions.decidedAt), desc(approvalDecisions.id)),
-  ]);
-  const approvals: ApprovalDecisionOut[] = decisions.map((decision) => ({
-    object: "approval_decision",
-    id: decision.id,
-    version: decision.version,
-    decision: decision.decision,
-    actor_type: decision.actorType,
-    actor_role: decision.actorRole,
-    note: decision.note,
-    decided_at: iso(decision.decidedAt)!,
-  }));
-  return {
-    ...record!,
-    body: (version?.body as Record<string, unknown>[] | undefined) ?? [],
-    approvals,
-  };
+  return storyDetailOf(db, organizationId, row);
 }
