@@ -107,6 +107,17 @@ export class WordPressConnector implements CmsConnector {
       context: "edit",
       per_page: "20",
     });
+    // WordPress lets a refused application password through as an anonymous request, which
+    // may not list drafts and the trash: it answers 400 (`rest_invalid_param`) or 401, not
+    // "wrong password". Asking who the user is tells the two apart.
+    if (response.status === 400 || response.status === 401) {
+      const me = await this.request("GET", "/wp/v2/users/me");
+      if (me.status === 401) {
+        throw new CmsRefused(
+          "WordPress refused the user name or the application password (HTTP 401).",
+        );
+      }
+    }
     const posts = (await this.answer(response, "looking for the post")) as WpPost[];
     const found = posts.find((post) => post.content?.raw?.includes(marker));
     return found ? remoteOf(found) : null;
