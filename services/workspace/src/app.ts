@@ -11,6 +11,7 @@ import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shar
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { assetsRoutes } from "./assets/routes.ts";
+import { cmsConnectionsRoutes } from "./cms-connections/routes.ts";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
 import { digestRoutes } from "./digest/routes.ts";
@@ -62,6 +63,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(assetsRoutes(deps))
     .use(webhookEndpointsRoutes(deps))
     .use(webhookDeliveriesRoutes(deps))
+    .use(cmsConnectionsRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps))
