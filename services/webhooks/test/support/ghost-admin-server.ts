@@ -191,8 +191,13 @@ export function startGhostAdminServer() {
         );
       }
     } catch (error) {
-      const message = (error as Error).message;
-      return ghostError(401, "UnauthorizedError", `Invalid token: ${message}`, null, "INVALID_JWT");
+      return ghostError(
+        401,
+        "UnauthorizedError",
+        `Invalid token: ${jsonwebtokenWords(error)}`,
+        null,
+        "INVALID_JWT",
+      );
     }
     return null;
   }
@@ -461,6 +466,16 @@ export function startGhostAdminServer() {
 }
 
 export type GhostAdminServer = ReturnType<typeof startGhostAdminServer>;
+
+/** Ghost verifies with `jsonwebtoken`: its words for each refusal, so messages read as Ghost's. */
+function jsonwebtokenWords(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return "invalid signature";
+  if (code === "ERR_JWT_EXPIRED") return /age/.test(message) ? "maxAge exceeded" : "jwt expired";
+  if (code === "ERR_JOSE_ALG_NOT_ALLOWED") return "invalid algorithm";
+  return message;
+}
 
 function project(post: GhostPost, fields: string | null): Record<string, unknown> {
   if (!fields) return { ...post };
