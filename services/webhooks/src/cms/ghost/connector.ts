@@ -129,7 +129,7 @@ export class GhostConnector implements CmsConnector {
         };
       }
       if (posts.status === 403) return missingCapability(posts.ghostMessage);
-      if (posts.status !== 200) return unexpected(posts);
+      if (posts.status !== 200) return unexpected(posts, "listed posts");
       const me = await this.request("GET", "users/me/", { query: { include: "roles" } });
       if (me.status === 200) {
         const role = roleOf(me.body);
@@ -138,8 +138,10 @@ export class GhostConnector implements CmsConnector {
             `the key belongs to a staff user whose role is ${role ?? "unknown"}; publishing posts with their tags needs an Editor or Administrator`,
           );
         }
-      } else if (me.status !== 404 && me.status !== 403) {
-        return unexpected(me);
+      } else if (me.status < 400 || me.status >= 500 || me.status === 401) {
+        // An integration's key has no user: Ghost answers `users/me/` with a 404 or a 403 (or
+        // refuses the id), which says the key is an integration's, whose role may publish.
+        return unexpected(me, "said whose key this is");
       }
       return { ok: true };
     } catch (error) {
@@ -431,11 +433,11 @@ function missingCapability(why: string): CmsCheck {
   };
 }
 
-function unexpected(answer: Answer): CmsCheck {
+function unexpected(answer: Answer, what: string): CmsCheck {
   return {
     ok: false,
     problem: "unexpected_answer",
-    message: `Ghost answered HTTP ${answer.status} (${answer.ghostMessage}) where it should have listed posts.`,
+    message: `Ghost answered HTTP ${answer.status} (${answer.ghostMessage}) where it should have ${what}.`,
   };
 }
 
