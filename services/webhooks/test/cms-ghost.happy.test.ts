@@ -202,6 +202,51 @@ describe("writing a story into Ghost", () => {
     expect(html).not.toContain("Not uploaded");
   });
 
+  test("an update without a recorded updated_at reads the current one first", async () => {
+    const created = await connector.create(storyPost("story-7", { slug: "seventh" }));
+    const updated = await connector.update(
+      { ...created, updatedAt: null },
+      storyPost("story-7", { slug: "seventh", title: "Seventh, revised" }),
+    );
+
+    expect(ghost.posts.get(created.id)!.title).toBe("Seventh, revised");
+    expect(updated.updatedAt).toBe(ghost.posts.get(created.id)!.updated_at);
+    const [read, put] = ghost.requests.slice(-2);
+    expect([read!.method, put!.method]).toEqual(["GET", "PUT"]);
+  });
+
+  test("values longer than Ghost's columns are cut to fit rather than refused", async () => {
+    const created = await connector.create(
+      storyPost("story-8", { slug: "eighth", title: "T".repeat(400), summary: "S".repeat(500) }),
+    );
+
+    const stored = ghost.posts.get(created.id)!;
+    expect(stored.title).toHaveLength(255);
+    expect(stored.title).toEndWith("…");
+    expect(stored.custom_excerpt).toHaveLength(300);
+  });
+
+  test("every request goes through the fetch the writer hands in (its target rules apply)", async () => {
+    const seen: string[] = [];
+    const guarded = new GhostConnector({
+      url: ghost.url(),
+      adminApiKey: ghost.adminApiKey,
+      fetch: (url, init) => {
+        seen.push(`${init.method} ${new URL(url).pathname}`);
+        return fetch(url, init);
+      },
+    });
+
+    expect(await guarded.check()).toEqual({ ok: true });
+    await guarded.findByMarker("story-1");
+    expect(seen).toEqual([
+      "GET /ghost/api/admin/site/",
+      "GET /ghost/api/admin/posts/",
+      "GET /ghost/api/admin/users/me/",
+      "GET /ghost/api/admin/posts/",
+    ]);
+  });
+
   test("check passes with an integration's key, and with an Editor's staff token", async () => {
     expect(await connector.check()).toEqual({ ok: true });
     ghost.setStaffRole("Editor");
