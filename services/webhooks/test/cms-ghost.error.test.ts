@@ -191,6 +191,14 @@ describe("answers a retry may change, and ones it will not", () => {
     expect(error).toBeInstanceOf(CmsRefused);
     expect(String(error.message)).toContain("https://admin.example.com");
     expect(other.at("/ghost/api/admin/posts/").length).toBe(before + 1);
+
+    other.on(
+      "/ghost/api/admin/site/",
+      () => new Response(null, { status: 302, headers: { location: "https://www.example.com/" } }),
+    );
+    const check = await moved.check();
+    expectProblem(check, "unexpected_answer");
+    expect(check.ok || check.message).toContain("redirect");
   });
 
   test("a file Ghost does not take as an image is refused (415), not retried", async () => {

@@ -105,6 +105,15 @@ describe("writing a story into Ghost", () => {
     expect(await again.findByMarker("story-never-written")).toBeNull();
   });
 
+  test("a marker that is not slug-safe is kept apart by a digest, never folded into another", async () => {
+    const upper = await connector.create(storyPost("Story_9", { slug: "ninth" }));
+    const lower = await connector.create(storyPost("story-9", { slug: "ninth-b" }));
+
+    expect(markerTagSlug("Story_9")).toMatch(/^hash-newsroom-[0-9a-f]{40}$/);
+    expect((await connector.findByMarker("Story_9"))?.id).toBe(upper.id);
+    expect((await connector.findByMarker("story-9"))?.id).toBe(lower.id);
+  });
+
   test("update sends the updated_at it was given and answers the new one", async () => {
     const created = await connector.create(storyPost("story-3", { slug: "third" }));
     const updated = await connector.update(

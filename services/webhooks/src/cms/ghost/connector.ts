@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { SignJWT } from "jose";
 import {
   type CmsCheck,
@@ -56,11 +57,16 @@ export function parseAdminApiKey(key: string): { id: string; secret: Uint8Array 
  * would be lost the first time someone tidied a URL; the tag is lost only if someone removes it.
  */
 export function markerTagSlug(marker: string): string {
-  const safe = marker
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return `hash-newsroom-${safe}`;
+  return `hash-newsroom-${markerWord(marker)}`;
+}
+
+/**
+ * The marker as it can stand in a tag slug and a filter: as it is when it is already lower-case
+ * letters, digits and dashes (ids are), else a digest of it, so two markers never share a slug.
+ */
+function markerWord(marker: string): string {
+  if (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(marker) && marker.length <= 150) return marker;
+  return createHash("sha256").update(marker).digest("hex").slice(0, 40);
 }
 
 interface GhostPostOut {
@@ -147,6 +153,9 @@ export class GhostConnector implements CmsConnector {
     } catch (error) {
       if (error instanceof GhostUnreachable) {
         return { ok: false, problem: "unreachable", message: error.message };
+      }
+      if (error instanceof CmsRefused) {
+        return { ok: false, problem: "unexpected_answer", message: error.message };
       }
       throw error;
     }
