@@ -1,6 +1,8 @@
 /**
  * A stand-in for Ghost's Admin API, for the connector's tests. It is a stand-in because Ghost 6
- * runs only on Node 22 and newer, which this project's machines do not have; it implements the
+ * runs only on Node 22 and newer, which this project's machines do not have (and Ghost 5, which
+ * runs on Node 20, does not install from the npm registry alone: its dependency tree fetches a
+ * package from a Git host, and it wants MySQL 8 or a native SQLite build); it implements the
  * documented endpoints the connector calls (https://ghost.org/docs/admin-api/), as Ghost answers
  * them, and nothing else:
  *
