@@ -152,6 +152,29 @@ describe("writing a story into Ghost", () => {
     expect((await connector.findByMarker("story-4"))?.id).toBe(created.id);
   });
 
+  test("unpublish to a draft reads again when an edit lands between its read and its save", async () => {
+    const created = await connector.create(storyPost("story-10", { slug: "tenth" }));
+    let edits = 0;
+    const racing = new GhostConnector({
+      url: ghost.url(),
+      adminApiKey: ghost.adminApiKey,
+      fetch: (url, init) => {
+        if (init.method === "PUT" && edits++ === 0)
+          ghost.editInGhost(created.id, { title: "Raced" });
+        return fetch(url, init);
+      },
+    });
+
+    await racing.unpublish(created, "draft");
+
+    expect(ghost.posts.get(created.id)!.status).toBe("draft");
+    expect(ghost.posts.get(created.id)!.title).toBe("Raced");
+    const puts = ghost.requests.filter(
+      (request) => request.method === "PUT" && request.path.includes(created.id),
+    );
+    expect(puts).toHaveLength(2);
+  });
+
   test("unpublish to the trash deletes the post (Ghost has no trash); a second time is a no-op", async () => {
     const created = await connector.create(storyPost("story-5", { slug: "fifth" }));
 
