@@ -118,6 +118,7 @@ describe("writing into a real WordPress", () => {
     const story = await publishedStory([
       { type: "heading", text: "What changed", level: 3 },
       { type: "paragraph", text: "Ships <b>& boats</b> may enter." },
+      { type: "paragraph", text: "From **Monday**, see [the notice](https://example.com/n)." },
       { type: "list", items: ["Ferries", "Tugs"], ordered: true },
       { type: "quote", text: "Finally.", attribution: "A skipper" },
       { type: "embed", url: "https://example.com/video?a=1&b=2" },
@@ -139,6 +140,9 @@ describe("writing into a real WordPress", () => {
     expect(raw).toContain("<cite>A skipper</cite>");
     expect(raw).toContain('<a href="https://example.com/video?a=1&amp;b=2">');
     expect(raw).not.toContain("<b>");
+    expect(raw).toContain(
+      '<p>From <strong>Monday</strong>, see <a href="https://example.com/n" rel="noopener">the notice</a>.</p>',
+    );
     expect(raw).toMatch(/Originally published at <a href="http:\/\/[^"]+\/s-[a-z0-9]+">/);
     expect((await writesOf(story.id))[0]?.performed).toBe("create");
   });

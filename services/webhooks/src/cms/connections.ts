@@ -15,7 +15,8 @@ import { open, seal } from "@newsroom/shared/secret-box";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { checkEndpointUrl } from "../endpoints/url-rules.ts";
 import type { CmsConnector } from "./connector.ts";
-import type { CmsHttpOptions } from "./http.ts";
+import { GhostConnector } from "./ghost/connector.ts";
+import { type CmsHttpOptions, cmsFetch } from "./http.ts";
 import { WordPressConnector, type WordPressCredential } from "./wordpress/connector.ts";
 
 export type CmsConnectionRow = typeof cmsConnections.$inferSelect;
@@ -211,27 +212,27 @@ export function connectorOf(
   return ghostConnector(row.url, credential, http);
 }
 
-/** Ghost connections are accepted and kept; their connector arrives separately. */
+/** Ghost through its Admin API, every request through the same target guard as WordPress's. */
 function ghostConnector(
-  _url: string,
-  _credential: Record<string, string>,
-  _http: CmsHttpOptions,
+  url: string,
+  credential: Record<string, string>,
+  http: CmsHttpOptions,
 ): CmsConnector {
-  const missing = async (): Promise<never> => {
-    throw new Error("Writing into Ghost is not available yet.");
-  };
-  return {
-    check: async () => ({
-      ok: false,
-      problem: "unexpected_answer",
-      message: "Writing into Ghost is not available yet.",
-    }),
-    findByMarker: missing,
-    create: missing,
-    update: missing,
-    unpublish: missing,
-    uploadImage: missing,
-  };
+  return new GhostConnector({
+    url,
+    adminApiKey: credential.admin_api_key ?? "",
+    fetch: (target, init) =>
+      cmsFetch(
+        target,
+        {
+          method: init.method ?? "GET",
+          headers: init.headers,
+          body: init.body,
+          signal: init.signal,
+        },
+        http,
+      ),
+  });
 }
 
 /** Records what a check found: `working`, or the problem in plain words. */

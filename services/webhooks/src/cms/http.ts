@@ -17,9 +17,11 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ConnectionRefused", "EHOSTUNREAC
 export class CmsUnreachable extends Error {}
 
 export interface CmsRequest {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  headers?: Record<string, string>;
-  body?: string | Uint8Array;
+  method: string;
+  headers?: HeadersInit;
+  body?: BodyInit | Uint8Array | null;
+  /** The caller's own deadline, besides this one's. */
+  signal?: AbortSignal | null;
 }
 
 /**
@@ -34,7 +36,9 @@ export async function cmsFetch(
   options: CmsHttpOptions,
 ): Promise<Response> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = request.signal
+    ? AbortSignal.any([AbortSignal.timeout(timeoutMs), request.signal])
+    : AbortSignal.timeout(timeoutMs);
   let checked: Awaited<ReturnType<typeof checkTarget>>;
   try {
     checked = await checkTarget(url, {
@@ -58,7 +62,9 @@ export async function cmsFetch(
     throw new CmsUnreachable(why);
   }
   const { target } = checked;
-  const headers = { "user-agent": CMS_USER_AGENT, ...request.headers, host: target.host };
+  const headers = new Headers(request.headers);
+  if (!headers.has("user-agent")) headers.set("user-agent", CMS_USER_AGENT);
+  headers.set("host", target.host);
   for (const [index, address] of target.urls.entries()) {
     try {
       return await fetch(address, {

@@ -10,7 +10,13 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { maxAttempts, nextAttemptAt } from "../delivery/retry-schedule.ts";
 import { isWellFormedStoryEvent } from "../fan-out/service.ts";
 import { type CmsConnectionRow, connectorOf } from "./connections.ts";
-import { type CmsConnector, CmsRefused, type RemoteImage, type RemotePost } from "./connector.ts";
+import {
+  CmsConflict,
+  type CmsConnector,
+  CmsRefused,
+  type RemoteImage,
+  type RemotePost,
+} from "./connector.ts";
 import type { CmsHttpOptions } from "./http.ts";
 import type { SourceStory, StorySource } from "./story-source.ts";
 
@@ -375,8 +381,14 @@ export class CmsWriter {
 
   private async failed(write: WriteRow, connection: CmsConnectionRow, error: unknown) {
     const { db, schedule } = this.options;
-    const message = error instanceof Error ? error.message : String(error);
-    const refused = error instanceof CmsRefused;
+    // A post changed in the CMS since it was written is not overwritten: a person decides.
+    const conflict = error instanceof CmsConflict;
+    const message = conflict
+      ? "The post was changed in the CMS since it was last written, so it was not overwritten."
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    const refused = error instanceof CmsRefused || conflict;
     const last = refused || write.attempts >= maxAttempts(schedule);
     await db
       .update(cmsWrites)

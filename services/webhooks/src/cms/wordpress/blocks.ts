@@ -1,4 +1,5 @@
 import type { StoryBlock, StoryBody } from "@newsroom/shared/story-body";
+import { inlineMarkup } from "@newsroom/shared/story-body-html";
 import type { RemoteImage } from "../connector.ts";
 
 /** Text as HTML: every character that could open markup, an attribute or a comment escaped. */
@@ -9,6 +10,14 @@ export function escapeHtml(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#039;");
+}
+
+/**
+ * What an author typed, escaped, with only the inline markup the public page knows
+ * (`**strong**`, `*em*`, `[words](https://...)`) made markup, by the same renderer.
+ */
+function words(text: string): string {
+  return inlineMarkup(text).value;
 }
 
 /** A block's attributes as WordPress serializes them (`--`, `<`, `>` never left as such). */
@@ -46,7 +55,7 @@ export interface BlockMarkupInput {
  * A story body as WordPress block markup (the Gutenberg comments of WordPress 6.1): paragraphs,
  * headings, lists (with their list-item blocks), quotes, images (a cleared asset at its media
  * library address, with the attachment id), embeds as a link. Every piece of text and every
- * address is escaped. A closing paragraph links back to the canonical newsroom page; its class
+ * address is escaped; the inline markup of the public page is kept. A closing paragraph links back to the canonical newsroom page; its class
  * carries the marker.
  */
 export function wordPressBlocks(input: BlockMarkupInput): string {
@@ -66,32 +75,30 @@ export function wordPressBlocks(input: BlockMarkupInput): string {
 function blockMarkup(b: StoryBlock, images: ReadonlyMap<string, RemoteImage>): string | null {
   switch (b.type) {
     case "paragraph":
-      return paragraph(escapeHtml(b.text).replace(/\r?\n/g, "<br>"));
+      return paragraph(words(b.text).replace(/\r?\n/g, "<br>"));
     case "heading": {
       const level = b.level ?? 2;
       return block(
         "heading",
-        `<h${level}>${escapeHtml(b.text)}</h${level}>`,
+        `<h${level}>${words(b.text)}</h${level}>`,
         level === 2 ? {} : { level },
       );
     }
     case "list": {
       const tag = b.ordered ? "ol" : "ul";
-      const items = b.items
-        .map((item) => block("list-item", `<li>${escapeHtml(item)}</li>`))
-        .join("\n");
+      const items = b.items.map((item) => block("list-item", `<li>${words(item)}</li>`)).join("\n");
       return block("list", `<${tag}>${items}</${tag}>`, b.ordered ? { ordered: true } : {});
     }
     case "quote": {
       const cite = b.attribution ? `<cite>${escapeHtml(b.attribution)}</cite>` : "";
       return block(
         "quote",
-        `<blockquote class="wp-block-quote">${paragraph(escapeHtml(b.text))}${cite}</blockquote>`,
+        `<blockquote class="wp-block-quote">${paragraph(words(b.text))}${cite}</blockquote>`,
       );
     }
     case "image": {
       const caption = b.caption
-        ? `<figcaption class="wp-element-caption">${escapeHtml(b.caption)}</figcaption>`
+        ? `<figcaption class="wp-element-caption">${words(b.caption)}</figcaption>`
         : "";
       const alt = escapeHtml(b.alt ?? "");
       if ("asset_id" in b) {
