@@ -13,6 +13,7 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { announceAlerts } from "./alerts/announce.ts";
+import { announceFailingCmsConnections } from "./cms/announce.ts";
 import type { CmsConnectionRow } from "./cms/connections.ts";
 import type { CmsConnector } from "./cms/connector.ts";
 import { cmsRoutes } from "./cms/routes.ts";
@@ -135,7 +136,14 @@ export async function createWebhooksService(
     schedule: retrySchedule(runtime.config),
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     connectorFor: options.cmsConnectorFor,
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onFailing: async (row) => {
+      await announceFailingCmsConnections(db, runtime.bus, { connectionId: row.id });
+    },
   });
+  const cmsAnnouncer = every(options.reconcileIntervalMs ?? 15_000, "CMS failing notices", () =>
+    announceFailingCmsConnections(db, runtime.bus).then(() => undefined),
+  );
   cmsWriter.start();
   const cmsConsumer = await startCmsWriterConsumer(
     db,
@@ -185,6 +193,7 @@ export async function createWebhooksService(
       await consumer.stop();
       await cmsConsumer.stop();
       await cmsWriter.stop();
+      await cmsAnnouncer.stop();
       await reconciler.stop();
       await worker.stop();
     },

@@ -11,6 +11,7 @@ import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shar
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { assetsRoutes } from "./assets/routes.ts";
+import { startCmsFailingConsumer } from "./cms-connections/failing-notice.ts";
 import { cmsConnectionsRoutes } from "./cms-connections/routes.ts";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
@@ -152,6 +153,8 @@ export async function createWorkspaceService(
     { db, mailer, appUrl: appUrl(config) },
     bus,
   );
+  // The webhooks service's word that writes into a client's CMS keep failing: audit and email.
+  const cmsFailing = await startCmsFailingConsumer({ db, mailer, appUrl: appUrl(config) }, bus);
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
@@ -193,6 +196,7 @@ export async function createWorkspaceService(
       await endpointDisabled.stop();
       await previewOpened.stop();
       await endpointAlerts.stop();
+      await cmsFailing.stop();
       await scheduler.stop();
       await relay.stop();
       await web.signIn.idle();
