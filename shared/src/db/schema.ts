@@ -51,7 +51,7 @@ export const organizations = pgTable("organizations", {
   updatedAt: updatedAt(),
 });
 
-/** Written by: workspace. Read by: client-api, forms, public-read. */
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */
 export const sites = pgTable("sites", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -70,7 +70,7 @@ export const sites = pgTable("sites", {
   updatedAt: updatedAt(),
 });
 
-/** Written by: workspace. Read by: client-api, forms, public-read. */
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */
 export const hostnames = pgTable("hostnames", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -347,7 +347,7 @@ export const storyPeople = pgTable(
 
 /**
  * Written by: workspace (uploads, clearing, the demo data). Read by: client-api, forms (uncleared
- * URLs kept out of newsletters), public-read.
+ * URLs kept out of newsletters), public-read, webhooks (cleared images written into a CMS).
  * Images and files. Only assets cleared for publication may appear on public routes. An uploaded
  * image has its type, size and checksum recorded and its bytes in `asset_variants`; `url` is then
  * the service-relative address of its largest public variant.
@@ -385,7 +385,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 });
 
 /**
- * Written by: workspace. Read by: public-read (the variants of cleared assets).
+ * Written by: workspace. Read by: public-read (the variants of cleared assets), webhooks (uploaded into a CMS).
  * The stored bytes of an uploaded image: resized WebP variants and the original format
  * re-encoded, every one without metadata. `name` (`{sha256 prefix}-{width}.{ext}`, hashed over
  * the variant's own bytes) is its public address under `/assets/`, so one name is one content.
