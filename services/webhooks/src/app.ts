@@ -18,7 +18,12 @@ import type { CmsConnectionRow } from "./cms/connections.ts";
 import type { CmsConnector } from "./cms/connector.ts";
 import { cmsRoutes } from "./cms/routes.ts";
 import { databaseStorySource, type StorySource } from "./cms/story-source.ts";
-import { CMS_WRITER_CONSUMER, CmsWriter, startCmsWriterConsumer } from "./cms/writer.ts";
+import {
+  CMS_WRITER_CONSUMER,
+  CmsWriter,
+  reconcileCmsWrites,
+  startCmsWriterConsumer,
+} from "./cms/writer.ts";
 import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
@@ -141,9 +146,11 @@ export async function createWebhooksService(
       await announceFailingCmsConnections(db, runtime.bus, { connectionId: row.id });
     },
   });
-  const cmsAnnouncer = every(options.reconcileIntervalMs ?? 15_000, "CMS failing notices", () =>
-    announceFailingCmsConnections(db, runtime.bus).then(() => undefined),
-  );
+  // The periodic pass: writes of story events the bus lost, and failing notices still owed.
+  const cmsReconciler = every(options.reconcileIntervalMs ?? 15_000, "CMS reconciler", async () => {
+    if ((await reconcileCmsWrites(db, options.reconcileAfterMs)) > 0) cmsWriter.kick();
+    await announceFailingCmsConnections(db, runtime.bus);
+  });
   cmsWriter.start();
   const cmsConsumer = await startCmsWriterConsumer(
     db,
@@ -193,7 +200,7 @@ export async function createWebhooksService(
       await consumer.stop();
       await cmsConsumer.stop();
       await cmsWriter.stop();
-      await cmsAnnouncer.stop();
+      await cmsReconciler.stop();
       await reconciler.stop();
       await worker.stop();
     },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cmsPosts, cmsWrites } from "@newsroom/shared/db/schema";
 import type { ServiceHandle } from "@newsroom/shared/service";
-import { insertStory } from "@newsroom/shared/testing/builders";
+import { applyStoryAction, insertStory } from "@newsroom/shared/testing/builders";
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
@@ -20,7 +20,11 @@ let service: ServiceHandle;
 beforeAll(async () => {
   fx = await webhooksFixture();
   ghost = startGhostAdminServer();
-  service = await createWebhooksService(fx.runtime(), { pollIntervalMs: 50 });
+  service = await createWebhooksService(fx.runtime(), {
+    pollIntervalMs: 50,
+    reconcileIntervalMs: 200,
+    reconcileAfterMs: 0,
+  });
 });
 
 afterAll(async () => {
@@ -72,5 +76,26 @@ describe("writing into Ghost through the writer", () => {
     await fx.transition(story.id, { action: "unpublish" });
     await done(2);
     expect(ghost.posts.get(mapping!.remoteId)!.status).toBe("draft");
+  });
+
+  test("a publish the bus never carried is written by the periodic pass", async () => {
+    const story = await insertStory(fx.db, fx.orgId, {
+      type: "insight",
+      slug: `s-${random()}`,
+      title: "Lost on the bus",
+      body: [{ type: "paragraph", text: "Still written." }],
+    });
+    // The outbox rows only: no relay publishes them.
+    for (const action of ["submit", "approve", "publish"] as const) {
+      await applyStoryAction(fx.db, story.id, action);
+    }
+    const [write] = await eventually(
+      () => fx.db.select().from(cmsWrites).where(eq(cmsWrites.storyId, story.id)),
+      (rows) => rows.length === 1 && rows[0]!.doneAt !== null,
+      { message: "the reconciled write, done", timeoutMs: 30_000 },
+    );
+    expect(write!.performed).toBe("create");
+    const titles = [...ghost.posts.values()].map((post) => post.title);
+    expect(titles.filter((title) => title === "Lost on the bus")).toHaveLength(1);
   });
 });

@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import type { EventBus, Subscription } from "@newsroom/shared/bus/index";
 import type { CmsWriteOut } from "@newsroom/shared/cms-connection-commands";
 import type { Db } from "@newsroom/shared/db/index";
-import { cmsConnections, cmsImages, cmsPosts, cmsWrites } from "@newsroom/shared/db/schema";
+import {
+  cmsConnections,
+  cmsImages,
+  cmsPosts,
+  cmsWrites,
+  outboxEvents,
+} from "@newsroom/shared/db/schema";
 import { EVENT, type StoryEvent } from "@newsroom/shared/events";
 import { isUuid, newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
@@ -65,6 +71,59 @@ export async function recordCmsWrites(db: Db, event: StoryEvent): Promise<number
         storyId,
         eventId: event.id,
         action: action as "publish" | "unpublish",
+      })),
+    )
+    .onConflictDoNothing()
+    .returning({ id: cmsWrites.id });
+  return inserted.length;
+}
+
+/** How far back the reconciler looks for story events the bus may have lost. */
+const RECONCILE_WINDOW_MS = 24 * 3600_000;
+
+/**
+ * Records the writes of story events the bus lost (or that arrived while no consumer ran): each
+ * `story.published` / `story.unpublished` of the last day, older than `afterMs`, for each enabled
+ * connection that existed when it happened and has no write for it yet. Idempotent beside the
+ * consumer: one write per connection and event.
+ */
+export async function reconcileCmsWrites(db: Db, afterMs = 60_000): Promise<number> {
+  const now = Date.now();
+  const rows = rowsOf<{
+    event_id: string;
+    organization_id: string;
+    story_id: string;
+    type: string;
+    connection_id: string;
+  }>(
+    await db.execute(sql`
+      select o.id as event_id, o.organization_id, o.story_id, o.type, c.id as connection_id
+      from ${outboxEvents} o
+      join ${cmsConnections} c on c.organization_id = o.organization_id and c.enabled
+        and c.created_at <= o.created_at
+      where o.type in (${EVENT.storyPublished}, ${EVENT.storyUnpublished})
+        and o.story_id is not null
+        and o.created_at > ${new Date(now - RECONCILE_WINDOW_MS).toISOString()}::timestamptz
+        and o.created_at < ${new Date(now - afterMs).toISOString()}::timestamptz
+        and not exists (
+          select 1 from ${cmsWrites} w where w.connection_id = c.id and w.event_id = o.id
+        )
+      order by o.created_at
+      limit 500`),
+  );
+  if (rows.length === 0) return 0;
+  const inserted = await db
+    .insert(cmsWrites)
+    .values(
+      rows.map((row) => ({
+        id: newId(),
+        organizationId: row.organization_id,
+        connectionId: row.connection_id,
+        storyId: row.story_id,
+        eventId: row.event_id,
+        action: (row.type === EVENT.storyPublished ? "publish" : "unpublish") as
+          | "publish"
+          | "unpublish",
       })),
     )
     .onConflictDoNothing()
