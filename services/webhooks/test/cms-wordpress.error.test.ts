@@ -112,6 +112,14 @@ describe("a WordPress that refuses", () => {
     expect(answer.body.message).toBe(
       "The WordPress user may not publish posts or upload files. Give the user the Author role or a higher one.",
     );
+    const storyId = await publish(org);
+    const [write] = await eventually(
+      () => fx.db.select().from(cmsWrites).where(eq(cmsWrites.storyId, storyId)),
+      (rows) => rows.length === 1 && rows[0]!.failedAt !== null,
+      { message: "the write, refused", timeoutMs: 30_000 },
+    );
+    expect(write!.attempts).toBe(1);
+    expect(write!.lastError).toContain("give the user the Author role or a higher one");
   });
 
   test("a site that does not answer: unreachable, retried, then the connection is failing", async () => {

@@ -196,6 +196,12 @@ describe("writing into a real WordPress", () => {
     const trashMapping = await mappingOf(trashed.id);
     const { body: trash } = await wp.rest<WpPost>(`/posts/${trashMapping!.remoteId}?context=edit`);
     expect(trash.status).toBe("trash");
+    // Published again: the trashed post comes back, the same post.
+    await fx.transition(trashed.id, { action: "publish" });
+    await settled(trashed.id, 3);
+    const { body: back } = await wp.rest<WpPost>(`/posts/${trashMapping!.remoteId}?context=edit`);
+    expect(back.status).toBe("publish");
+    expect(await postsWithMarkerOf(trashed.id)).toHaveLength(1);
     await internalCall(service, fx, "PATCH", `/orgs/${fx.orgId}/cms-connections/${connectionId}`, {
       unpublish_mode: "draft",
     });

@@ -117,6 +117,10 @@ export class WordPressConnector implements CmsConnector {
           "WordPress refused the user name or the application password (HTTP 401).",
         );
       }
+      // Signed in, yet not allowed to see drafts: a role below Author.
+      throw new CmsRefused(
+        `WordPress does not let this user see its own drafts (HTTP ${response.status}): give the user the Author role or a higher one.`,
+      );
     }
     const posts = (await this.answer(response, "looking for the post")) as WpPost[];
     const found = posts.find((post) => post.content?.raw?.includes(marker));
