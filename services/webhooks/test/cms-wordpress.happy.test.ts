@@ -23,6 +23,7 @@ interface WpPost {
   status: string;
   link: string;
   title: { raw: string };
+  tags: number[];
   content: { raw: string; rendered: string };
 }
 
@@ -53,13 +54,14 @@ afterAll(async () => {
   await fx?.close();
 });
 
-async function publishedStory(body: StoryBody, title = "Harbour reopens") {
+async function publishedStory(body: StoryBody, title = "Harbour reopens", topics: string[] = []) {
   const story = await insertStory(fx.db, fx.orgId, {
     type: "insight",
     slug: `s-${random()}`,
     title,
     summary: "The harbour is open again.",
     body,
+    topics,
   });
   await fx.transition(story.id, { action: "submit" });
   await fx.transition(story.id, { action: "approve" });
@@ -115,14 +117,18 @@ describe("writing into a real WordPress", () => {
   });
 
   test("a published story becomes a published post in block markup that links back", async () => {
-    const story = await publishedStory([
-      { type: "heading", text: "What changed", level: 3 },
-      { type: "paragraph", text: "Ships <b>& boats</b> may enter." },
-      { type: "paragraph", text: "From **Monday**, see [the notice](https://example.com/n)." },
-      { type: "list", items: ["Ferries", "Tugs"], ordered: true },
-      { type: "quote", text: "Finally.", attribution: "A skipper" },
-      { type: "embed", url: "https://example.com/video?a=1&b=2" },
-    ]);
+    const story = await publishedStory(
+      [
+        { type: "heading", text: "What changed", level: 3 },
+        { type: "paragraph", text: "Ships <b>& boats</b> may enter." },
+        { type: "paragraph", text: "From **Monday**, see [the notice](https://example.com/n)." },
+        { type: "list", items: ["Ferries", "Tugs"], ordered: true },
+        { type: "quote", text: "Finally.", attribution: "A skipper" },
+        { type: "embed", url: "https://example.com/video?a=1&b=2" },
+      ],
+      "Harbour reopens",
+      ["shipping", "city"],
+    );
     await settled(story.id, 1);
     const mapping = await mappingOf(story.id);
     expect(mapping?.state).toBe("published");
@@ -145,6 +151,10 @@ describe("writing into a real WordPress", () => {
     );
     expect(raw).toMatch(/Originally published at <a href="http:\/\/[^"]+\/s-[a-z0-9]+">/);
     expect((await writesOf(story.id))[0]?.performed).toBe("create");
+    // The topics as tags.
+    const { body: tags } = await wp.rest<{ id: number; slug: string }[]>("/tags");
+    const tagged = tags.filter((tag) => post.tags.includes(tag.id)).map((tag) => tag.slug);
+    expect(tagged.sort()).toEqual(["city", "shipping"]);
   });
 
   test("a new published version updates the same post", async () => {

@@ -128,7 +128,12 @@ export class WordPressConnector implements CmsConnector {
   }
 
   async create(post: CmsPost): Promise<RemotePost> {
-    const response = await this.request("POST", "/wp/v2/posts", {}, json(this.fields(post)));
+    const response = await this.request(
+      "POST",
+      "/wp/v2/posts",
+      {},
+      json({ ...this.fields(post), tags: await this.tagIds(post.topics) }),
+    );
     return remoteOf((await this.answer(response, "creating the post")) as WpPost);
   }
 
@@ -137,7 +142,7 @@ export class WordPressConnector implements CmsConnector {
       "POST",
       `/wp/v2/posts/${encodeURIComponent(remote.id)}`,
       {},
-      json(this.fields(post)),
+      json({ ...this.fields(post), tags: await this.tagIds(post.topics) }),
     );
     return remoteOf((await this.answer(response, "updating the post")) as WpPost);
   }
@@ -172,6 +177,26 @@ export class WordPressConnector implements CmsConnector {
       source_url: string;
     };
     return { id: String(media.id), url: media.source_url };
+  }
+
+  /**
+   * The story's topics as WordPress tags (found by slug, else created). Best effort: a site that
+   * does not let the user make tags gets the post without them, never no post.
+   */
+  private async tagIds(topics: string[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const topic of topics.slice(0, 20)) {
+      const slug = topic.toLowerCase().replace(/[^a-z0-9-]/g, "-");
+      const found = await this.request("GET", "/wp/v2/tags", { slug, context: "edit" });
+      const existing = found.ok ? ((await found.json().catch(() => [])) as { id: number }[]) : [];
+      if (existing[0]) {
+        ids.push(existing[0].id);
+        continue;
+      }
+      const made = await this.request("POST", "/wp/v2/tags", {}, json({ name: topic, slug }));
+      if (made.ok) ids.push(((await made.json()) as { id: number }).id);
+    }
+    return ids;
   }
 
   /** The post's fields: title and excerpt escaped (themes print them as HTML), block content. */
