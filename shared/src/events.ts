@@ -18,6 +18,7 @@ export const EVENT = {
   previewLinkOpened: "preview_link.opened",
   cachePurged: "cache.purged",
   statusIncidentUpdated: "status.incident_updated",
+  cmsConnectionFailing: "cms_connection.failing",
 } as const;
 
 /**
@@ -224,6 +225,26 @@ export const StatusIncidentUpdatedEvent = T.Object({
 });
 export type StatusIncidentUpdatedEvent = Static<typeof StatusIncidentUpdatedEvent>;
 
+/**
+ * Writes into a client's CMS kept failing (the webhooks service's CMS writer; once per run of
+ * failures, the same id on every publish). The workspace audits it and emails the organization's
+ * owners; `last_error` is the plain reason, never a credential or an address.
+ */
+export const CmsConnectionFailingEvent = T.Object({
+  id: T.String(),
+  type: T.Literal(EVENT.cmsConnectionFailing),
+  created_at: DateTime,
+  data: T.Object({
+    organization_id: T.String(),
+    connection_id: T.String(),
+    kind: T.String(),
+    url: T.String(),
+    failed_in_a_row: T.Integer(),
+    last_error: T.Union([T.String(), T.Null()]),
+  }),
+});
+export type CmsConnectionFailingEvent = Static<typeof CmsConnectionFailingEvent>;
+
 export const BusEvent = T.Union([
   StoryEvent,
   WebhookEndpointDisabledEvent,
@@ -234,5 +255,6 @@ export const BusEvent = T.Union([
   PreviewLinkOpenedEvent,
   CachePurgedEvent,
   StatusIncidentUpdatedEvent,
+  CmsConnectionFailingEvent,
 ]);
 export type BusEvent = Static<typeof BusEvent>;

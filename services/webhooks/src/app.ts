@@ -13,6 +13,17 @@ import type { Runtime } from "@newsroom/shared/runtime";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { Elysia } from "elysia";
 import { announceAlerts } from "./alerts/announce.ts";
+import { announceFailingCmsConnections } from "./cms/announce.ts";
+import type { CmsConnectionRow } from "./cms/connections.ts";
+import type { CmsConnector } from "./cms/connector.ts";
+import { cmsRoutes } from "./cms/routes.ts";
+import { databaseStorySource, type StorySource } from "./cms/story-source.ts";
+import {
+  CMS_WRITER_CONSUMER,
+  CmsWriter,
+  reconcileCmsWrites,
+  startCmsWriterConsumer,
+} from "./cms/writer.ts";
 import type { WebhooksConfig } from "./config.ts";
 import {
   countPendingDeliveries,
@@ -43,6 +54,12 @@ export interface WebhooksOptions {
   consumerName?: string;
   /** How host names are resolved before each attempt (default: the system resolver). */
   resolveHost?: HostResolver;
+  /** Durable consumer name of the CMS writer (default `webhooks-cms-writer`). */
+  cmsConsumerName?: string;
+  /** Where the CMS writer reads stories and images (default: the shared story records). */
+  cmsStorySource?: StorySource;
+  /** Which connector a CMS connection uses (tests wrap one); by its kind by default. */
+  cmsConnectorFor?: (row: CmsConnectionRow) => CmsConnector;
 }
 
 /** The webhook dispatcher: fans story events out to endpoints, signs, delivers, retries. */
@@ -110,6 +127,38 @@ export async function createWebhooksService(
     },
   );
 
+  // Writing into clients' CMSs: a write per enabled connection for each story published or
+  // unpublished, performed on the webhook retry schedule.
+  const cmsHttp = {
+    allowInsecureTargets: runtime.config.WEBHOOK_ALLOW_INSECURE_TARGETS,
+    resolve: options.resolveHost,
+  };
+  const cmsWriter = new CmsWriter({
+    db,
+    secretsKey: secretsKey(runtime.config),
+    source: options.cmsStorySource ?? databaseStorySource(db, runtime.config),
+    http: cmsHttp,
+    schedule: retrySchedule(runtime.config),
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    connectorFor: options.cmsConnectorFor,
+    // Announced at once; a publish that fails is left owed for the periodic pass.
+    onFailing: async (row) => {
+      await announceFailingCmsConnections(db, runtime.bus, { connectionId: row.id });
+    },
+  });
+  // The periodic pass: writes of story events the bus lost, and failing notices still owed.
+  const cmsReconciler = every(options.reconcileIntervalMs ?? 15_000, "CMS reconciler", async () => {
+    if ((await reconcileCmsWrites(db, options.reconcileAfterMs)) > 0) cmsWriter.kick();
+    await announceFailingCmsConnections(db, runtime.bus);
+  });
+  cmsWriter.start();
+  const cmsConsumer = await startCmsWriterConsumer(
+    db,
+    runtime.bus,
+    () => cmsWriter.kick(),
+    options.cmsConsumerName ?? CMS_WRITER_CONSUMER,
+  );
+
   const stopReadingQueue = readQueueAtScrape(() => readDeliveryQueue(db));
 
   const kit = httpKit("webhooks");
@@ -132,6 +181,14 @@ export async function createWebhooksService(
         resolveHost: options.resolveHost,
         tokens: worker.tokens,
       }),
+    )
+    .use(
+      cmsRoutes({
+        db,
+        secretsKey: secretsKey(runtime.config),
+        allowInsecureTargets: insecureWebhookTargets(runtime.config),
+        http: cmsHttp,
+      }),
     );
   kit.bindRoutes(app);
   return {
@@ -141,6 +198,9 @@ export async function createWebhooksService(
     stop: async () => {
       stopReadingQueue();
       await consumer.stop();
+      await cmsConsumer.stop();
+      await cmsWriter.stop();
+      await cmsReconciler.stop();
       await reconciler.stop();
       await worker.stop();
     },

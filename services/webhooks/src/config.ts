@@ -1,6 +1,7 @@
 import {
   EdgeConfig,
   ProcessConfig,
+  PublicAddressConfig,
   RuntimeConfig,
   SecretsConfig,
   WebhookDeliveryConfig,
@@ -21,5 +22,7 @@ export const WebhooksConfig = T.Composite([
   // The internal API's bearer token (the workspace calls it).
   T.Pick(WorkspaceServerConfig, ["ADMIN_TOKEN"]),
   WebhookDeliveryConfig,
+  // The canonical newsroom page a post written into a client's CMS links back to.
+  PublicAddressConfig,
 ]);
 export type WebhooksConfig = Static<typeof WebhooksConfig>;

@@ -12,6 +12,8 @@ import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shar
 import { sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { assetsRoutes } from "./assets/routes.ts";
+import { startCmsFailingConsumer } from "./cms-connections/failing-notice.ts";
+import { cmsConnectionsRoutes } from "./cms-connections/routes.ts";
 import type { WorkspaceConfig } from "./config.ts";
 import type { WorkspaceCalls, WorkspaceDeps } from "./deps.ts";
 import { digestRoutes } from "./digest/routes.ts";
@@ -65,6 +67,7 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(assetsRoutes(deps))
     .use(webhookEndpointsRoutes(deps))
     .use(webhookDeliveriesRoutes(deps))
+    .use(cmsConnectionsRoutes(deps))
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps))
@@ -160,6 +163,8 @@ export async function createWorkspaceService(
       error: error instanceof Error ? error.message : String(error),
     }),
   );
+  // The webhooks service's word that writes into a client's CMS keep failing: audit and email.
+  const cmsFailing = await startCmsFailingConsumer({ db, mailer, appUrl: appUrl(config) }, bus);
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
@@ -202,6 +207,7 @@ export async function createWorkspaceService(
       await previewOpened.stop();
       await endpointAlerts.stop();
       await oauthSweeper.stop();
+      await cmsFailing.stop();
       await scheduler.stop();
       await relay.stop();
       await web.signIn.idle();

@@ -53,7 +53,7 @@ export const organizations = pgTable("organizations", {
   updatedAt: updatedAt(),
 });
 
-/** Written by: workspace. Read by: client-api, forms, public-read. */
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */
 export const sites = pgTable("sites", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -72,7 +72,7 @@ export const sites = pgTable("sites", {
   updatedAt: updatedAt(),
 });
 
-/** Written by: workspace. Read by: client-api, forms, public-read. */
+/** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */
 export const hostnames = pgTable("hostnames", {
   id: uuid("id").primaryKey(),
   organizationId: uuid("organization_id")
@@ -349,7 +349,7 @@ export const storyPeople = pgTable(
 
 /**
  * Written by: workspace (uploads, clearing, the demo data). Read by: client-api, forms (uncleared
- * URLs kept out of newsletters), public-read.
+ * URLs kept out of newsletters), public-read, webhooks (cleared images written into a CMS).
  * Images and files. Only assets cleared for publication may appear on public routes. An uploaded
  * image has its type, size and checksum recorded and its bytes in `asset_variants`; `url` is then
  * the service-relative address of its largest public variant.
@@ -387,7 +387,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 });
 
 /**
- * Written by: workspace. Read by: public-read (the variants of cleared assets).
+ * Written by: workspace. Read by: public-read (the variants of cleared assets), webhooks (uploaded into a CMS).
  * The stored bytes of an uploaded image: resized WebP variants and the original format
  * re-encoded, every one without metadata. `name` (`{sha256 prefix}-{width}.{ext}`, hashed over
  * the variant's own bytes) is its public address under `/assets/`, so one name is one content.
@@ -1062,4 +1062,127 @@ export const oauthTokens = pgTable(
     createdAt: createdAt(),
   },
   (table) => [index("oauth_tokens_grant_idx").on(table.grantId)],
+);
+
+/**
+ * Written by: webhooks (its internal API takes the workspace's commands; the CMS writer records
+ * each connection's health). Read by: workspace (whose organization a connection named by id is).
+ * A client's CMS the organization's published stories are written into (WordPress or Ghost).
+ */
+export const cmsConnections = pgTable(
+  "cms_connections",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    kind: text("kind", { enum: ["wordpress", "ghost"] }).notNull(),
+    /** The site's address (WordPress) or the Admin API's (Ghost), checked like an endpoint's. */
+    url: text("url").notNull(),
+    /** The credential as JSON, sealed like a webhook secret: never shown again. */
+    credentialCiphertext: text("credential_ciphertext").notNull(),
+    /** What unpublishing a story does to its post: back to a draft, or to the trash. */
+    unpublishMode: text("unpublish_mode", { enum: ["draft", "trash"] })
+      .notNull()
+      .default("draft"),
+    enabled: boolean("enabled").notNull().default(true),
+    /** `unchecked` until a check or a write answers; `failing` after writes kept failing. */
+    status: text("status", { enum: ["unchecked", "working", "failing"] })
+      .notNull()
+      .default("unchecked"),
+    /** The last check's or write's problem in plain words, or null. Never a credential. */
+    lastError: text("last_error"),
+    lastErrorAt: tstz("last_error_at"),
+    /** Failed write attempts in a row; a success resets it. */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /**
+     * Set in the transaction that marks the connection failing: the id of the
+     * `cms_connection.failing` event owed (its owners are emailed once). Cleared once published.
+     */
+    failingAnnouncementId: uuid("failing_announcement_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index("cms_connections_org_idx").on(table.organizationId, table.createdAt)],
+);
+
+/**
+ * Written by: webhooks (the CMS writer). Read by: no other service.
+ * A story's post in a connection's CMS: recorded right after the create, so that a story is
+ * never created twice (and looked up by its marker when a crash came between the two).
+ */
+export const cmsPosts = pgTable(
+  "cms_posts",
+  {
+    connectionId: uuid("connection_id")
+      .notNull()
+      .references(() => cmsConnections.id, { onDelete: "cascade" }),
+    storyId: uuid("story_id").notNull(),
+    organizationId: uuid("organization_id").notNull(),
+    remoteId: text("remote_id").notNull(),
+    /** The CMS's own last-modified stamp (Ghost's `updated_at`), for its conflict check. */
+    remoteUpdatedAt: text("remote_updated_at"),
+    remoteUrl: text("remote_url"),
+    /** The story version last written; null after an unpublish. */
+    writtenVersion: integer("written_version"),
+    marker: text("marker").notNull(),
+    state: text("state", { enum: ["published", "unpublished"] }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.storyId] })],
+);
+
+/**
+ * Written by: webhooks (the CMS writer). Read by: no other service.
+ * A cleared asset already in a connection's media library: uploaded once, reused by every story.
+ */
+export const cmsImages = pgTable(
+  "cms_images",
+  {
+    connectionId: uuid("connection_id")
+      .notNull()
+      .references(() => cmsConnections.id, { onDelete: "cascade" }),
+    assetId: uuid("asset_id").notNull(),
+    organizationId: uuid("organization_id").notNull(),
+    remoteId: text("remote_id").notNull(),
+    remoteUrl: text("remote_url").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.assetId] })],
+);
+
+/**
+ * Written by: webhooks (the CMS writer). Read by: no other service.
+ * One story event to write into one connection: `publish` (create or update) or `unpublish`,
+ * attempted on the webhook retry schedule, one at a time and in order per connection and story.
+ */
+export const cmsWrites = pgTable(
+  "cms_writes",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id").notNull(),
+    connectionId: uuid("connection_id")
+      .notNull()
+      .references(() => cmsConnections.id, { onDelete: "cascade" }),
+    storyId: uuid("story_id").notNull(),
+    /** The story event this write is for: one write per connection and event. */
+    eventId: uuid("event_id").notNull(),
+    action: text("action", { enum: ["publish", "unpublish"] }).notNull(),
+    /** What the last attempt did in the CMS: `create`, `update` or `unpublish`. */
+    performed: text("performed", { enum: ["create", "update", "unpublish", "none"] }),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: tstz("next_attempt_at").notNull().defaultNow(),
+    /** A worker's claim: no other worker takes the write until then. */
+    lockedUntil: tstz("locked_until"),
+    lastError: text("last_error"),
+    doneAt: tstz("done_at"),
+    /** Every attempt of the schedule failed, or the CMS refused the write outright. */
+    failedAt: tstz("failed_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex("cms_writes_event_idx").on(table.connectionId, table.eventId),
+    index("cms_writes_due_idx").on(table.nextAttemptAt),
+    index("cms_writes_story_idx").on(table.organizationId, table.storyId, table.createdAt),
+  ],
 );

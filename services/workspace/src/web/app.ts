@@ -10,6 +10,7 @@ import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
 import { assetsWebRoutes } from "./routes/assets.ts";
 import { auditWebRoutes } from "./routes/audit.ts";
+import { cmsConnectionsWebRoutes } from "./routes/cms-connections.ts";
 import { freshSignInWebRoutes } from "./routes/fresh-sign-in.ts";
 import { keysWebRoutes } from "./routes/keys.ts";
 import { membersWebRoutes } from "./routes/members.ts";
@@ -74,6 +75,7 @@ export function createWebApp(deps: WebDeps) {
     .use(assetsWebRoutes(deps, kit))
     .use(newsletterWebRoutes(deps, kit))
     .use(sitesWebRoutes(deps, kit))
+    .use(cmsConnectionsWebRoutes(deps, kit))
     .use(membersWebRoutes(deps, kit))
     .use(auditWebRoutes(deps, kit))
     .use(ssoWebRoutes(deps, kit))

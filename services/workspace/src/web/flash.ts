@@ -29,6 +29,10 @@ export const DONE_MESSAGES = {
   "origin-removed": "The origin was removed.",
   "site-added": "The site was added.",
   "hostname-added": "The hostname was added. It stays pending until an operator activates it.",
+  "cms-connection-added":
+    "The connection was added. Its credential is stored sealed and is not shown again.",
+  "cms-connection-changed": "The connection was saved.",
+  "cms-connection-deleted": "The connection was deleted. Posts already written stay on the site.",
   "sso-saved": "The single sign-on settings were saved.",
   "signed-out": "You are signed out.",
   "signed-out-everywhere": "Every session of your account has ended, this one included.",

@@ -20,6 +20,7 @@ export interface OrgNav {
     | "audit"
     | "keys"
     | "webhook-endpoints"
+    | "cms-connections"
     | "sso";
   /** The person's role there: links to pages it may not open are left out. */
   role?: MemberRole;
@@ -47,6 +48,7 @@ function orgLinks(org: OrgNav): Html {
     ${allowed("audit.view") ? link("audit", `${base}/audit`, "Audit log") : ""}
     ${allowed("key.create") ? link("keys", `${base}/keys`, "API keys") : ""}
     ${allowed("endpoint.create") ? link("webhook-endpoints", `${base}/webhook-endpoints`, "Webhook endpoints") : ""}
+    ${allowed("cms.manage") ? link("cms-connections", `${base}/cms-connections`, "CMS connections") : ""}
     ${
       // House owners only: acting as staff, the role is the house role.
       org.staff && org.role === "owner" ? link("sso", `${base}/sso`, "Single sign-on") : ""

@@ -20,6 +20,7 @@ export const PERMISSION_ACTIONS = [
   "endpoint.delete",
   "newsletter.manage",
   "sites.manage",
+  "cms.manage",
   "members.manage",
   "members.manage_owners",
   "audit.view",

@@ -1,3 +1,4 @@
+import type { CmsWriteOut } from "@newsroom/shared/cms-connection-commands";
 import { type Html, html } from "@newsroom/shared/html";
 import { renderBody } from "@newsroom/shared/story-body-html";
 import type { StoryRow } from "@newsroom/shared/story-records";
@@ -39,6 +40,8 @@ export interface StoryPageData {
   previewLinks: PreviewLinksData | null;
   /** The zone the person's times are shown in (`?tz=`, UTC unless given), and whether it was given. */
   timeZone: { zone: string; given: boolean };
+  /** The story's writes into the organization's CMS connections, newest first (null: unknown). */
+  cmsWrites?: CmsWriteOut[] | null;
 }
 
 export interface DecisionFormState {
@@ -227,6 +230,30 @@ ${
 }
 
 /** /app/stories/{id}: versions, the comparison, decisions and events; the decision forms. */
+const CMS_STATUS = { pending: "in flight", done: "written", failed: "failed" } as const;
+const CMS_DID = {
+  create: "created",
+  update: "updated",
+  unpublish: "unpublished",
+  none: "nothing to do",
+};
+
+/** Each CMS connection's latest write of this story: written, in flight or failed, and why. */
+function cmsSection(writes: CmsWriteOut[] | null): Html {
+  if (!writes || writes.length === 0) return html``;
+  const latest = new Map<string, CmsWriteOut>();
+  for (const write of writes)
+    if (!latest.has(write.connection_id)) latest.set(write.connection_id, write);
+  return html`<section aria-labelledby="cms-writes"><h2 id="cms-writes">Client sites (CMS)</h2>
+<table><thead><tr><th scope="col">Site</th><th scope="col">Write</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last problem</th></tr></thead>
+<tbody>${[...latest.values()].map(
+    (w) =>
+      html`<tr><td>${w.remote_url ? html`<a href="${w.remote_url}">${w.url}</a>` : w.url}</td><td>${w.action}${
+        w.performed ? ` (${CMS_DID[w.performed as keyof typeof CMS_DID] ?? w.performed})` : ""
+      }</td><td>${CMS_STATUS[w.status]}</td><td>${String(w.attempts)}</td><td>${w.last_error ?? "none"}</td></tr>`,
+  )}</tbody></table></section>`;
+}
+
 export function storyPage(who: Visitor, data: StoryPageData, state: DecisionFormState = {}): Html {
   const { story, access } = data;
   const current = data.versions.find((v) => v.version === story.currentVersion);
@@ -254,6 +281,7 @@ ${renderBody(data.reading)}`
 ${decisionForms(who, data, state)}
 ${scheduleForms(who, data, state)}
 ${releaseForms(who, data)}
+${cmsSection(data.cmsWrites ?? null)}
 ${data.previewLinks ? previewLinksSection(who, data.previewLinks, state.previewLink) : ""}
 <section aria-labelledby="versions"><h2 id="versions">Versions</h2>
 <table><thead><tr><th scope="col">Version</th><th scope="col">Title</th><th scope="col">Written</th><th scope="col">Preview</th></tr></thead>

@@ -2,6 +2,7 @@ import { bodyBeforePublication } from "@newsroom/shared/asset-urls";
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { audit } from "../../audit.ts";
+import { storyCmsWrites } from "../../cms-connections/commands.ts";
 import { can } from "../../identity/members/permissions.ts";
 import {
   createPreviewLink,
@@ -60,7 +61,11 @@ export function storiesWebRoutes(deps: WebDeps, kit: WebKit) {
       ? await listPreviewLinks(deps.db, orgId, storyId)
       : null;
     const creators = links ? await creatorsOf(deps.db, links) : new Map<string, string>();
+    // Where the story stands in the organization's CMSs; the page shows without it when the
+    // webhooks service does not answer.
+    const cmsWrites = await storyCmsWrites(deps, orgId, storyId).catch(() => null);
     return {
+      cmsWrites,
       access,
       story,
       versions,
