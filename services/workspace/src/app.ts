@@ -25,6 +25,8 @@ import { startPreviewOpenedConsumer } from "./preview-links/opened-consumer.ts";
 import { previewLinksRoutes } from "./preview-links/routes.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
+import type { StatusWriteContext } from "./status/incidents.ts";
+import { statusInternalRoutes } from "./status/routes.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { startScheduler } from "./stories/scheduler.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
@@ -65,7 +67,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps))
-    .use(organizationNewsletterRoutes(deps));
+    .use(organizationNewsletterRoutes(deps))
+    .use(deps.status ? statusInternalRoutes(deps.status) : new Elysia());
   kit.bindRoutes(app);
   return app;
 }
@@ -153,7 +156,14 @@ export async function createWorkspaceService(
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
+  const status: StatusWriteContext = {
+    db,
+    houseOrg: config.HOUSE_ORG,
+    publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
+    kickRelay: relay.kick,
+  };
   const app = createWorkspaceApp({
+    status,
     db,
     bus,
     secretsKey: secretsKey(config),
