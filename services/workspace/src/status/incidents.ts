@@ -189,11 +189,11 @@ async function writeEvent(tx: Queryable, event: StatusIncidentUpdatedEvent): Pro
 }
 
 /** Audited against the house organization, whose staff run the status page (when it exists). */
-async function auditStatus(
+export async function auditStatus(
   tx: Queryable,
   houseOrg: string,
   action: string,
-  subjectId: string,
+  subjectId: string | null,
   actor: string,
 ): Promise<void> {
   const [house] = await tx
