@@ -206,6 +206,16 @@ ${updateList(entry)}`;
   return document(`${incident.name} · Newsroom status`, main, served);
 }
 
+/** The page of an incident that is not among the recent ones. */
+export function notFoundPage(served: ServedSnapshot): Html {
+  return document(
+    "No such incident · Newsroom status",
+    html`<h1>No such incident</h1>
+<p>There is no recent incident or maintenance at this address. <a href="/status">See the status page</a>.</p>`,
+    served,
+  );
+}
+
 export function findEntry(snapshot: StatusSnapshot, id: string): IncidentWithUpdates | undefined {
   return [...snapshot.incidents, ...snapshot.maintenances].find(
     (entry) => entry.incident.id === id,
