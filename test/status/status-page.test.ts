@@ -16,7 +16,8 @@ import { type Incident, StatuspageClient } from "./statuspage-client.ts";
  * its component as an outage within a minute and operational again after its restart; the
  * Statuspage-compatible JSON read by a client written from Statuspage's documentation; the page
  * in Chromium (axe, 390 px, no script); the database cut away (a TCP proxy in front of this
- * file's own database), the page still answers with the status last known, saying so.
+ * file's own database), the page still answers with the status last known, saying so; the
+ * workspace itself stopped, the gateway answers the copies it last saw.
  */
 const databaseUrl = requireService("DATABASE_URL");
 const natsUrl = requireService("NATS_URL");
@@ -262,4 +263,19 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
       { message: "the notice gone with the database back", timeoutMs: 30_000, everyMs: 500 },
     );
   }, 90_000);
+
+  test("the workspace stopped: the gateway answers the page and the JSON it last saw", async () => {
+    await fetch(`${base}/api/v2/summary.json`);
+    const workspace = cluster.processes.get("workspace")!;
+    workspace.kill("SIGTERM");
+    await workspace.exited;
+    const page = await fetch(`${base}/status`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("cache-control")).toBe("public, max-age=10");
+    expect(await page.text()).toContain("Forms and newsletters");
+    const summary = await client.get<{ components: unknown[] }>("summary.json");
+    expect(summary.components).toHaveLength(6);
+    // The web app has no kept copy: the gateway says it cannot reach it.
+    expect((await fetch(`${base}/app/sign-in`)).status).toBe(503);
+  });
 });
