@@ -19,6 +19,8 @@ export interface ProcessProbe {
   name: string;
   components: readonly ComponentId[];
   url?: string;
+  /** What is read at `url` (default `/health/ready`). */
+  path?: string;
   ready?: () => Promise<void>;
 }
 
@@ -50,7 +52,7 @@ function failure(error: unknown): string {
 
 async function probeProcess(target: ProcessProbe): Promise<ProbeOutcome> {
   const outcome = (state: ComponentState, detail: string): ProbeOutcome => ({
-    probe: `${target.name} readiness`,
+    probe: `${target.name} ${target.path ?? "/health/ready"}`,
     components: target.components,
     state,
     detail,
@@ -58,7 +60,7 @@ async function probeProcess(target: ProcessProbe): Promise<ProbeOutcome> {
   try {
     if (target.url) {
       const response = await timed((signal) =>
-        fetch(`${target.url!.replace(/\/+$/, "")}/health/ready`, { signal }),
+        fetch(`${target.url!.replace(/\/+$/, "")}${target.path ?? "/health/ready"}`, { signal }),
       );
       await response.body?.cancel();
       if (!response.ok)
@@ -142,7 +144,14 @@ export async function probeAll(db: Db, targets: ProbeTargets): Promise<ProbeOutc
   const gateway = targets.gatewayUrl.replace(/\/+$/, "");
   const work: Promise<ProbeOutcome>[] = [
     ...targets.processes.map(probeProcess),
-    probeProcess({ name: "gateway", url: gateway, components: ALL_BEHIND_GATEWAY }),
+    // The gateway's liveness, not its readiness: that fails with any one service behind it, whose
+    // own probe names the component it serves.
+    probeProcess({
+      name: "gateway",
+      url: gateway,
+      path: "/health",
+      components: ALL_BEHIND_GATEWAY,
+    }),
     ...targets.reads.map((read) => probeRead(gateway, read)),
     outboxAgeSeconds(db).then(
       (seconds): ProbeOutcome => ({
