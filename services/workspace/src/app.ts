@@ -160,11 +160,13 @@ export async function createWorkspaceService(
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
+  const snapshots = new SnapshotCache(db);
   const status: StatusWriteContext = {
     db,
     houseOrg: config.HOUSE_ORG,
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     kickRelay: relay.kick,
+    changed: () => snapshots.invalidate(),
   };
   // The status page's probes: each process's readiness (over HTTP when it runs apart, else this
   // process's database, which the embedded start's services share), reads through the gateway,
@@ -192,7 +194,7 @@ export async function createWorkspaceService(
     deliveryQueue: () => calls.webhooks.call("GET", "/internal/v1/delivery_queue"),
   };
   const prober = startStatusProber(db, probeTargets, config.STATUS_PROBE_INTERVAL_SECONDS * 1000);
-  const statusModule: StatusModule = { snapshots: new SnapshotCache(db), write: status };
+  const statusModule: StatusModule = { snapshots, write: status };
   const app = createWorkspaceApp({
     status,
     db,

@@ -210,6 +210,8 @@ export interface StatusWriteContext {
   publicBaseUrl: string;
   /** Asks the outbox relay for a pass once the change committed. */
   kickRelay: () => void;
+  /** Told once a change committed (the page's snapshot is read again). */
+  changed?: () => void;
   now?: () => Date;
 }
 
@@ -288,6 +290,7 @@ export async function createIncident(
     return { incident: incident!, update: update! };
   });
   context.kickRelay();
+  context.changed?.();
   return result;
 }
 
@@ -340,6 +343,7 @@ export async function addIncidentUpdate(
     return { incident: incident!, update: update! };
   });
   context.kickRelay();
+  context.changed?.();
   return result;
 }
 
@@ -349,14 +353,16 @@ export async function findIncident(db: Queryable, id: string): Promise<IncidentR
   return row ?? null;
 }
 
-/** The most recent incidents and maintenances (newest first) with their updates (newest first). */
+/** The most recent incidents, or maintenances (newest first), with their updates (newest first). */
 export async function recentIncidents(
   db: Queryable,
+  kind: IncidentKind,
   limit = 50,
 ): Promise<{ incident: IncidentRow; updates: IncidentUpdateRow[] }[]> {
   const incidents = await db
     .select()
     .from(statusIncidents)
+    .where(eq(statusIncidents.kind, kind))
     .orderBy(desc(statusIncidents.createdAt))
     .limit(limit);
   if (incidents.length === 0) return [];

@@ -1,9 +1,9 @@
 import type { Db } from "@newsroom/shared/db/index";
-import { statusComponents, statusDailyUptime, statusIncidents } from "@newsroom/shared/db/schema";
+import { statusComponents, statusDailyUptime } from "@newsroom/shared/db/schema";
 import { log } from "@newsroom/shared/log";
-import { desc, eq, gte } from "drizzle-orm";
+import { gte } from "drizzle-orm";
 import { recentIncidents } from "./incidents.ts";
-import { type IncidentWithUpdates, incidentWithUpdates } from "./json.ts";
+import type { IncidentWithUpdates } from "./json.ts";
 import {
   COMPONENTS,
   type ComponentState,
@@ -78,19 +78,12 @@ export function historyDays(now: Date): string[] {
 /** Reads the whole snapshot from the database; throws when it cannot. */
 export async function readSnapshot(db: Db, now = new Date()): Promise<StatusSnapshot> {
   const days = historyDays(now);
-  const [rows, uptimeRows, recent, upcoming] = await Promise.all([
+  const [rows, uptimeRows, incidents, maintenances] = await Promise.all([
     db.select().from(statusComponents),
     db.select().from(statusDailyUptime).where(gte(statusDailyUptime.day, days[0]!)),
-    recentIncidents(db, 50),
-    db
-      .select()
-      .from(statusIncidents)
-      .where(eq(statusIncidents.kind, "maintenance"))
-      .orderBy(desc(statusIncidents.createdAt))
-      .limit(50),
+    recentIncidents(db, "incident", 50),
+    recentIncidents(db, "maintenance", 50),
   ]);
-  const incidents = recent.filter((entry) => entry.incident.kind !== "maintenance");
-  const maintenances = await Promise.all(upcoming.map((row) => incidentWithUpdates(db, row)));
   const activeIncidents = incidents.filter((entry) => !isClosedStatus(entry.incident.status));
   const openMaintenances = maintenances
     .filter((entry) => !isClosedStatus(entry.incident.status))
@@ -190,6 +183,8 @@ export class SnapshotCache {
   private readAt = 0;
   private stale = false;
   private reading: Promise<void> | null = null;
+  /** The next ask waits for a fresh read (after a change made through this process). */
+  private mustRead = true;
 
   constructor(
     private readonly db: Db,
@@ -200,6 +195,7 @@ export class SnapshotCache {
   /** Forgets the age: the next ask reads (after a change staff made). */
   invalidate(): void {
     this.readAt = 0;
+    this.mustRead = true;
   }
 
   async get(): Promise<ServedSnapshot> {
@@ -207,7 +203,9 @@ export class SnapshotCache {
       this.reading ??= this.refresh().finally(() => {
         this.reading = null;
       });
-      await this.reading;
+      // A snapshot in hand answers at once while the next is read (a slow or absent database
+      // never holds the page up), unless a change was just made here or there is none yet.
+      if (!this.last || this.mustRead) await this.reading;
     }
     return { snapshot: this.last, stale: this.stale };
   }
@@ -230,6 +228,7 @@ export class SnapshotCache {
     } finally {
       clearTimeout(timer);
       this.readAt = Date.now();
+      this.mustRead = false;
     }
   }
 }
