@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { type EventBus, openBus } from "@newsroom/shared/bus/index";
+import { type BusEvent, EVENT, StatusIncidentUpdatedEvent } from "@newsroom/shared/events";
 import { expectAccessible } from "@newsroom/shared/testing/accessibility";
 import { CHROMIUM, launchChromium } from "@newsroom/shared/testing/browser";
 import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
@@ -7,6 +9,7 @@ import { requireService, type TestDatabase, testDatabase } from "@newsroom/share
 import { eventually } from "@newsroom/shared/testing/eventually";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { type TcpProxy, tcpProxy } from "@newsroom/shared/testing/tcp-proxy";
+import { Value } from "@sinclair/typebox/value";
 import { type Cluster, startCluster } from "../../scripts/cluster.ts";
 import { freeClusterPorts, operatorApi } from "../support/cluster.ts";
 import { type Incident, StatuspageClient } from "./statuspage-client.ts";
@@ -37,6 +40,8 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
   let base = "";
   let client: StatuspageClient;
   let admin: ReturnType<typeof operatorApi>;
+  let bus: EventBus;
+  const heard: BusEvent[] = [];
 
   beforeAll(
     async () => {
@@ -47,6 +52,17 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
       throughProxy.hostname = "127.0.0.1";
       throughProxy.port = String(proxy.port);
       const suffix = Math.random().toString(36).slice(2, 8);
+      // What the subscribers of incident updates (mailings, webhooks) are handed on the bus.
+      bus = await openBus(natsUrl, {
+        stream: `STATUS_${suffix}`,
+        subjectPrefix: `status${suffix}.`,
+      });
+      await bus.subscribe(
+        async (event) => {
+          heard.push(event);
+        },
+        { durable: `status-test-${suffix}`, types: [EVENT.statusIncidentUpdated], from: "all" },
+      );
       const ports = await freeClusterPorts();
       cluster = startCluster(
         ports,
@@ -83,6 +99,7 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
   );
 
   afterAll(async () => {
+    await bus?.close();
     await cluster?.stop();
     proxy?.restore();
     await database?.close();
@@ -197,6 +214,22 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
       (answer) => answer.incidents.length === 0,
       { message: "no unresolved incident", timeoutMs: 15_000, everyMs: 500 },
     );
+    // Each change reached the bus once, in order, in the contract's shape.
+    const events = await eventually(
+      () => heard.filter((event) => Value.Check(StatusIncidentUpdatedEvent, event)),
+      (list) => list.length === 3,
+      { message: "three status.incident_updated events on the bus", timeoutMs: 15_000 },
+    );
+    expect(
+      (events as StatusIncidentUpdatedEvent[]).map((event) => [
+        event.data.incident.name,
+        event.data.update.status,
+      ]),
+    ).toEqual([
+      ["Slow client API", "identified"],
+      ["Network upgrade", "scheduled"],
+      ["Slow client API", "resolved"],
+    ]);
     const resolved = (await client.get<{ incidents: Incident[] }>("incidents.json")).incidents[0]!;
     expect(resolved.status).toBe("resolved");
     expect(resolved.incident_updates.map((u) => u.status)).toEqual(["resolved", "identified"]);
