@@ -14,6 +14,8 @@ import { buildOpenApiDocument, type RouteInfo } from "@newsroom/shared/openapi/d
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { openRuntime } from "@newsroom/shared/runtime";
 import { createOAuthApi } from "@newsroom/workspace/oauth/api-routes";
+import { statusPublicRoutes } from "@newsroom/workspace/status/public-routes";
+import { SnapshotCache } from "@newsroom/workspace/status/snapshot";
 
 export const DOCUMENT_PATH = new URL("../gateway/openapi.json", import.meta.url).pathname;
 
@@ -60,10 +62,21 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
       now: () => new Date(),
       kickRelay: () => {},
     });
+    // The status page: the workspace answers it, the gateway routes it (never the internal API).
+    const status = statusPublicRoutes({
+      snapshots: new SnapshotCache(runtime.database.db),
+      write: {
+        db: runtime.database.db,
+        houseOrg: runtime.config.HOUSE_ORG,
+        publicBaseUrl: runtime.config.PUBLIC_BASE_URL,
+        kickRelay: () => {},
+      },
+    });
     const routes = [
       ...gateway.routes,
       ...services.flatMap((service) => service.app.routes),
       ...approvals.app.routes,
+      ...status.routes,
     ];
     for (const service of services) await service.stop();
     return routes as RouteInfo[];

@@ -14,6 +14,7 @@ import { docsRoutes } from "./docs.ts";
 import { indexPage } from "./index-page.ts";
 import { enforceClientApiLimits, enforcePublicLimits, RATE_LIMIT_POLICY } from "./rate-limits.ts";
 import { GATEWAY_PATHS, type ServiceName, serviceForRequest } from "./routing.ts";
+import type { StatusCopies } from "./status-copies.ts";
 import { type Upstream, UpstreamUnavailable } from "./upstream.ts";
 
 export interface GatewayOptions {
@@ -38,6 +39,8 @@ export interface GatewayOptions {
    * none by default.
    */
   answerCache?: PublicAnswerCache;
+  /** The status page's last good answers, served while the workspace cannot be reached. */
+  statusCopies?: StatusCopies;
 }
 
 /**
@@ -285,6 +288,8 @@ async function forward(
     response = await upstream(request);
   } catch (error) {
     if (error instanceof UpstreamUnavailable) {
+      const kept = service === "workspace" ? options.statusCopies?.fallback(request) : undefined;
+      if (kept) return kept;
       throw new ApiError(UNAVAILABLE_CODES[service], undefined, {
         headers: {
           "retry-after": "60",
@@ -297,6 +302,9 @@ async function forward(
   if (service === "public-read") {
     if (miss && options.answerCache) return options.answerCache.keep(request, response, miss);
     return withoutHeader(response, ANSWER_ORGANIZATION_HEADER);
+  }
+  if (service === "workspace" && options.statusCopies?.keeps(request)) {
+    return options.statusCopies.keep(request, response);
   }
   if (service === "client-api" && response.status < 300) {
     return withHeader(response, "ratelimit-policy", RATE_LIMIT_POLICY);

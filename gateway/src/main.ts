@@ -11,6 +11,7 @@ import { PublicAnswerCache, subscribeAnswerPurges } from "./answer-cache.ts";
 import { createGateway } from "./app.ts";
 import { GatewayConfig } from "./config.ts";
 import type { ServiceName } from "./routing.ts";
+import { StatusCopies } from "./status-copies.ts";
 import { httpUpstream, type Upstream } from "./upstream.ts";
 
 /** The gateway as its own process: proxies by path prefix to the services' URLs. */
@@ -60,6 +61,8 @@ const gateway = createGateway({
   rateLimits,
   upstreams,
   answerCache,
+  // The status page stays up, from its last good answers, while the workspace cannot be reached.
+  statusCopies: new StatusCopies(),
   readinessChecks: targets
     .filter(([, url]) => url)
     .map(([name, url]) => ({

@@ -222,6 +222,7 @@ const SUBJECT_ROOTS = [
   "cache",
   "data",
   "cms_connection",
+  "status",
 ];
 
 /** Creates the stream, or adds the subjects an older deployment's stream lacks. */

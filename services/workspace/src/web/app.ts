@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { createSignInService } from "../identity/sign-in/service.ts";
 import { createOAuthApi, isOAuthApiPath } from "../oauth/api-routes.ts";
 import { oauthWebRoutes } from "../oauth/web-routes.ts";
+import { isStatusPath, statusPublicRoutes } from "../status/public-routes.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
@@ -20,6 +21,7 @@ import { previewLinksWebRoutes } from "./routes/preview-links.ts";
 import { signInWebRoutes } from "./routes/sign-in.ts";
 import { sitesWebRoutes } from "./routes/sites.ts";
 import { ssoWebRoutes } from "./routes/sso.ts";
+import { statusWebRoutes } from "./routes/status.ts";
 import { storiesWebRoutes } from "./routes/stories.ts";
 import { storyEditorWebRoutes } from "./routes/story-editor.ts";
 import { storyPreviewWebRoutes } from "./routes/story-preview.ts";
@@ -86,7 +88,9 @@ export function createWebApp(deps: WebDeps) {
     .use(webhookEndpointsWebRoutes(deps, kit))
     .use(webhookCatalogWebRoutes(deps, kit))
     .use(webhookResendWebRoutes(deps, kit))
-    .use(oauthWebRoutes(deps, kit));
+    .use(oauthWebRoutes(deps, kit))
+    .use(deps.status ? statusPublicRoutes(deps.status) : new Elysia())
+    .use(deps.status ? statusWebRoutes(deps, deps.status, kit) : new Elysia());
   kitOfService.bindRoutes(app);
   // Beside the pages, the authorization server's endpoints and approvals through the API:
   // JSON, not pages, so a kit of their own.
@@ -102,7 +106,10 @@ export function createWebApp(deps: WebDeps) {
 
 export type WebApp = ReturnType<typeof createWebApp>;
 
-/** Whether a path belongs to the web app (with the OAuth endpoints and approvals through the API). */
+/**
+ * Whether a path belongs to the web app: /app, the OAuth endpoints and approvals through the API
+ * beside it, and the public status page it also serves.
+ */
 export function isWebAppPath(path: string): boolean {
-  return path === "/app" || path.startsWith("/app/") || isOAuthApiPath(path);
+  return path === "/app" || path.startsWith("/app/") || isOAuthApiPath(path) || isStatusPath(path);
 }

@@ -34,6 +34,8 @@ export const DONE_MESSAGES = {
   "cms-connection-changed": "The connection was saved.",
   "cms-connection-deleted": "The connection was deleted. Posts already written stay on the site.",
   "sso-saved": "The single sign-on settings were saved.",
+  "status-posted": "Saved: the status page shows it, and subscribers are told.",
+  "status-component-saved": "The component's state on the status page was saved.",
   "signed-out": "You are signed out.",
   "signed-out-everywhere": "Every session of your account has ended, this one included.",
 } as const;
