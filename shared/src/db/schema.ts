@@ -875,15 +875,15 @@ export const digestSubscriptions = pgTable("digest_subscriptions", {
 
 /**
  * Written by: forms. Read by: no other service.
- * Pending double opt-in confirmations for the digest (`list = 'digest'`) and organization
- * newsletters (`list = 'org'`). Only the token's SHA-256 is kept; organization addresses are
- * removed once confirmed.
+ * Pending double opt-in confirmations for the digest (`list = 'digest'`), organization
+ * newsletters (`list = 'org'`) and the status page's updates (`list = 'status'`). Only the
+ * token's SHA-256 is kept; organization addresses are removed once confirmed.
  */
 export const newsletterConfirmations = pgTable(
   "newsletter_confirmations",
   {
     id: uuid("id").primaryKey(),
-    list: text("list", { enum: ["digest", "org"] }).notNull(),
+    list: text("list", { enum: ["digest", "org", "status"] }).notNull(),
     organizationId: uuid("organization_id").references(() => organizations.id),
     email: text("email"),
     tokenHash: text("token_hash").notNull().unique(),
@@ -894,6 +894,19 @@ export const newsletterConfirmations = pgTable(
   },
   (table) => [index("newsletter_confirmations_email_idx").on(table.email, table.createdAt)],
 );
+
+/**
+ * Written by: forms. Read by: no other service.
+ * The status page's email subscribers: addresses that confirmed (double opt-in through
+ * `newsletter_confirmations`, `list = 'status'`). Each incident update is emailed to every row;
+ * unsubscribing deletes the row. The unsubscribe link is signed from the id, so no token is kept.
+ */
+export const statusSubscribers = pgTable("status_subscribers", {
+  id: uuid("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  confirmedAt: tstz("confirmed_at").notNull(),
+  createdAt: createdAt(),
+});
 
 /**
  * Written by: forms. Read by: no other service.

@@ -493,7 +493,8 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
       { name: "Forms", description: "Website forms: validated, bot-screened, emailed." },
       {
         name: "Newsletters",
-        description: "The digest and organization newsletters (double opt-in).",
+        description:
+          "The digest, organization newsletters and the status page's email updates (double opt-in).",
       },
       { name: "Checkout", description: "Checkout summary." },
       {
