@@ -221,6 +221,7 @@ const SUBJECT_ROOTS = [
   "webhook_delivery",
   "cache",
   "data",
+  "status",
 ];
 
 /** Creates the stream, or adds the subjects an older deployment's stream lacks. */
