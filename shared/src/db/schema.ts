@@ -15,6 +15,7 @@ import {
 } from "drizzle-orm/pg-core";
 import {
   OPERATIONAL_EVENT_TYPES,
+  STATUS_EVENT_TYPES,
   SUBSCRIBABLE_EVENT_TYPES,
   type SubscribableEventType,
   WEBHOOK_EVENT_TYPES,
@@ -781,6 +782,22 @@ export const webhookDeliveries = pgTable(
       .where(sql`status = 'pending' and story_order is not null`),
   ],
 );
+
+/**
+ * Written by: webhooks. Read by: no other service.
+ * The status page's events this service fanned out (`status.incident_updated`), as the bus
+ * carried them: written in the fan-out transaction, read to build each delivery's body (at
+ * every attempt and resend). `data` is the event's `{ incident, update }`.
+ */
+export const webhookStatusEvents = pgTable("webhook_status_events", {
+  /** The event's id: the deliveries' `event_id` and `webhook-id`. */
+  id: uuid("id").primaryKey(),
+  type: text("type", { enum: STATUS_EVENT_TYPES }).notNull(),
+  data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+  /** The event's `created_at`: when the update was made. */
+  createdAt: tstz("created_at").notNull(),
+  recordedAt: tstz("recorded_at").notNull().defaultNow(),
+});
 
 /**
  * Written by: webhooks. Read by: no other service.

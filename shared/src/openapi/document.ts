@@ -3,6 +3,7 @@ import { KEY_SCOPES } from "../api-keys.ts";
 import {
   ApprovalDecisionOut,
   ErrorOut,
+  StatusIncidentUpdatedEventOut,
   StoryDetailOut,
   StoryOut,
   WebhookDeliveryExhaustedEventOut,
@@ -35,6 +36,7 @@ const NAMED_SCHEMAS: Record<string, TSchema> = {
   WebhookEndpointFailingEvent: WebhookEndpointFailingEventOut,
   WebhookEndpointDisabledEvent: WebhookEndpointDisabledEventOut,
   WebhookDeliveryExhaustedEvent: WebhookDeliveryExhaustedEventOut,
+  StatusIncidentUpdatedEvent: StatusIncidentUpdatedEventOut,
   Error: ErrorOut,
 };
 
@@ -357,6 +359,11 @@ function webhooks(named: Map<unknown, string>) {
       "webhookDeliveryExhausted",
       "A delivery to another endpoint of the organization failed its last attempt (at most one per endpoint and run of failures).",
     ],
+    [
+      "status.incident_updated",
+      "statusIncidentUpdated",
+      "An incident or a scheduled maintenance on the status page was opened or updated (sent to subscribed endpoints of every organization; topics do not apply).",
+    ],
   ] as const;
   const bodies: Record<(typeof types)[number][0], TSchema> = {
     "story.submitted": WebhookEventOut,
@@ -368,6 +375,7 @@ function webhooks(named: Map<unknown, string>) {
     "webhook_endpoint.failing": WebhookEndpointFailingEventOut,
     "webhook_endpoint.disabled": WebhookEndpointDisabledEventOut,
     "webhook_delivery.exhausted": WebhookDeliveryExhaustedEventOut,
+    "status.incident_updated": StatusIncidentUpdatedEventOut,
   };
   return Object.fromEntries(
     types.map(([type, operationId, summary]) => [
