@@ -54,6 +54,9 @@ export function clusterPlan(ports: ClusterPorts) {
         WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
         FORMS_URL: `http://127.0.0.1:${ports.forms}`,
         PUBLIC_READ_URL: `http://127.0.0.1:${ports.publicRead}`,
+        // The status page's prober: the client API's readiness and reads through the gateway.
+        CLIENT_API_URL: `http://127.0.0.1:${ports.clientApi}`,
+        GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
       },
     },
     gateway: {

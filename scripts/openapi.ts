@@ -13,6 +13,8 @@ import { loadConfig } from "@newsroom/shared/config";
 import { buildOpenApiDocument, type RouteInfo } from "@newsroom/shared/openapi/document";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { openRuntime } from "@newsroom/shared/runtime";
+import { statusPublicRoutes } from "@newsroom/workspace/status/public-routes";
+import { SnapshotCache } from "@newsroom/workspace/status/snapshot";
 
 export const DOCUMENT_PATH = new URL("../gateway/openapi.json", import.meta.url).pathname;
 
@@ -52,7 +54,21 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
       await createClientApiService(runtime),
     ];
     const gateway = scratchGateway(runtime);
-    const routes = [...gateway.routes, ...services.flatMap((service) => service.app.routes)];
+    // The status page: the workspace answers it, the gateway routes it (never the internal API).
+    const status = statusPublicRoutes({
+      snapshots: new SnapshotCache(runtime.database.db),
+      write: {
+        db: runtime.database.db,
+        houseOrg: runtime.config.HOUSE_ORG,
+        publicBaseUrl: runtime.config.PUBLIC_BASE_URL,
+        kickRelay: () => {},
+      },
+    });
+    const routes = [
+      ...gateway.routes,
+      ...services.flatMap((service) => service.app.routes),
+      ...status.routes,
+    ];
     for (const service of services) await service.stop();
     return routes as RouteInfo[];
   } finally {

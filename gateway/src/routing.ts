@@ -53,6 +53,9 @@ export function serviceForRequest(
   if (service) return service;
   if (GATEWAY_PATHS.includes(path) || under(path, "/docs")) return null;
   if (isClientHost(host, config)) return "public-read";
+  // The status page and its Statuspage-compatible JSON, on the service's own hosts: the
+  // workspace's (its web app answers them; its internal API stays unreachable).
+  if (under(path, "/status") || under(path, "/api/v2")) return "workspace";
   const hosted = hostedPagesPrefix(config) || "/newsrooms";
   if (under(path, "/newsroom") || under(path, hosted)) return "public-read";
   // Uploaded images' public variants, which the pages on the service's hosts name.

@@ -36,6 +36,26 @@ describe("newsroom pages through the gateway", () => {
     expect(route("/v1/stories", "news.client.example")).toBe("client-api");
   });
 
+  test("the status page and its JSON go to the workspace on the service's own hosts only", () => {
+    for (const host of ["api.example.com", "localhost:3000", "127.0.0.1:3000"]) {
+      for (const path of [
+        "/status",
+        "/status/incidents/1",
+        "/status/history.atom",
+        "/api/v2/summary.json",
+        "/api/v2/components.json",
+      ]) {
+        expect({ path, host, to: route(path, host) }).toEqual({ path, host, to: "workspace" });
+      }
+    }
+    // A client's hostname keeps every path for its newsroom.
+    expect(route("/status", "news.client.example")).toBe("public-read");
+    expect(route("/api/v2/summary.json", "news.client.example")).toBe("public-read");
+    // Neither opens the workspace's internal API.
+    expect(route("/statuses")).toBeNull();
+    expect(route("/internal/v1/status/incidents")).toBeNull();
+  });
+
   test("anything else on the service's own host, localhost or an address is not a page", () => {
     expect(route("/")).toBeNull();
     expect(route("/a-story")).toBeNull();

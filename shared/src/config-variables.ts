@@ -208,6 +208,20 @@ export const ServiceCallsConfig = T.Object({
   WEBHOOKS_URL: T.Optional(Url),
 });
 
+/** The status page's prober, in the workspace: how often it probes, and where the gateway is. */
+export const StatusPageConfig = T.Object({
+  /**
+   * Seconds between the status page's probe rounds (default 30). Test switch: a few seconds in
+   * tests that stop a process and wait for its component to show the outage.
+   */
+  STATUS_PROBE_INTERVAL_SECONDS: T.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  /**
+   * Where the status page's prober reaches the gateway for its real public read (an internal
+   * address). Unset: `http://127.0.0.1:{PORT}`, the gateway of the embedded start and the cluster.
+   */
+  GATEWAY_URL: T.Optional(Url),
+});
+
 /** The forms' human check and per-client limit. */
 export const HumanCheckConfig = T.Object({
   /** off, test (accepts exactly `test-pass`, only in development) or turnstile. */
@@ -353,6 +367,7 @@ export const ConfigSchema = T.Composite([
   SchedulerConfig,
   ServiceCallsConfig,
   DomainVerificationConfig,
+  StatusPageConfig,
   LocalRunConfig,
 ]);
 

@@ -31,8 +31,11 @@ describe("subscribe errors", () => {
     ]);
   });
 
-  test("every missing field is named at once", async () => {
-    const response = await forms.post(STATUS_SUBSCRIBE, {});
+  test("every bad field is named at once: a missing address, a malformed envelope", async () => {
+    const response = await forms.post(STATUS_SUBSCRIBE, {
+      submission_id: "not-a-uuid",
+      started_at: "yesterday",
+    });
     expect(response.status).toBe(422);
     const body = (await response.json()) as { error: { fields: { field: string }[] } };
     expect(body.error.fields.map((f) => f.field).sort()).toEqual([

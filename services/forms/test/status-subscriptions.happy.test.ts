@@ -150,6 +150,22 @@ describe("status page subscriptions", () => {
     expect(await statusRow(forms, email)).toBeUndefined();
   });
 
+  test("the status page's cached form posts the address alone; a filled honeypot is dropped", async () => {
+    const email = address("cached");
+    const response = await forms.post(STATUS_SUBSCRIBE, { email }, { as: "form" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(
+      "https://api.example.test/status?subscribed=1#subscribe",
+    );
+    expect(await emailsTo(ses, email, "Confirm your subscription to status")).toHaveLength(1);
+
+    const bot = address("bot");
+    const dropped = await forms.post(STATUS_SUBSCRIBE, { email: bot, fax: "x" }, { as: "form" });
+    expect(dropped.status).toBe(303);
+    expect(dropped.headers.get("location")).toBe(response.headers.get("location"));
+    expect(await ses.to(bot)).toHaveLength(0);
+  });
+
   test("each update goes to every subscriber once, in pages of the list", async () => {
     const readers = Array.from({ length: 6 }, (_, i) => address(`many${i}`));
     for (const reader of readers) await statusSubscriber(forms, ses, reader);

@@ -130,6 +130,15 @@ export async function createWebhooksService(
         checkAdminToken(request.headers.get("authorization"), token);
       }
     })
+    // The delivery queue's lag, read by the workspace's status page prober.
+    .get("/internal/v1/delivery_queue", async () => {
+      const reading = await readDeliveryQueue(db);
+      return {
+        object: "delivery_queue",
+        due: reading.due,
+        oldest_due_seconds: reading.oldestDueSeconds,
+      };
+    })
     .use(
       endpointRoutes({
         db,

@@ -6,6 +6,7 @@ import { InternalClient, type ServiceCall } from "@newsroom/shared/http/internal
 import { pathOf } from "@newsroom/shared/http/urls";
 import { openMailer } from "@newsroom/shared/mailer";
 import { fieldsWithNul } from "@newsroom/shared/nul-characters";
+import { hostedPagesPrefix } from "@newsroom/shared/page-host";
 import type { Runtime } from "@newsroom/shared/runtime";
 import { readiness, readinessResponse, type ServiceHandle } from "@newsroom/shared/service";
 import { sql } from "drizzle-orm";
@@ -25,6 +26,11 @@ import { startPreviewOpenedConsumer } from "./preview-links/opened-consumer.ts";
 import { previewLinksRoutes } from "./preview-links/routes.ts";
 import { sandboxRoutes } from "./sandbox/routes.ts";
 import { sitesRoutes } from "./sites/routes.ts";
+import type { StatusWriteContext } from "./status/incidents.ts";
+import { type ProbeTargets, startStatusProber } from "./status/prober.ts";
+import type { StatusModule } from "./status/public-routes.ts";
+import { statusInternalRoutes } from "./status/routes.ts";
+import { SnapshotCache } from "./status/snapshot.ts";
 import { storiesRoutes } from "./stories/routes.ts";
 import { startScheduler } from "./stories/scheduler.ts";
 import { createWebApp, type WebApp } from "./web/app.ts";
@@ -65,7 +71,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps))
-    .use(organizationNewsletterRoutes(deps));
+    .use(organizationNewsletterRoutes(deps))
+    .use(deps.status ? statusInternalRoutes(deps.status) : new Elysia());
   kit.bindRoutes(app);
   return app;
 }
@@ -153,7 +160,41 @@ export async function createWorkspaceService(
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
+  const status: StatusWriteContext = {
+    db,
+    houseOrg: config.HOUSE_ORG,
+    publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
+    kickRelay: relay.kick,
+  };
+  // The status page's probes: each process's readiness (over HTTP when it runs apart, else this
+  // process's database, which the embedded start's services share), reads through the gateway,
+  // the outbox's age and the webhook delivery queue's lag.
+  const ping = () => runtime.database.ping();
+  const hosted = hostedPagesPrefix(config);
+  const probeTargets: ProbeTargets = {
+    processes: [
+      {
+        name: "public-read",
+        components: ["public-newsroom", "hosted-newsrooms"],
+        url: config.PUBLIC_READ_URL,
+        ready: ping,
+      },
+      { name: "forms", components: ["forms"], url: config.FORMS_URL, ready: ping },
+      { name: "client-api", components: ["client-api"], url: config.CLIENT_API_URL, ready: ping },
+      { name: "webhooks", components: ["webhooks"], url: config.WEBHOOKS_URL, ready: ping },
+      { name: "workspace", components: ["workspace"], ready: ping },
+    ],
+    gatewayUrl: config.GATEWAY_URL ?? `http://127.0.0.1:${config.PORT}`,
+    reads: [
+      { path: "/newsroom", components: ["public-newsroom"] },
+      ...(hosted ? [{ path: hosted, components: ["hosted-newsrooms"] as const }] : []),
+    ],
+    deliveryQueue: () => calls.webhooks.call("GET", "/internal/v1/delivery_queue"),
+  };
+  const prober = startStatusProber(db, probeTargets, config.STATUS_PROBE_INTERVAL_SECONDS * 1000);
+  const statusModule: StatusModule = { snapshots: new SnapshotCache(db), write: status };
   const app = createWorkspaceApp({
+    status,
     db,
     bus,
     secretsKey: secretsKey(config),
@@ -181,6 +222,7 @@ export async function createWorkspaceService(
     serviceEnv: config.SERVICE_ENV,
     lookupTxt,
     calls,
+    status: statusModule,
   });
   return {
     name: "workspace",
@@ -192,6 +234,7 @@ export async function createWorkspaceService(
       await previewOpened.stop();
       await endpointAlerts.stop();
       await scheduler.stop();
+      await prober.stop();
       await relay.stop();
       await web.signIn.idle();
     },

@@ -9,6 +9,7 @@ import {
   SchedulerConfig,
   SecretsConfig,
   ServiceCallsConfig,
+  StatusPageConfig,
   WorkspaceServerConfig,
 } from "@newsroom/shared/config-variables";
 import { type Static, Type as T } from "@sinclair/typebox";
@@ -39,5 +40,9 @@ export const WorkspaceConfig = T.Composite([
   // digest and newsletter sends go to the forms service).
   ServiceCallsConfig,
   T.Pick(GatewayRoutingConfig, ["FORMS_URL", "PUBLIC_READ_URL"]),
+  // The status page's prober: how often, the gateway's address, and the client API's (whose
+  // readiness it probes besides the services above).
+  StatusPageConfig,
+  T.Pick(GatewayRoutingConfig, ["CLIENT_API_URL"]),
 ]);
 export type WorkspaceConfig = Static<typeof WorkspaceConfig>;

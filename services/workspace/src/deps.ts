@@ -4,6 +4,7 @@ import type { Db } from "@newsroom/shared/db/index";
 import type { InternalClient } from "@newsroom/shared/http/internal-client";
 import type { TxtLookup } from "./identity/sso/domains.ts";
 import type { PublicAddresses } from "./sites/public-pages.ts";
+import type { StatusWriteContext } from "./status/incidents.ts";
 
 /** What the workspace's routes need. */
 export interface WorkspaceDeps {
@@ -23,6 +24,8 @@ export interface WorkspaceDeps {
   calls: WorkspaceCalls;
   /** HOUSE_ORG and NEWSROOM_HOST: where preview links live. */
   addresses: PublicAddresses;
+  /** The status page's incidents (its internal API); absent, those routes are not mounted. */
+  status?: StatusWriteContext;
 }
 
 /** The internal APIs the workspace sends its commands to (see `workspaceCalls` in app.ts). */

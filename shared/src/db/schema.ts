@@ -957,3 +957,106 @@ export const formSubmissions = pgTable("form_submissions", {
   expiresAt: tstz("expires_at").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Written by: workspace (the status prober and staff). Read by: no other service.
+ * One row per status page component: the state its probes derived on the last round, and the
+ * state staff set over it (shown instead until cleared).
+ */
+export const statusComponents = pgTable("status_components", {
+  /** The component's stable id (`public-newsroom`, `client-api`, ...). */
+  id: text("id").primaryKey(),
+  /** operational|degraded_performance|partial_outage|major_outage|under_maintenance */
+  derivedState: text("derived_state").notNull().default("operational"),
+  /** What the probes saw (the failing probe's words), for staff. */
+  detail: text("detail"),
+  checkedAt: tstz("checked_at"),
+  overrideState: text("override_state"),
+  overrideNote: text("override_note"),
+  overrideAt: tstz("override_at"),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Written by: workspace (the status prober). Read by: no other service.
+ * The probe rounds of each component per UTC day, by the state each round derived: the uptime
+ * bars. Kept 90 days.
+ */
+export const statusDailyUptime = pgTable(
+  "status_daily_uptime",
+  {
+    componentId: text("component_id").notNull(),
+    day: text("day").notNull(),
+    rounds: integer("rounds").notNull().default(0),
+    degraded: integer("degraded").notNull().default(0),
+    partialOutage: integer("partial_outage").notNull().default(0),
+    majorOutage: integer("major_outage").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.componentId, table.day] })],
+);
+
+/**
+ * Written by: workspace (staff). Read by: no other service.
+ * An incident or a scheduled maintenance on the status page.
+ */
+export const statusIncidents = pgTable(
+  "status_incidents",
+  {
+    id: uuid("id").primaryKey(),
+    /** `incident` or `maintenance`. */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    /** investigating|identified|monitoring|resolved|postmortem, or scheduled|in_progress|verifying|completed. */
+    status: text("status").notNull(),
+    /** none|minor|major|critical|maintenance */
+    impact: text("impact").notNull(),
+    /** The affected components and the state each is in for this incident. */
+    components: jsonb("components").$type<{ id: string; status: string }[]>().notNull().default([]),
+    scheduledFor: tstz("scheduled_for"),
+    scheduledUntil: tstz("scheduled_until"),
+    startedAt: tstz("started_at").notNull().defaultNow(),
+    monitoringAt: tstz("monitoring_at"),
+    resolvedAt: tstz("resolved_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index("status_incidents_created_idx").on(table.createdAt)],
+);
+
+/** Written by: workspace (staff). Read by: no other service. Each dated update of an incident. */
+export const statusIncidentUpdates = pgTable(
+  "status_incident_updates",
+  {
+    id: uuid("id").primaryKey(),
+    incidentId: uuid("incident_id")
+      .notNull()
+      .references(() => statusIncidents.id, { onDelete: "cascade" }),
+    status: text("status").notNull(),
+    body: text("body").notNull(),
+    /** The affected components as this update left them. */
+    components: jsonb("components").$type<{ id: string; status: string }[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (table) => [index("status_incident_updates_incident_idx").on(table.incidentId, table.createdAt)],
+);
+
+/**
+ * Written by: workspace (staff changes, the relay). Read by: no other service.
+ * The status page's events (`status.incident_updated`), written with the change and published to
+ * the bus by the workspace's outbox relay: the whole event is kept, as it names no story.
+ */
+export const statusOutboxEvents = pgTable(
+  "status_outbox_events",
+  {
+    id: uuid("id").primaryKey(),
+    type: text("type").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    publishedAt: tstz("published_at"),
+    traceParent: text("trace_parent"),
+  },
+  (table) => [
+    index("status_outbox_unpublished_idx").on(table.createdAt).where(sql`published_at is null`),
+  ],
+);

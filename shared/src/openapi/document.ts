@@ -506,6 +506,12 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
       },
       { name: "Checkout", description: "Checkout summary." },
       {
+        name: "Status page",
+        description:
+          "The service's own status: components, uptime, incidents and maintenance, in the shape of Statuspage's API.",
+        "x-status": "Live",
+      },
+      {
         name: "Client API",
         description: "Read-only, by organization API key.",
         "x-status": "Live",

@@ -10,6 +10,7 @@ import {
   withParent,
 } from "@newsroom/shared/tracing/index";
 import { and, asc, inArray, isNull, min } from "drizzle-orm";
+import { relayStatusOnce, STATUS_RELAY_BATCH } from "../status/outbox-relay.ts";
 
 const BATCH = 100;
 
@@ -122,6 +123,8 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
           const { published, lagSeconds } = await relayOnce(db, bus);
           if (published === BATCH) again = true;
           outboxLag.set(lagSeconds);
+          // The status page's events (incidents and their updates), kept in a table of their own.
+          if ((await relayStatusOnce(db, bus)) === STATUS_RELAY_BATCH) again = true;
         } catch (error) {
           log.warn("outbox relay pass failed; will retry", {
             error: error instanceof Error ? error.message : String(error),

@@ -2,6 +2,7 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
 import { Elysia } from "elysia";
 import { createSignInService } from "../identity/sign-in/service.ts";
+import { isStatusPath, statusPublicRoutes } from "../status/public-routes.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
@@ -16,6 +17,7 @@ import { previewLinksWebRoutes } from "./routes/preview-links.ts";
 import { signInWebRoutes } from "./routes/sign-in.ts";
 import { sitesWebRoutes } from "./routes/sites.ts";
 import { ssoWebRoutes } from "./routes/sso.ts";
+import { statusWebRoutes } from "./routes/status.ts";
 import { storiesWebRoutes } from "./routes/stories.ts";
 import { storyEditorWebRoutes } from "./routes/story-editor.ts";
 import { storyPreviewWebRoutes } from "./routes/story-preview.ts";
@@ -80,14 +82,16 @@ export function createWebApp(deps: WebDeps) {
     .use(keysWebRoutes(deps, kit))
     .use(webhookEndpointsWebRoutes(deps, kit))
     .use(webhookCatalogWebRoutes(deps, kit))
-    .use(webhookResendWebRoutes(deps, kit));
+    .use(webhookResendWebRoutes(deps, kit))
+    .use(deps.status ? statusPublicRoutes(deps.status) : new Elysia())
+    .use(deps.status ? statusWebRoutes(deps, deps.status, kit) : new Elysia());
   kitOfService.bindRoutes(app);
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }
 
 export type WebApp = ReturnType<typeof createWebApp>;
 
-/** Whether a path belongs to the web app. */
+/** Whether a path belongs to the web app: /app, and the public status page it also serves. */
 export function isWebAppPath(path: string): boolean {
-  return path === "/app" || path.startsWith("/app/");
+  return path === "/app" || path.startsWith("/app/") || isStatusPath(path);
 }

@@ -5,6 +5,7 @@ import type { Mailer } from "@newsroom/shared/mailer";
 import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import type { WorkspaceCalls } from "../deps.ts";
 import type { TxtLookup } from "../identity/sso/domains.ts";
+import type { StatusModule } from "../status/public-routes.ts";
 
 /** What the workspace web app needs. */
 export interface WebDeps {
@@ -33,4 +34,6 @@ export interface WebDeps {
   lookupTxt: TxtLookup;
   /** The services that own what the workspace manages, through their internal APIs. */
   calls: WorkspaceCalls;
+  /** The status page: its public pages and JSON, and the staff pages under /app/status. */
+  status?: StatusModule;
 }

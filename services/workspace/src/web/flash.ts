@@ -30,6 +30,8 @@ export const DONE_MESSAGES = {
   "site-added": "The site was added.",
   "hostname-added": "The hostname was added. It stays pending until an operator activates it.",
   "sso-saved": "The single sign-on settings were saved.",
+  "status-posted": "Saved: the status page shows it, and subscribers are told.",
+  "status-component-saved": "The component's state on the status page was saved.",
   "signed-out": "You are signed out.",
   "signed-out-everywhere": "Every session of your account has ended, this one included.",
 } as const;

@@ -61,6 +61,12 @@ export async function workspaceHarness(
     calls: workspaceCalls({}, { webhooks: options.webhooks }),
     lookupTxt: options.lookupTxt,
     addresses: options.addresses ?? TEST_ADDRESSES,
+    status: {
+      db: database.db,
+      houseOrg: (options.addresses ?? TEST_ADDRESSES).houseOrg,
+      publicBaseUrl: "http://localhost:3000",
+      kickRelay: () => {},
+    },
   });
   const handle = edgeInProcess((request) => app.handle(request));
   return {
