@@ -78,6 +78,10 @@ describe("an incident's update reaches an email subscriber, the feed and a webho
       { as: "form" },
     );
     expect(signUp.status).toBe(303);
+    const back = new URL(signUp.headers.get("location")!);
+    expect(`${back.pathname}${back.search}`).toBe("/status?subscribed=1");
+    const notice = await (await fetch(`${h.url}${back.pathname}${back.search}`)).text();
+    expect(notice).toContain("Check your inbox");
     const [confirmation] = await emailsArrive(h.ses, reader, "Confirm your subscription to status");
     const confirmed = await forms.post(
       "/v1/public/status/confirm",
