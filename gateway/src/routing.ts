@@ -9,6 +9,7 @@ const FORMS_PATHS = [
   "/v1/public/careers",
   "/v1/public/newsletter",
   "/v1/public/start",
+  "/v1/public/status",
 ];
 const CLIENT_API_PATHS = [
   "/v1/stories",

@@ -46,10 +46,22 @@ export const OPERATIONAL_EVENT_TYPES = [
 ] as const;
 export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
 
-/** What an endpoint's `events` may list: the story events, then the operational ones. */
+/**
+ * The status page's events: public facts about the service itself, without an organization. An
+ * endpoint of any organization may subscribe to them; they are sent to every one that did.
+ */
+export const STATUS_EVENT_TYPES = [EVENT.statusIncidentUpdated] as const;
+export type StatusEventType = (typeof STATUS_EVENT_TYPES)[number];
+
+export function isStatusEventType(type: string): type is StatusEventType {
+  return (STATUS_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** What an endpoint's `events` may list: the story events, the operational ones, the status page's. */
 export const SUBSCRIBABLE_EVENT_TYPES = [
   ...WEBHOOK_EVENT_TYPES,
   ...OPERATIONAL_EVENT_TYPES,
+  ...STATUS_EVENT_TYPES,
 ] as const;
 export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 

@@ -230,6 +230,57 @@ export const WebhookDeliveryExhaustedEventOut = T.Object({
 });
 export type WebhookDeliveryExhaustedEventOut = Static<typeof WebhookDeliveryExhaustedEventOut>;
 
+const StatusComponentOut = T.Object({
+  id: T.String(),
+  name: T.String(),
+  status: T.String({
+    description:
+      "operational, degraded_performance, partial_outage, major_outage or under_maintenance.",
+  }),
+});
+
+/**
+ * `status.incident_updated`: an incident or a scheduled maintenance on the status page was
+ * opened or given an update. `incident` and `update` follow the Statuspage-compatible
+ * `/api/v2/incidents.json`. Sent to every subscribed endpoint, in any organization.
+ */
+export const StatusIncidentUpdatedEventOut = T.Object({
+  id: T.String(),
+  object: T.Literal("event"),
+  type: T.Literal("status.incident_updated"),
+  created_at: DateTime,
+  timestamp: T.String({
+    format: "date-time",
+    description: "When the update was made: the same as `created_at` (Standard Webhooks' name).",
+  }),
+  data: T.Object({
+    incident: T.Object({
+      id: T.String(),
+      name: T.String(),
+      kind: T.Union([T.Literal("incident"), T.Literal("maintenance")]),
+      status: T.String({
+        description:
+          "investigating, identified, monitoring, resolved or postmortem; for a maintenance scheduled, in_progress, verifying or completed.",
+      }),
+      impact: T.String({ description: "none, minor, major, critical or maintenance." }),
+      shortlink: T.String({ description: "The incident's page on the status page." }),
+      components: T.Array(StatusComponentOut),
+      scheduled_for: Nullable(DateTime),
+      scheduled_until: Nullable(DateTime),
+      created_at: DateTime,
+      updated_at: DateTime,
+      resolved_at: Nullable(DateTime),
+    }),
+    update: T.Object({
+      id: T.String(),
+      status: T.String(),
+      body: T.String({ description: "The update's words, as the staff wrote them (plain text)." }),
+      created_at: DateTime,
+    }),
+  }),
+});
+export type StatusIncidentUpdatedEventOut = Static<typeof StatusIncidentUpdatedEventOut>;
+
 const errorCodes = Object.keys(ERROR_CODES) as (keyof typeof ERROR_CODES)[];
 const errorTypes = [...new Set(Object.values(ERROR_CODES).map((c) => c.type))];
 

@@ -1,4 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { SUBSCRIBABLE_EVENT_TYPES } from "./events.ts";
 import { NAME_MAX_LENGTH, SubscribableEventTypeSchema } from "./records.ts";
 
 /**
@@ -55,7 +56,12 @@ const OrderingIn = T.Union(ENDPOINT_ORDERINGS.map((value) => T.Literal(value)));
 export const EndpointCreateIn = T.Object({
   url: T.String({ minLength: 1, maxLength: 2048 }),
   name: T.Optional(T.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })),
-  events: T.Array(SubscribableEventTypeSchema, { minItems: 1, maxItems: 8, uniqueItems: true }),
+  /** At most every subscribable type once. */
+  events: T.Array(SubscribableEventTypeSchema, {
+    minItems: 1,
+    maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
+    uniqueItems: true,
+  }),
   /** Topic slugs: only stories with one of them are delivered; null or absent for every story. */
   topics: T.Optional(
     T.Union([

@@ -55,6 +55,7 @@ describe("the OpenAPI document", () => {
     expect(error.code.anyOf.map((c: { const: string }) => c.const)).toContain("invalid_parameters");
     expect(error.type.anyOf.map((c: { const: string }) => c.const)).toContain("rate_limited");
     expect(Object.keys(document.webhooks).sort()).toEqual([
+      "status.incident_updated",
       "story.approved",
       "story.published",
       "story.rejected",

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  StatusIncidentUpdatedEventOut,
   WebhookDeliveryExhaustedEventOut,
   WebhookEndpointDisabledEventOut,
   WebhookEndpointFailingEventOut,
@@ -95,12 +96,13 @@ describe("the webhook payload catalog", () => {
 
   test("every sample is a valid body of its type", () => {
     const entries = webhookCatalog();
-    expect(entries).toHaveLength(9);
+    expect(entries).toHaveLength(10);
     const operational: Record<string, TSchema> = {
       "webhook.test": WebhookTestEventOut,
       "webhook_endpoint.failing": WebhookEndpointFailingEventOut,
       "webhook_endpoint.disabled": WebhookEndpointDisabledEventOut,
       "webhook_delivery.exhausted": WebhookDeliveryExhaustedEventOut,
+      "status.incident_updated": StatusIncidentUpdatedEventOut,
     };
     for (const entry of entries) {
       const schema = operational[entry.type] ?? WebhookEventOut;

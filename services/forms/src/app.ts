@@ -16,6 +16,8 @@ import { mappingCallRoutes } from "./mapping-call/routes.ts";
 import { openContactLists } from "./newsletter/contact-lists.ts";
 import { newsletterRoutes } from "./newsletter/routes.ts";
 import { errorAsPage } from "./request/error-pages.ts";
+import { statusRoutes } from "./status/routes.ts";
+import { startStatusUpdatesConsumer } from "./status/updates.ts";
 import { startSweeper } from "./sweep.ts";
 import { unsubscribeRoutes } from "./unsubscribe/routes.ts";
 
@@ -26,7 +28,10 @@ export interface FormsOptions {
   sweep?: boolean;
 }
 
-/** Website forms, the digest and organization newsletters (subscriptions and sends), embed.js. */
+/**
+ * Website forms, the digest and organization newsletters (subscriptions and sends), the status
+ * page's email subscribers and their update emails, embed.js.
+ */
 export async function createFormsService(
   runtime: Runtime<FormsConfig>,
   options: FormsOptions = {},
@@ -56,14 +61,20 @@ export async function createFormsService(
     .use(digestRoutes(deps))
     .use(newsletterRoutes(deps))
     .use(unsubscribeRoutes(deps))
+    .use(statusRoutes(deps))
     .use(embedRoutes())
     .use(mailingsRoutes(deps));
   kit.bindRoutes(app);
   const stopSweeper = options.sweep === false ? () => {} : startSweeper(deps);
+  // The status page's updates, emailed to its subscribers (in-process bus or JetStream).
+  const statusUpdates = await startStatusUpdatesConsumer(deps, runtime.bus);
   return {
     name: "forms",
     app,
     readiness: [{ name: "database", check: () => runtime.database.ping() }],
-    stop: async () => stopSweeper(),
+    stop: async () => {
+      stopSweeper();
+      await statusUpdates.stop();
+    },
   };
 }

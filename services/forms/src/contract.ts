@@ -8,6 +8,7 @@ import {
 import { ErrorOut } from "@newsroom/shared/records";
 import { type TSchema, Type as t } from "@sinclair/typebox";
 import { ConfirmTokenIn } from "./confirmations/tokens.ts";
+import { StatusSubscribeIn } from "./status/model.ts";
 
 /**
  * OpenAPI descriptions of the forms routes, built from the same TypeBox schemas that validate
@@ -210,6 +211,97 @@ export const unsubscribePostOperation = operation({
   summary: "Unsubscribe from the digest (RFC 8058 one-click)",
   description:
     "Takes the signed token from the page's form or from a mail client's one-click `List-Unsubscribe-Post`; unsubscribing twice answers the same.",
+  tags: ["Newsletters"],
+  status: "Live",
+  requestBody: {
+    schema: t.Object({ t: t.Optional(t.String()) }, { additionalProperties: true }),
+    contentTypes: ["application/x-www-form-urlencoded", "multipart/form-data"],
+  },
+  responses: {
+    200: pageOrJson("Unsubscribed.", StatusOut("unsubscribed")),
+    404: HTML("Unknown or forged link."),
+  },
+});
+
+export const statusSubscribeOperation = operation({
+  operationId: "subscribeToStatusUpdates",
+  summary: "Subscribe to the status page's incident updates by email (double opt-in)",
+  description:
+    "The same answer whether the address is new, pending, subscribed or throttled (one confirmation an hour, two a day). A form post without `Accept: application/json` (the status page's form) is answered 303 to `/status?subscribed=1`, or `/status?subscribed=invalid` for a bad address.",
+  tags: ["Newsletters"],
+  status: "Live",
+  requestBody: { schema: StatusSubscribeIn, contentTypes: FORM_CONTENT_TYPES },
+  responses: {
+    202: {
+      description:
+        "Queued: one confirmation email per `submission_id` unless throttled. A repeat, or a submission that looks automated, gets the identical answer.",
+      schema: AcceptedOut,
+      headers: NO_STORE,
+    },
+    303: {
+      description: "A form post's outcome, back to the status page.",
+      headers: ["Location", ...NO_STORE],
+    },
+    ...FORM_ERRORS,
+  },
+});
+
+export const statusConfirmPageOperation = operation({
+  operationId: "getStatusConfirmationPage",
+  summary: "Status updates confirmation page",
+  description: "An HTML page with one button that POSTs the token. Opening it never subscribes.",
+  tags: ["Newsletters"],
+  status: "Live",
+  responses: {
+    200: HTML("The page, or already confirmed."),
+    410: HTML("Unknown, expired or another list's link."),
+    429: HTML("Too many attempts."),
+    503: HTML("Email is not configured here."),
+  },
+});
+
+export const statusConfirmPostOperation = operation({
+  operationId: "confirmStatusSubscription",
+  summary: "Confirm a subscription to status updates",
+  description:
+    "Adds the address to the status page's subscribers and sends the welcome email. A used link answers confirmed again. A page for a browser; JSON with `Accept: application/json`.",
+  tags: ["Newsletters"],
+  status: "Live",
+  requestBody: {
+    schema: ConfirmTokenIn,
+    contentTypes: ["application/x-www-form-urlencoded", "multipart/form-data", "application/json"],
+  },
+  responses: {
+    200: pageOrJson("Confirmed.", StatusOut("confirmed")),
+    410: pageOrJson(
+      "Unknown, malformed, expired or another list's token; also a body with no valid `t`.",
+      StatusOut("expired"),
+    ),
+    413: FORM_ERRORS[413]!,
+    415: FORM_ERRORS[415]!,
+    429: HTML("Too many attempts."),
+    502: HTML("The welcome email was refused; the link stays usable."),
+    503: HTML("Email is not configured here."),
+  },
+});
+
+export const statusUnsubscribePageOperation = operation({
+  operationId: "getStatusUnsubscribePage",
+  summary: "Status updates unsubscribe page",
+  description: "A page with one button; opening it changes nothing.",
+  tags: ["Newsletters"],
+  status: "Live",
+  responses: {
+    200: HTML("The page, or already unsubscribed."),
+    404: HTML("Unknown or forged link."),
+  },
+});
+
+export const statusUnsubscribePostOperation = operation({
+  operationId: "unsubscribeFromStatusUpdates",
+  summary: "Unsubscribe from status updates (RFC 8058 one-click)",
+  description:
+    "Takes the signed token from the page's form or from a mail client's one-click `List-Unsubscribe-Post`; the address is forgotten. Unsubscribing twice answers the same.",
   tags: ["Newsletters"],
   status: "Live",
   requestBody: {

@@ -37,6 +37,7 @@ import { announceDisabledEndpoints } from "./endpoint-disabled/announce.ts";
 import { endpointRoutes } from "./endpoints/routes.ts";
 import { FAN_OUT_CONSUMER, startFanOutConsumer } from "./fan-out/consumer.ts";
 import { reconcileOnce } from "./fan-out/reconciler.ts";
+import { STATUS_FAN_OUT_CONSUMER, startStatusFanOutConsumer } from "./fan-out/status.ts";
 import { every } from "./periodic-job.ts";
 
 export interface WebhooksOptions {
@@ -105,6 +106,13 @@ export async function createWebhooksService(
     runtime.bus,
     { onDeliveries: () => worker.kick() },
     options.consumerName ?? FAN_OUT_CONSUMER,
+  );
+  // The status page's events, to the endpoints of every organization subscribed to them.
+  const statusConsumer = await startStatusFanOutConsumer(
+    db,
+    runtime.bus,
+    { onDeliveries: () => worker.kick() },
+    options.consumerName ? `${options.consumerName}-status` : STATUS_FAN_OUT_CONSUMER,
   );
   // The first pass takes every event committed before this process started and not yet fanned
   // out, however young: events a replica that died held unacknowledged go out now, not after
@@ -210,6 +218,7 @@ export async function createWebhooksService(
       await cmsConsumer.stop();
       await cmsWriter.stop();
       await cmsReconciler.stop();
+      await statusConsumer.stop();
       await reconciler.stop();
       await worker.stop();
     },

@@ -86,4 +86,24 @@ describeInBrowser("the status page's staff pages in Chromium", () => {
     expect(await page.locator("#main").textContent()).toContain("Service Under Maintenance");
     await expectAccessible(page);
   }, 90_000);
+
+  test("the subscribe form's outcomes on the public page: the error beside its field, the notice", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/status?subscribed=invalid");
+    const field = page.getByLabel("Email");
+    expect(await field.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("#subscribe-email-error").textContent()).toContain(
+      "Enter an email address",
+    );
+    expect(await field.getAttribute("aria-describedby")).toBe("subscribe-email-error");
+    await expectAccessible(page);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
+
+    await page.goto("/status?subscribed=1");
+    expect(await page.getByRole("status").textContent()).toContain("Check your inbox");
+    expect(await page.getByLabel("Email").getAttribute("aria-invalid")).toBeNull();
+    await expectAccessible(page);
+  }, 60_000);
 });

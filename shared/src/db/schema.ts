@@ -15,6 +15,7 @@ import {
 } from "drizzle-orm/pg-core";
 import {
   OPERATIONAL_EVENT_TYPES,
+  STATUS_EVENT_TYPES,
   SUBSCRIBABLE_EVENT_TYPES,
   type SubscribableEventType,
   WEBHOOK_EVENT_TYPES,
@@ -790,6 +791,22 @@ export const webhookDeliveries = pgTable(
 
 /**
  * Written by: webhooks. Read by: no other service.
+ * The status page's events this service fanned out (`status.incident_updated`), as the bus
+ * carried them: written in the fan-out transaction, read to build each delivery's body (at
+ * every attempt and resend). `data` is the event's `{ incident, update }`.
+ */
+export const webhookStatusEvents = pgTable("webhook_status_events", {
+  /** The event's id: the deliveries' `event_id` and `webhook-id`. */
+  id: uuid("id").primaryKey(),
+  type: text("type", { enum: STATUS_EVENT_TYPES }).notNull(),
+  data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+  /** The event's `created_at`: when the update was made. */
+  createdAt: tstz("created_at").notNull(),
+  recordedAt: tstz("recorded_at").notNull().defaultNow(),
+});
+
+/**
+ * Written by: webhooks. Read by: no other service.
  * The alerts raised about an endpoint (failing at a threshold, disabled, a delivery exhausted),
  * written in the transaction that recorded the failed attempt. The unique key holds each alert
  * to once per endpoint, kind, threshold and run of failures (`episode`), whatever the number of
@@ -881,15 +898,15 @@ export const digestSubscriptions = pgTable("digest_subscriptions", {
 
 /**
  * Written by: forms. Read by: no other service.
- * Pending double opt-in confirmations for the digest (`list = 'digest'`) and organization
- * newsletters (`list = 'org'`). Only the token's SHA-256 is kept; organization addresses are
- * removed once confirmed.
+ * Pending double opt-in confirmations for the digest (`list = 'digest'`), organization
+ * newsletters (`list = 'org'`) and the status page's updates (`list = 'status'`). Only the
+ * token's SHA-256 is kept; organization addresses are removed once confirmed.
  */
 export const newsletterConfirmations = pgTable(
   "newsletter_confirmations",
   {
     id: uuid("id").primaryKey(),
-    list: text("list", { enum: ["digest", "org"] }).notNull(),
+    list: text("list", { enum: ["digest", "org", "status"] }).notNull(),
     organizationId: uuid("organization_id").references(() => organizations.id),
     email: text("email"),
     tokenHash: text("token_hash").notNull().unique(),
@@ -900,6 +917,19 @@ export const newsletterConfirmations = pgTable(
   },
   (table) => [index("newsletter_confirmations_email_idx").on(table.email, table.createdAt)],
 );
+
+/**
+ * Written by: forms. Read by: no other service.
+ * The status page's email subscribers: addresses that confirmed (double opt-in through
+ * `newsletter_confirmations`, `list = 'status'`). Each incident update is emailed to every row;
+ * unsubscribing deletes the row. The unsubscribe link is signed from the id, so no token is kept.
+ */
+export const statusSubscribers = pgTable("status_subscribers", {
+  id: uuid("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  confirmedAt: tstz("confirmed_at").notNull(),
+  createdAt: createdAt(),
+});
 
 /**
  * Written by: forms. Read by: no other service.

@@ -3,6 +3,7 @@ import { KEY_SCOPES } from "../api-keys.ts";
 import {
   ApprovalDecisionOut,
   ErrorOut,
+  StatusIncidentUpdatedEventOut,
   StoryDetailOut,
   StoryOut,
   WebhookDeliveryExhaustedEventOut,
@@ -35,6 +36,7 @@ const NAMED_SCHEMAS: Record<string, TSchema> = {
   WebhookEndpointFailingEvent: WebhookEndpointFailingEventOut,
   WebhookEndpointDisabledEvent: WebhookEndpointDisabledEventOut,
   WebhookDeliveryExhaustedEvent: WebhookDeliveryExhaustedEventOut,
+  StatusIncidentUpdatedEvent: StatusIncidentUpdatedEventOut,
   Error: ErrorOut,
 };
 
@@ -359,6 +361,11 @@ function webhooks(named: Map<unknown, string>) {
       "webhookDeliveryExhausted",
       "A delivery to another endpoint of the organization failed its last attempt (at most one per endpoint and run of failures).",
     ],
+    [
+      "status.incident_updated",
+      "statusIncidentUpdated",
+      "An incident or a scheduled maintenance on the status page was opened or updated (sent to subscribed endpoints of every organization; topics do not apply).",
+    ],
   ] as const;
   const bodies: Record<(typeof types)[number][0], TSchema> = {
     "story.submitted": WebhookEventOut,
@@ -370,6 +377,7 @@ function webhooks(named: Map<unknown, string>) {
     "webhook_endpoint.failing": WebhookEndpointFailingEventOut,
     "webhook_endpoint.disabled": WebhookEndpointDisabledEventOut,
     "webhook_delivery.exhausted": WebhookDeliveryExhaustedEventOut,
+    "status.incident_updated": StatusIncidentUpdatedEventOut,
   };
   return Object.fromEntries(
     types.map(([type, operationId, summary]) => [
@@ -509,7 +517,8 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
       { name: "Forms", description: "Website forms: validated, bot-screened, emailed." },
       {
         name: "Newsletters",
-        description: "The digest and organization newsletters (double opt-in).",
+        description:
+          "The digest, organization newsletters and the status page's email updates (double opt-in).",
       },
       { name: "Checkout", description: "Checkout summary." },
       {

@@ -13,7 +13,7 @@ export type ConfirmationRow = typeof newsletterConfirmations.$inferSelect;
 export async function insertConfirmation(
   db: Queryable,
   values: {
-    list: "digest" | "org";
+    list: ConfirmationRow["list"];
     organizationId: string | null;
     email: string;
     tokenHash: string;
@@ -34,7 +34,7 @@ export async function insertConfirmation(
  */
 export async function countConfirmationsSince(
   db: Queryable,
-  list: "digest" | "org",
+  list: ConfirmationRow["list"],
   email: string,
   since: Date,
 ): Promise<number> {

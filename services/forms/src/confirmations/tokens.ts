@@ -45,7 +45,14 @@ export function emailHash(email: string): string {
   return createHash("sha256").update(normalizeEmail(email)).digest("hex");
 }
 
-/** The link in a confirmation email: the confirmation page, which POSTs the token. */
-export function confirmationLink(baseUrl: string, token: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/v1/public/newsletter/confirm?t=${token}`;
+/**
+ * The link in a confirmation email: the confirmation page at `path` (the newsletters' by
+ * default), which POSTs the token.
+ */
+export function confirmationLink(
+  baseUrl: string,
+  token: string,
+  path = "/v1/public/newsletter/confirm",
+): string {
+  return `${baseUrl.replace(/\/+$/, "")}${path}?t=${token}`;
 }

@@ -16,6 +16,18 @@ export const EnvelopeFields = {
   fax: t.Optional(t.String({ honeypot: true, description: "honeypot: leave absent or empty" })),
 };
 
+/**
+ * The envelope of a form on a page served from a cache (the status page): one rendering is seen
+ * by many visitors, so it cannot carry one visitor's `submission_id` or `started_at`. Both may be
+ * sent; without `submission_id` each post is a submission of its own, without `started_at` the
+ * timing check is skipped. The honeypot and the form's own throttles still apply.
+ */
+export const OptionalEnvelopeFields = {
+  submission_id: t.Optional(EnvelopeFields.submission_id),
+  started_at: t.Optional(EnvelopeFields.started_at),
+  fax: EnvelopeFields.fax,
+};
+
 export interface Envelope {
   submission_id: string;
   started_at: number;
@@ -49,8 +61,13 @@ const MAX_AGE_MS = 24 * 60 * 60 * 1000;
  * Bot screening: a filled honeypot, or a form sent under 2 s after it was shown, shown in the
  * future, or shown over 24 h ago. Such a submission is answered exactly like a real one.
  */
-export function looksAutomated(envelope: Envelope, now: Date): boolean {
+export function looksAutomated(
+  envelope: Omit<Envelope, "started_at"> & { started_at?: number },
+  now: Date,
+): boolean {
   if (!honeypotEmpty(envelope.fax)) return true;
+  // A form of a cached page cannot say when it was shown (`OptionalEnvelopeFields`).
+  if (envelope.started_at === undefined) return false;
   const elapsed = now.getTime() - envelope.started_at;
   return elapsed < MIN_FILL_MS || elapsed > MAX_AGE_MS;
 }

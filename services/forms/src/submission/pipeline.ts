@@ -116,13 +116,15 @@ export function submitForm<S extends TObject, C = undefined>(
     }
     if (errors.length > 0 || !("value" in result)) return invalid(errors);
     const input = result.value as Static<S> & Envelope;
+    // A form with an optional envelope (OptionalEnvelopeFields) may come without an id.
+    const submissionId = (input.submission_id as string | undefined) ?? crypto.randomUUID();
     const answer = (human: boolean) =>
       hooks?.accepted ? hooks.accepted({ context, human }) : accepted();
     if (looksAutomated(input, deps.now())) return answer(false);
     const token = (input as { human_check_token?: unknown }).human_check_token;
     const check = await humanCheckOf(deps, request, spec.humanCheck, token);
     if ("errors" in check) return invalid(check.errors);
-    await deliverOnce(deps.db, input.submission_id, spec.route, deps.now, () =>
+    await deliverOnce(deps.db, submissionId, spec.route, deps.now, () =>
       spec.deliver(input, mailer, { context, human: check.human }),
     );
     return answer(check.human);

@@ -193,10 +193,12 @@ export function consent(): Rule<true> {
   };
 }
 
-export function uuid(): Rule<string> {
+export function uuid(options: { optional?: boolean } = {}): Rule<string | undefined> {
   return (raw, field, kind) => {
     const value = scalar(raw, kind);
-    if (absent(value)) return fail(field, "required", "is required");
+    if (absent(value)) {
+      return options.optional ? { value: undefined } : fail(field, "required", "is required");
+    }
     if (typeof value !== "string") return fail(field, "invalid_type", "must be a string");
     if (!isUuid(value.trim())) return fail(field, "invalid_format", "must be a UUID");
     return { value: value.trim().toLowerCase() };
@@ -259,7 +261,7 @@ export function rulesFor(schema: TObject): RuleSet {
 function ruleFor(schema: TSchema, optional: boolean, name: string): Rule<unknown> {
   const kind = schema[Kind];
   if (kind === "String" && schema.format === "email") return email();
-  if (kind === "String" && schema.format === "uuid") return uuid();
+  if (kind === "String" && schema.format === "uuid") return uuid({ optional });
   // A constraint no rule checks would be shown in the OpenAPI document and never enforced.
   if (kind === "String" && (schema.pattern !== undefined || schema.format !== undefined)) {
     throw new Error(`No form rule for the field ${name}'s pattern or format`);

@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
+import type { EventBus } from "@newsroom/shared/bus/index";
 import { type Config, loadConfig } from "@newsroom/shared/config";
 import {
   MemoryRateLimitStore,
@@ -92,6 +93,8 @@ export function testClock() {
 
 export interface FormsHarness {
   database: TestDatabase;
+  /** The bus the service consumes from: in-process unless the harness was given one. */
+  bus: EventBus;
   config: Config;
   service: ServiceHandle;
   clock: ReturnType<typeof testClock>;
@@ -127,6 +130,8 @@ export async function formsHarness(
     rateLimits: RateLimitStore;
     clock?: ReturnType<typeof testClock>;
   },
+  /** A bus to consume from (JetStream); closed by the caller. Default: its own in-process bus. */
+  bus?: EventBus,
 ): Promise<FormsHarness> {
   const database = shared?.database ?? (await testDatabase());
   const redisUrl = requireService("REDIS_URL");
@@ -143,12 +148,13 @@ export async function formsHarness(
     ...env,
   });
   // Its own in-process bus, closed with the runtime; the database and limits may be shared.
-  const runtime = testRuntime({ database, config, rateLimits });
+  const runtime = testRuntime({ database, config, rateLimits, bus });
   const clock = shared?.clock ?? testClock();
   const service = await createFormsService(runtime, { now: clock.now, sweep: false });
   const handle = edgeInProcess((request) => service.app.handle(request));
   const harness: FormsHarness = {
     database,
+    bus: runtime.bus,
     config,
     service,
     clock,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from "bun:test";
+import type { EventBus } from "@newsroom/shared/bus/index";
 import { type ContactsServer, startContactsServer } from "./contacts-server.ts";
 import { type NewsletterOrg, newsletterOrg } from "./fixtures.ts";
 import { type FormsHarness, formsHarness, type SesEmulator, startSesEmulator } from "./harness.ts";
@@ -23,6 +24,8 @@ export interface FormsWorldOptions {
   org?: Parameters<typeof newsletterOrg>[1];
   /** Listen on a free 127.0.0.1 port (through the same edge as `forms.handle`). */
   serve?: boolean;
+  /** Consume from this bus (made before the service starts, closed after it stops). */
+  bus?: () => Promise<{ bus: EventBus; close(): Promise<void> }>;
 }
 
 /**
@@ -43,17 +46,23 @@ export function formsWorld(options: FormsWorldOptions = {}): FormsWorld {
   beforeAll(async () => {
     const ses = await startSesEmulator();
     const contacts = options.contacts ? startContactsServer() : undefined;
-    const forms = await formsHarness({
-      SES_ENDPOINT: ses.url,
-      ...(contacts ? { SES_CONTACTS_ENDPOINT: contacts.url } : {}),
-      ...options.env,
-    });
+    const bus = await options.bus?.();
+    const forms = await formsHarness(
+      {
+        SES_ENDPOINT: ses.url,
+        ...(contacts ? { SES_CONTACTS_ENDPOINT: contacts.url } : {}),
+        ...options.env,
+      },
+      undefined,
+      bus?.bus,
+    );
     const server = options.serve
       ? Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => forms.handle(request) })
       : undefined;
     stop = async () => {
       server?.stop(true);
       await forms.close();
+      await bus?.close();
       contacts?.close();
       await ses.close();
     };

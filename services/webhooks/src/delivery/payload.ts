@@ -1,7 +1,11 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
-import { isOperationalEventType, type WebhookEventType } from "@newsroom/shared/events";
+import {
+  isOperationalEventType,
+  isStatusEventType,
+  type WebhookEventType,
+} from "@newsroom/shared/events";
 import type { StoryOut, WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import {
   currentVersionOf,
@@ -11,6 +15,7 @@ import {
 } from "@newsroom/shared/story-records";
 import { sql } from "drizzle-orm";
 import { alertEventBodies } from "../alerts/payload.ts";
+import { statusEventBodies } from "../fan-out/status-payload.ts";
 import { uuidArray } from "../sql-arrays.ts";
 import type { DeliveryRow } from "./store.ts";
 
@@ -75,6 +80,21 @@ export async function eventBodies(
   db: Queryable,
   deliveries: EventOfDelivery[],
 ): Promise<Map<string, string>> {
+  // The status page's events carry the data the bus brought, kept when they were fanned out.
+  if (deliveries.some((delivery) => isStatusEventType(delivery.eventType))) {
+    const [status, others] = await Promise.all([
+      statusEventBodies(
+        db,
+        deliveries.filter((delivery) => isStatusEventType(delivery.eventType)),
+      ),
+      eventBodies(
+        db,
+        deliveries.filter((delivery) => !isStatusEventType(delivery.eventType)),
+      ),
+    ]);
+    for (const [id, body] of status) others.set(id, body);
+    return others;
+  }
   // Operational events (alerts) carry the data written when they were raised.
   if (deliveries.some((delivery) => isOperationalEventType(delivery.eventType))) {
     const [alerts, stories] = await Promise.all([

@@ -7,10 +7,10 @@ import {
   webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
-import type { SubscribableEventType } from "@newsroom/shared/events";
+import { type SubscribableEventType, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
-import { and, asc, eq, gte, lt, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lt, notExists, sql } from "drizzle-orm";
 import {
   integerArray,
   nullableUuidArray,
@@ -193,8 +193,8 @@ export async function insertManyDeliveries(
 }
 
 /**
- * Outbox events created between `since` and `before` that this service has no record of having
- * fanned out, oldest first.
+ * Story events in the outbox created between `since` and `before` that this service has no
+ * record of having fanned out, oldest first. Only story events: others have their own path.
  */
 export async function eventsNotFannedOut(
   db: Queryable,
@@ -213,6 +213,7 @@ export async function eventsNotFannedOut(
       and(
         gte(outboxEvents.createdAt, since),
         lt(outboxEvents.createdAt, before),
+        inArray(outboxEvents.type, [...WEBHOOK_EVENT_TYPES]),
         notExists(recorded),
       ),
     )

@@ -126,13 +126,21 @@ ${main}
 </html>`;
 }
 
-function subscribeForm(): Html {
-  return html`<section aria-labelledby="subscribe-heading" class="subscribe">
+/**
+ * The email subscription form (the forms service answers it with a 303 back here): after a post,
+ * `?subscribed=1` says a confirmation link is on its way, `?subscribed=invalid` puts the error
+ * beside the field.
+ */
+function subscribeForm(outcome: string | null = null): Html {
+  const invalid = outcome === "invalid";
+  return html`<section aria-labelledby="subscribe-heading" class="subscribe" id="subscribe">
 <h2 id="subscribe-heading">Get updates</h2>
+${outcome === "1" ? html`<p class="notice" role="status">Check your inbox: we sent you a link to confirm your subscription.</p>` : ""}
 <form method="post" action="/v1/public/status/subscribe">
   <div class="field">
     <label for="subscribe-email">Email</label>
-    <input id="subscribe-email" name="email" type="email" autocomplete="email" required>
+    <input id="subscribe-email" name="email" type="email" autocomplete="email" required${invalid ? html` aria-invalid="true" aria-describedby="subscribe-email-error"` : ""}>
+    ${invalid ? html`<p class="field-error" id="subscribe-email-error">Enter an email address such as name@example.com.</p>` : ""}
   </div>
   <button type="submit">Subscribe</button>
 </form>
@@ -143,10 +151,18 @@ function subscribeForm(): Html {
 const PAST_DAYS = 14;
 
 /** The status page itself. */
-export function statusPage(served: ServedSnapshot, now = new Date()): Html {
+export function statusPage(
+  served: ServedSnapshot,
+  now = new Date(),
+  subscribed: string | null = null,
+): Html {
   const snapshot = served.snapshot;
   if (!snapshot) {
-    return document("Newsroom status", html`<h1>Newsroom status</h1>${subscribeForm()}`, served);
+    return document(
+      "Newsroom status",
+      html`<h1>Newsroom status</h1>${subscribeForm(subscribed)}`,
+      served,
+    );
   }
   const since = now.getTime() - PAST_DAYS * 86_400_000;
   const past = snapshot.incidents.filter(
@@ -178,7 +194,7 @@ ${
     : html`<p>No incidents in the last ${PAST_DAYS} days.</p>`
 }
 </section>
-${subscribeForm()}
+${subscribeForm(subscribed)}
 <p class="when">Updated <time datetime="${snapshot.takenAt.toISOString()}">${dateTimeText(snapshot.takenAt)}</time>.</p>`;
   return document("Newsroom status", main, served);
 }
@@ -311,6 +327,7 @@ h3{font-size:1.05rem;margin:0}
 .banner.indicator-major{background:#ffe8d6;color:#6b2a00;border-color:#b34700}
 .banner.indicator-critical{background:#fde2e2;color:#7a0c0c;border-color:#b30000}
 .banner.indicator-maintenance{background:#e3eefc;color:#0b3a75;border-color:#1f5fbf}
+.field-error{color:#b42318;font-weight:600;margin:.25rem 0 0}
 .notice{padding:.75rem 1rem;border:2px solid #a77700;background:#fff8e1;border-radius:.4rem;margin-bottom:1rem}
 .components{list-style:none;margin:0;padding:0;border:1px solid #d0d0d0;border-radius:.4rem}
 .component{padding:1rem;border-top:1px solid #d0d0d0}

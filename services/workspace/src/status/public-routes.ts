@@ -126,7 +126,7 @@ export function statusPublicRoutes(status: StatusModule) {
         const served = await status.snapshots.get();
         return publicAnswer(
           request,
-          `<!doctype html>\n${statusPage(served).value}`,
+          `<!doctype html>\n${statusPage(served, new Date(), new URL(request.url).searchParams.get("subscribed")).value}`,
           "text/html; charset=utf-8",
           served.stale,
           PAGE_SECURITY,

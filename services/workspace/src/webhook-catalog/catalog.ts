@@ -1,7 +1,12 @@
 import type { StoryStatus } from "@newsroom/shared/db/schema";
-import { isOperationalEventType, type WebhookEventType } from "@newsroom/shared/events";
+import {
+  isOperationalEventType,
+  isStatusEventType,
+  type WebhookEventType,
+} from "@newsroom/shared/events";
 import { buildOpenApiDocument } from "@newsroom/shared/openapi/document";
 import type {
+  StatusIncidentUpdatedEventOut,
   StoryOut,
   WebhookDeliveryExhaustedEventOut,
   WebhookEndpointDisabledEventOut,
@@ -16,7 +21,11 @@ export interface CatalogEntry {
   summary: string;
   /** The JSON schema of its body, from the OpenAPI document's `webhooks` section, refs inlined. */
   schema: unknown;
-  sample: WebhookEventOut | WebhookTestEventOut | OperationalEventOut;
+  sample:
+    | WebhookEventOut
+    | WebhookTestEventOut
+    | OperationalEventOut
+    | StatusIncidentUpdatedEventOut;
 }
 
 type OperationalEventOut =
@@ -93,9 +102,50 @@ function operationalSample(type: string, id: string): OperationalEventOut {
   };
 }
 
-function samplePayload(type: string): WebhookEventOut | WebhookTestEventOut | OperationalEventOut {
+/** An incident's first update, as the status page sends it. */
+function statusSample(id: string): StatusIncidentUpdatedEventOut {
+  const incident = "4e5d6c7b-8a9f-4b0c-9d1e-2f3a4b5c6d7e";
+  return {
+    id,
+    object: "event",
+    type: "status.incident_updated",
+    created_at: SAMPLE_AT,
+    timestamp: SAMPLE_AT,
+    data: {
+      incident: {
+        id: incident,
+        name: "Delayed webhooks",
+        kind: "incident",
+        status: "investigating",
+        impact: "minor",
+        shortlink: `https://api.example.com/status/incidents/${incident}`,
+        components: [
+          {
+            id: "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+            name: "Webhooks",
+            status: "degraded_performance",
+          },
+        ],
+        scheduled_for: null,
+        scheduled_until: null,
+        created_at: SAMPLE_AT,
+        updated_at: SAMPLE_AT,
+        resolved_at: null,
+      },
+      update: {
+        id: "8f7e6d5c-4b3a-4c2d-9e1f-0a9b8c7d6e5f",
+        status: "investigating",
+        body: "Webhook deliveries are delayed by up to ten minutes. We are looking into it.",
+        created_at: SAMPLE_AT,
+      },
+    },
+  };
+}
+
+function samplePayload(type: string): CatalogEntry["sample"] {
   const id = "6c1f0a9e-2b7d-4e3a-8f5c-1d9e8b7a6c54";
   if (isOperationalEventType(type)) return operationalSample(type, id);
+  if (isStatusEventType(type)) return statusSample(id);
   if (type === "webhook.test") {
     return {
       id,

@@ -1,4 +1,8 @@
-import { OPERATIONAL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
+import {
+  OPERATIONAL_EVENT_TYPES,
+  STATUS_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+} from "@newsroom/shared/events";
 import { type Html, html } from "@newsroom/shared/html";
 import {
   NAME_MAX_LENGTH,
@@ -183,6 +187,14 @@ ${data.needsCode ? notice("info", FRESH_NOTE) : ""}
     <legend>Alerts about this organization's other endpoints (optional)</legend>
     <p class="hint">Sent when another endpoint is failing, is disabled or gives up a delivery, so your systems can page you; never about this endpoint itself.</p>
     ${OPERATIONAL_EVENT_TYPES.map(
+      (type) =>
+        html`<label><input type="checkbox" name="events" value="${type}"${chosen.has(type) ? html` checked` : ""}> ${type}</label>`,
+    )}
+  </fieldset>
+  <fieldset class="choices">
+    <legend>Status page (optional)</legend>
+    <p class="hint">Sent when an incident or a scheduled maintenance on the service's status page is opened or updated. Topics do not apply.</p>
+    ${STATUS_EVENT_TYPES.map(
       (type) =>
         html`<label><input type="checkbox" name="events" value="${type}"${chosen.has(type) ? html` checked` : ""}> ${type}</label>`,
     )}
