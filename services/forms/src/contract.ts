@@ -220,6 +220,7 @@ export const unsubscribePostOperation = operation({
   responses: {
     200: pageOrJson("Unsubscribed.", StatusOut("unsubscribed")),
     404: HTML("Unknown or forged link."),
+    422: errorAnswer("The body could not be read.", NO_STORE),
   },
 });
 
@@ -311,6 +312,7 @@ export const statusUnsubscribePostOperation = operation({
   responses: {
     200: pageOrJson("Unsubscribed.", StatusOut("unsubscribed")),
     404: HTML("Unknown or forged link."),
+    422: errorAnswer("The body could not be read.", NO_STORE),
   },
 });
 
