@@ -7,6 +7,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { type DeliveryRow, openAttempts, recordFailedAttempt } from "../src/delivery/store.ts";
+import { updateWebhookEndpointOptions } from "../src/endpoints/service.ts";
 import { insertManyDeliveries } from "../src/fan-out/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
@@ -55,20 +56,24 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
   });
 
   /** The story's first event, claimed, its attempt opened and its request on the way. */
-  async function firstEventInFlight(storyId: string): Promise<DeliveryRow> {
+  async function firstEventInFlight(
+    storyId: string,
+    endpoint = endpointId,
+    eventId = newId(),
+  ): Promise<DeliveryRow> {
     const [row] = await fx.db
       .insert(webhookDeliveries)
       .values({
         id: newId(),
         organizationId: fx.orgId,
-        endpointId,
-        eventId: newId(),
+        endpointId: endpoint,
+        eventId,
         eventType: "story.submitted",
         storyId,
         eventCreatedAt: new Date(),
         nextAttemptAt: new Date(),
         lockedUntil: new Date(Date.now() + 60_000),
-        storyOrder: 1,
+        storyOrder: endpoint === endpointId ? 1 : null,
       })
       .returning();
     await openAttempts(fx.db, [row!]);
@@ -211,5 +216,47 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
     await second.transaction;
     expect((await outcome).status).toBe("pending");
     await expectHeldBehindTheRetry(first, second.eventId);
+  }, 30_000);
+
+  test("the ordering changes while a failed attempt is recorded: both commit", async () => {
+    // An endpoint delivering as events come, its story's first event in flight.
+    const unordered = (await fx.endpoint("http://127.0.0.1:9/unordered")).id;
+    const { storyId, eventId } = await fx.submitted();
+    const first = await firstEventInFlight(storyId, unordered, eventId);
+    // Another transaction holds the attempt's row: the recording stops there, having locked
+    // its delivery and before it locks the endpoint's row.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = blocker.begin(async (tx) => {
+      await tx`select 1 from webhook_attempts where delivery_id = ${first.id} for update`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const recording = recordFailure(first);
+    await doneOrWaiting(() => false, 1, "the recording waiting for its attempt's row");
+    // The ordering changes now: the endpoint's row and its pending deliveries, in one transaction.
+    let changed = false;
+    const change = updateWebhookEndpointOptions(fanOut.db, fx.orgId, unordered, {
+      ordering: "story",
+    }).then((row) => {
+      changed = true;
+      return row;
+    });
+    await doneOrWaiting(() => changed, 2, "the change done or waiting for the delivery");
+    release();
+    await holding;
+    // Neither waits for the other in a circle: both are written.
+    expect((await recording).status).toBe("pending");
+    expect((await change).ordering).toBe("story");
+    const placed = (await fx.delivery(unordered, eventId))!;
+    expect(placed).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 500 });
+    expect(placed.storyOrder).not.toBeNull();
   }, 30_000);
 });
