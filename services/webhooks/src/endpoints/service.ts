@@ -109,6 +109,12 @@ export async function updateWebhookEndpointOptions(
 ): Promise<WebhookEndpointRow> {
   const endpoint = await findWebhookEndpoint(db, organizationId, id);
   return db.transaction(async (tx) => {
+    // The deliveries first, then the endpoint's row: the order a recording of an attempt locks
+    // them in (its delivery, then its endpoint), so the two never wait for each other in a
+    // circle (the other way round, one of them was aborted as a deadlock).
+    if (input.ordering !== undefined && input.ordering !== endpoint.ordering) {
+      await reorderPendingDeliveries(tx, organizationId, endpoint.id, input.ordering);
+    }
     const [row] = await tx
       .update(webhookEndpoints)
       .set({
@@ -125,9 +131,6 @@ export async function updateWebhookEndpointOptions(
         ),
       )
       .returning();
-    if (input.ordering !== undefined && input.ordering !== endpoint.ordering) {
-      await reorderPendingDeliveries(tx, organizationId, endpoint.id, input.ordering);
-    }
     return row!;
   });
 }

@@ -138,13 +138,28 @@ export interface DeliveryEvent {
  * When a new delivery `v` is due: now, or for one in story order, not before the retry of an
  * earlier pending event of its story to the same endpoint (it would only wait for it). A claim
  * then does not read it over and over meanwhile. Unordered deliveries skip the lookup.
+ *
+ * The story's first pending delivery (the one a claim takes, so the one whose failed
+ * attempt may be being recorded right now) is read with a "key share" lock, which the
+ * recording's "for update" of that row and this lock wait for each other. Without it, a fan-out
+ * reading the row before the recording commits, and committing after the recording held the
+ * story's later events (its hold cannot see the uncommitted delivery), left the new delivery
+ * due now, before the retry. With it: a fan-out that comes second waits for the recording to
+ * commit and reads the retry's time (a locked row is read as last committed); a recording that
+ * comes second waits for the fan-out to commit, and its hold then sees the new delivery. The lock
+ * does not hold up claims (they skip a locked row), recordings of 2xx, or other fan-outs.
  */
 function dueBehindEarlierEventsOfItsStory(now: Date) {
   const at = sql`${now.toISOString()}::timestamptz`;
   return sql`case when v.story_order is null then ${at} else greatest(${at}, (
       select max(earlier.next_attempt_at) from webhook_deliveries as earlier
       where earlier.endpoint_id = v.endpoint_id and earlier.story_id = v.story_id
-        and earlier.status = 'pending' and earlier.story_order < v.story_order)) end`;
+        and earlier.status = 'pending' and earlier.story_order < v.story_order), (
+      select first.next_attempt_at from webhook_deliveries as first
+      where first.endpoint_id = v.endpoint_id and first.story_id = v.story_id
+        and first.status = 'pending' and first.story_order < v.story_order
+      order by first.story_order limit 1
+      for key share of first)) end`;
 }
 
 /**
