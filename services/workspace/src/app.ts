@@ -18,6 +18,7 @@ import { membersRoutes } from "./identity/members/routes.ts";
 import { txtLookup } from "./identity/sso/domains.ts";
 import { ssoRoutes } from "./identity/sso/routes.ts";
 import { keysRoutes } from "./keys/routes.ts";
+import { oauthInternalRoutes } from "./oauth/internal-routes.ts";
 import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
@@ -65,7 +66,8 @@ export function createWorkspaceApp(deps: WorkspaceDeps) {
     .use(ssoRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(digestRoutes(deps))
-    .use(organizationNewsletterRoutes(deps));
+    .use(organizationNewsletterRoutes(deps))
+    .use(oauthInternalRoutes(deps));
   kit.bindRoutes(app);
   return app;
 }

@@ -41,6 +41,8 @@ export const organizations = pgTable("organizations", {
   newsletterEnabled: boolean("newsletter_enabled").notNull().default(false),
   /** Website origins allowed to post to the organization's newsletter subscribe route. */
   newsletterOrigins: jsonb("newsletter_origins").$type<string[]>().notNull().default([]),
+  /** The owner's switch: approvals through the API (OAuth access tokens) are answered. */
+  apiApprovalsEnabled: boolean("api_approvals_enabled").notNull().default(false),
   /**
    * Moves forward in the same transaction as every change that alters a client API answer
    * (stories, versions, topics, approval decisions, webhook endpoints, sites, hostnames, assets,
@@ -599,6 +601,10 @@ export const approvalDecisions = pgTable(
     actorRole: text("actor_role").notNull(),
     /** The person who decided in the web app; internal only, never on the client API. */
     personId: uuid("person_id").references(() => workspacePeople.id, { onDelete: "set null" }),
+    /** The application a person decided through (OAuth); internal only, null in the web app. */
+    oauthClientId: uuid("oauth_client_id").references(() => oauthClients.id, {
+      onDelete: "set null",
+    }),
     note: text("note"),
     decidedAt: tstz("decided_at").notNull().defaultNow(),
   },
@@ -927,3 +933,133 @@ export const formSubmissions = pgTable("form_submissions", {
   expiresAt: tstz("expires_at").notNull(),
   createdAt: createdAt(),
 });
+
+export const OAUTH_GRANT_TYPES = [
+  "authorization_code",
+  "urn:ietf:params:oauth:grant-type:device_code",
+] as const;
+export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * An application an organization's owners or admins registered for approvals through the API: a
+ * public client (no secret), its exact redirect URIs and the grants it may use.
+ */
+export const oauthClients = pgTable(
+  "oauth_clients",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    name: text("name").notNull(),
+    /** The public identifier the application sends (`armc_…`). */
+    clientId: text("client_id").notNull().unique(),
+    redirectUris: jsonb("redirect_uris").$type<string[]>().notNull().default([]),
+    grantTypes: jsonb("grant_types").$type<OAuthGrantType[]>().notNull(),
+    createdBy: uuid("created_by").references(() => workspacePeople.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (table) => [index("oauth_clients_org_idx").on(table.organizationId)],
+);
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * A person's consent to one application in one organization: the family of every token issued
+ * under it. Revoked (by the person, by a refresh token used twice) it ends them all.
+ */
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: uuid("id").primaryKey(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    clientId: uuid("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    personId: uuid("person_id")
+      .notNull()
+      .references(() => workspacePeople.id, { onDelete: "cascade" }),
+    scope: text("scope").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: tstz("last_used_at"),
+    revokedAt: tstz("revoked_at"),
+  },
+  (table) => [index("oauth_grants_person_idx").on(table.personId)],
+);
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * An authorization code (ten minutes, single use): only its SHA-256 is kept, with the PKCE
+ * challenge (S256) and the exact redirect URI it was issued for.
+ */
+export const oauthAuthorizationCodes = pgTable("oauth_authorization_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  clientId: uuid("client_id")
+    .notNull()
+    .references(() => oauthClients.id, { onDelete: "cascade" }),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organizations.id),
+  personId: uuid("person_id")
+    .notNull()
+    .references(() => workspacePeople.id, { onDelete: "cascade" }),
+  redirectUri: text("redirect_uri").notNull(),
+  codeChallenge: text("code_challenge").notNull(),
+  scope: text("scope").notNull(),
+  expiresAt: tstz("expires_at").notNull(),
+  /** Set when exchanged; a second exchange revokes the grant it made. */
+  usedAt: tstz("used_at"),
+  grantId: uuid("grant_id").references(() => oauthGrants.id, { onDelete: "set null" }),
+  createdAt: createdAt(),
+});
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * A device authorization (RFC 8628): the device code's SHA-256, the short code a person types,
+ * and the person's answer. Ten minutes; polled no faster than `interval_seconds`.
+ */
+export const oauthDeviceAuthorizations = pgTable("oauth_device_authorizations", {
+  id: uuid("id").primaryKey(),
+  deviceCodeHash: text("device_code_hash").notNull().unique(),
+  /** `WDJB-MJHT`: eight letters of an unambiguous alphabet, stored without the dash. */
+  userCode: text("user_code").notNull().unique(),
+  clientId: uuid("client_id")
+    .notNull()
+    .references(() => oauthClients.id, { onDelete: "cascade" }),
+  scope: text("scope").notNull(),
+  status: text("status", { enum: ["pending", "allowed", "denied"] })
+    .notNull()
+    .default("pending"),
+  organizationId: uuid("organization_id").references(() => organizations.id),
+  personId: uuid("person_id").references(() => workspacePeople.id, { onDelete: "cascade" }),
+  intervalSeconds: integer("interval_seconds").notNull().default(5),
+  expiresAt: tstz("expires_at").notNull(),
+  lastPolledAt: tstz("last_polled_at"),
+  /** Set when the tokens were issued: the device code is spent. */
+  usedAt: tstz("used_at"),
+  createdAt: createdAt(),
+});
+
+/**
+ * Written by: workspace. Read by: no other service.
+ * Access tokens (`armo_`, one hour) and refresh tokens (`armr_`, single use, rotated): only their
+ * SHA-256 is kept, each in its grant's family.
+ */
+export const oauthTokens = pgTable(
+  "oauth_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    kind: text("kind", { enum: ["access", "refresh"] }).notNull(),
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    expiresAt: tstz("expires_at").notNull(),
+    /** A refresh token exchanged for the next; used again, its family is revoked. */
+    usedAt: tstz("used_at"),
+    revokedAt: tstz("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (table) => [index("oauth_tokens_grant_idx").on(table.grantId)],
+);

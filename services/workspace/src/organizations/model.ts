@@ -30,6 +30,8 @@ export const OrganizationUpdateIn = t.Object({
   add_newsletter_origins: t.Optional(NewsletterOrigins),
   /** Removes these origins from the list. */
   remove_newsletter_origins: t.Optional(NewsletterOrigins),
+  /** The owner's switch: approvals through the API (OAuth) are answered. */
+  api_approvals_enabled: t.Optional(t.Boolean()),
 });
 
 export function organizationOut(row: OrganizationRow) {
@@ -42,6 +44,7 @@ export function organizationOut(row: OrganizationRow) {
     sandbox: row.sandbox,
     newsletter_enabled: row.newsletterEnabled,
     newsletter_origins: row.newsletterOrigins,
+    api_approvals_enabled: row.apiApprovalsEnabled,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -45,6 +45,7 @@ export async function updateOrganization(
     newsletter_origins?: string[];
     add_newsletter_origins?: string[];
     remove_newsletter_origins?: string[];
+    api_approvals_enabled?: boolean;
   },
   serviceEnv: Config["SERVICE_ENV"],
 ): Promise<OrganizationRow> {
@@ -58,6 +59,7 @@ export async function updateOrganization(
       sandbox: input.sandbox ?? org.sandbox,
       newsletterEnabled: input.newsletter_enabled ?? org.newsletterEnabled,
       newsletterOrigins: origins,
+      apiApprovalsEnabled: input.api_approvals_enabled ?? org.apiApprovalsEnabled,
       updatedAt: new Date(),
     })
     .where(eq(organizations.id, org.id))
@@ -76,6 +78,7 @@ function newsletterOriginsAfter(
     newsletter_origins?: string[];
     add_newsletter_origins?: string[];
     remove_newsletter_origins?: string[];
+    api_approvals_enabled?: boolean;
   },
   serviceEnv: Config["SERVICE_ENV"],
 ): string[] {
