@@ -5,12 +5,15 @@ import { createSignInService } from "../identity/sign-in/service.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
+import { apiApprovalsWebRoutes } from "./routes/api-approvals.ts";
+import { applicationsWebRoutes } from "./routes/applications.ts";
 import { assetsWebRoutes } from "./routes/assets.ts";
 import { auditWebRoutes } from "./routes/audit.ts";
 import { freshSignInWebRoutes } from "./routes/fresh-sign-in.ts";
 import { keysWebRoutes } from "./routes/keys.ts";
 import { membersWebRoutes } from "./routes/members.ts";
 import { newsletterWebRoutes } from "./routes/newsletter.ts";
+import { oauthClientsWebRoutes } from "./routes/oauth-clients.ts";
 import { organizationsWebRoutes } from "./routes/organizations.ts";
 import { previewLinksWebRoutes } from "./routes/preview-links.ts";
 import { signInWebRoutes } from "./routes/sign-in.ts";
@@ -80,7 +83,10 @@ export function createWebApp(deps: WebDeps) {
     .use(keysWebRoutes(deps, kit))
     .use(webhookEndpointsWebRoutes(deps, kit))
     .use(webhookCatalogWebRoutes(deps, kit))
-    .use(webhookResendWebRoutes(deps, kit));
+    .use(webhookResendWebRoutes(deps, kit))
+    .use(oauthClientsWebRoutes(deps, kit))
+    .use(apiApprovalsWebRoutes(deps, kit))
+    .use(applicationsWebRoutes(deps, kit));
   kitOfService.bindRoutes(app);
   return { app, signIn, handle: (request: Request) => app.handle(request) };
 }

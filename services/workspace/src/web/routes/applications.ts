@@ -1,0 +1,69 @@
+import { ApiError } from "@newsroom/shared/errors";
+import { Elysia } from "elysia";
+import { grantsOfPerson, type PersonGrant, revokeGrant } from "../../oauth/index.ts";
+import type { WebDeps } from "../deps.ts";
+import { withDone } from "../flash.ts";
+import type { SignedInVisitor, WebKit } from "../kit.ts";
+import { confirmPage } from "../layout.ts";
+import { type AllowedApplication, applicationsPage } from "../pages/applications.ts";
+
+const APPLICATIONS_PATH = "/app/applications";
+
+/**
+ * The applications the signed-in person allowed, in every organization, each revocable after a
+ * confirmation: revoking ends the grant's whole token family. A grant is only ever the person's
+ * own: anyone else's answers 404.
+ */
+export function applicationsWebRoutes(deps: WebDeps, kit: WebKit) {
+  async function allowed(who: SignedInVisitor): Promise<AllowedApplication[]> {
+    const grants = await grantsOfPerson(deps.db, who.signedIn.person.id);
+    return grants.map((grant: PersonGrant) => ({
+      id: grant.id,
+      application: grant.clientName,
+      organization: grant.organizationName,
+      scope: grant.scope,
+      allowedAt: grant.createdAt,
+      lastUsedAt: grant.lastUsedAt,
+    }));
+  }
+
+  async function grantOf(who: SignedInVisitor, id: string) {
+    const grant = (await allowed(who)).find((row) => row.id === id);
+    if (!grant) throw new ApiError("not_found", "No such application.");
+    return grant;
+  }
+
+  return new Elysia()
+    .get(APPLICATIONS_PATH, async ({ request }) => {
+      const who = await kit.signedIn(request);
+      return kit.page(who, applicationsPage(who, await allowed(who)));
+    })
+    .get(`${APPLICATIONS_PATH}/:id/revoke`, async ({ request, params }) => {
+      const who = await kit.signedIn(request);
+      const grant = await grantOf(who, params.id);
+      return kit.page(
+        who,
+        confirmPage(who, {
+          title: `Revoke ${grant.application}?`,
+          question: `${grant.application} may no longer act in your name in ${grant.organization}: its tokens stop working at once. To use it again, you would allow it again.`,
+          action: `${APPLICATIONS_PATH}/${grant.id}/revoke`,
+          button: "Revoke access",
+          back: APPLICATIONS_PATH,
+        }),
+      );
+    })
+    .post(
+      `${APPLICATIONS_PATH}/:id/revoke`,
+      async ({ request, params }) => {
+        const who = await kit.signedIn(request);
+        const form = await kit.form(request, who);
+        const grant = await grantOf(who, params.id);
+        if (form.text("confirm") !== "yes") {
+          return kit.redirect(`${APPLICATIONS_PATH}/${grant.id}/revoke`);
+        }
+        await revokeGrant(deps.db, who.signedIn.person.id, grant.id, deps.now());
+        return kit.redirect(withDone(APPLICATIONS_PATH, "application-revoked"));
+      },
+      { parse: "none" },
+    );
+}

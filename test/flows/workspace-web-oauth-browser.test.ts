@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash, randomBytes } from "node:crypto";
+import { describeInBrowser, launchChromium } from "@newsroom/shared/testing/browser";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expectAccessible } from "../../services/workspace/test/support/accessibility.ts";
+import {
+  orgWithMembers,
+  signInAs,
+  type WebHarness,
+  webHarness,
+} from "../support/workspace-web-embedded.ts";
+
+const base64url = (bytes: Buffer) => bytes.toString("base64url");
+
+/** A PKCE pair (RFC 7636): a random verifier and its S256 challenge. */
+function pkce() {
+  const verifier = base64url(randomBytes(32));
+  const challenge = base64url(createHash("sha256").update(verifier).digest());
+  return { verifier, challenge };
+}
+
+/**
+ * A program on the person's machine receiving the redirect: a local server on 127.0.0.1 that keeps
+ * the addresses it was sent to, as a native application does (RFC 8252 §7.3).
+ */
+function startRedirectReceiver() {
+  const received: URL[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      received.push(new URL(request.url));
+      return new Response(
+        '<!doctype html><html lang="en"><title>Done</title><main><h1>You may close this window</h1></main></html>',
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      );
+    },
+  });
+  return {
+    redirectUri: `http://127.0.0.1:${server.port}/callback`,
+    received,
+    stop: () => server.stop(true),
+  };
+}
+
+/**
+ * The authorization code flow with PKCE, as a person lives it in Chromium: an application on
+ * their machine opens the authorization URL, the person signs in, reads the consent page (axe-core
+ * clean, 390 px wide) and allows; the browser lands on the application's loopback receiver with
+ * the code and the state. The application exchanges the code with its verifier and approves a
+ * submitted story with the access token (the owner turned approvals through the API on); a code
+ * presented with the wrong verifier is refused.
+ */
+describeInBrowser("approvals through the API: the authorization code flow in Chromium", () => {
+  let h: WebHarness;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let receiver: ReturnType<typeof startRedirectReceiver>;
+  let org: Awaited<ReturnType<typeof orgWithMembers>>;
+  let clientId: string;
+  let metadata: {
+    authorization_endpoint: string;
+    token_endpoint: string;
+    revocation_endpoint: string;
+  };
+
+  beforeAll(async () => {
+    h = await webHarness();
+    receiver = startRedirectReceiver();
+    org = await orgWithMembers(h, "oauth-desk", 2);
+    const switched = await h.admin("PATCH", "/orgs/oauth-desk", { api_approvals_enabled: true });
+    expect(switched.status).toBe(200);
+    const registered = await h.admin("POST", "/orgs/oauth-desk/oauth_clients", {
+      name: "Desk approver",
+      redirect_uris: [receiver.redirectUri],
+      grant_types: ["authorization_code"],
+    });
+    expect(registered.status).toBe(201);
+    clientId = registered.body.client_id;
+    const answer = await fetch(`${h.url}/.well-known/oauth-authorization-server`);
+    expect(answer.status).toBe(200);
+    metadata = await answer.json();
+    browser = await launchChromium();
+    // Only so that the test can inject axe-core: the app's CSP allows no other script.
+    context = await browser.newContext({ baseURL: h.url, bypassCSP: true });
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    receiver?.stop();
+    await h?.close();
+  });
+
+  /** Opens the authorization URL, allows on the consent page, and gives what the receiver got. */
+  async function authorize(challenge: string, state: string, check = false): Promise<URL> {
+    const url = new URL(metadata.authorization_endpoint);
+    url.search = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: receiver.redirectUri,
+      scope: "stories:approve",
+      state,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    }).toString();
+    const before = receiver.received.length;
+    await page.goto(url.toString());
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    const main = (await page.textContent("main")) ?? "";
+    expect(main).toContain("Desk approver");
+    expect(main).toContain("stories:approve");
+    if (check) await expectAccessible(page);
+    await page.getByRole("button", { name: /^Allow/ }).click();
+    await page.waitForURL(`${receiver.redirectUri}?**`);
+    expect(receiver.received.length).toBe(before + 1);
+    return receiver.received.at(-1)!;
+  }
+
+  const exchange = (code: string, verifier: string) =>
+    fetch(metadata.token_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: receiver.redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+      }),
+    });
+
+  test("sign in as an approver", async () => {
+    await signInAs(page, h, org.members.approver);
+  });
+
+  test("allow on the consent page, exchange the code with the verifier, approve a story with the token", async () => {
+    const { verifier, challenge } = pkce();
+    const state = base64url(randomBytes(16));
+    const landed = await authorize(challenge, state, true);
+    expect(landed.pathname).toBe("/callback");
+    expect(landed.searchParams.get("state")).toBe(state);
+    const code = landed.searchParams.get("code");
+    expect(code).toBeTruthy();
+
+    const tokens = await exchange(code!, verifier);
+    expect(tokens.status).toBe(200);
+    expect(tokens.headers.get("cache-control")).toContain("no-store");
+    const body = (await tokens.json()) as {
+      access_token: string;
+      token_type: string;
+      expires_in: number;
+      scope: string;
+    };
+    expect(body.token_type.toLowerCase()).toBe("bearer");
+    expect(body.scope).toBe("stories:approve");
+    expect(body.expires_in).toBeGreaterThan(0);
+
+    const story = org.storyIds[0]!;
+    const approved = await fetch(`${h.url}/v1/stories/${story}/approve`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${body.access_token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ note: "Approved from the desk application" }),
+    });
+    expect(approved.status).toBe(200);
+    const detail = (await approved.json()) as {
+      object: string;
+      id: string;
+      status: string;
+      approvals: { decision: string; note: string | null }[];
+    };
+    expect(detail.object).toBe("story");
+    expect(detail.id).toBe(story);
+    expect(detail.status).toBe("approved");
+    expect(detail.approvals[0]).toMatchObject({
+      decision: "approved",
+      note: "Approved from the desk application",
+    });
+    // The code is spent: a second exchange is refused.
+    expect((await exchange(code!, verifier)).status).toBe(400);
+  });
+
+  test("a code presented with another verifier is refused", async () => {
+    const { challenge } = pkce();
+    const landed = await authorize(challenge, "second");
+    const code = landed.searchParams.get("code")!;
+    const refused = await exchange(code, pkce().verifier);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
+  test("the person's applications page lists it, with a revoke that asks first", async () => {
+    await page.goto("/app/");
+    await page.getByRole("link", { name: "Your applications" }).click();
+    await page.waitForURL("**/app/applications");
+    expect(await page.textContent("main")).toContain("Desk approver");
+    await expectAccessible(page);
+    await page
+      .getByRole("link", { name: /^Revoke Desk approver/ })
+      .first()
+      .click();
+    await page.waitForURL("**/revoke");
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Revoke access" }).click();
+    await page.waitForURL("**/app/applications?done=application-revoked");
+    expect(await page.getByRole("status").textContent()).toContain("access was revoked");
+    await expectAccessible(page);
+  });
+});
