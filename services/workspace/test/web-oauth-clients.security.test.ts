@@ -251,4 +251,30 @@ describe("OAuth applications in the web app", () => {
     expect(own.text).toContain(`/oauth-clients/${theirs}/delete`);
     expect(own.text).not.toContain("Not theirs");
   });
+
+  // Last: it moves the harness's clock.
+  test("13 hours after the sign-in, registering, deleting and switching wait for a new code", async () => {
+    const owner = clients.owner;
+    const id = await operatorClient(ORG, "Kept while stale");
+    // The clock moves on without letting the session lapse: it ends after 12 idle hours.
+    for (let hours = 0; hours < 13; hours += 6.5) {
+      h.clock.advance(6.5 * 3_600_000);
+      expect((await owner.get(BASE)).status).toBe(200);
+    }
+    expect((await owner.get(BASE)).text).toContain("needs a sign-in code from the last 12 hours");
+    const fresh = /^\/app\/sign-in\/fresh\?return_to=/;
+    const registered = await register(owner, "Registered while stale");
+    expect(registered.headers.get("location")).toMatch(fresh);
+    const deleted = await owner.post(`${BASE}/${id}/delete`, { confirm: "yes" });
+    expect(deleted.headers.get("location")).toMatch(fresh);
+    await owner.get(`/app/orgs/${ORG}`);
+    const switched = await owner.post(`/app/orgs/${ORG}/api-approvals`, {
+      enabled: "true",
+      confirm: "yes",
+    });
+    expect(switched.headers.get("location")).toMatch(fresh);
+    expect((await clientsNamed("Registered while stale")).length).toBe(0);
+    expect((await clientsNamed("Kept while stale")).length).toBe(1);
+    expect(await switchOf()).toBe(false);
+  });
 });
