@@ -15,7 +15,7 @@ export const SERVICE_LABELS: Record<string, string[]> = {
   forms: ["forms"],
   "client-api": ["client-api"],
   webhooks: ["webhooks"],
-  workspace: ["workspace", "workspace-web"],
+  workspace: ["workspace", "workspace-web", "workspace-oauth"],
 };
 
 interface Query {

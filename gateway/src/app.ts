@@ -115,6 +115,11 @@ export function createGateway(given: GatewayOptions) {
         },
       }),
     })
+    .get("/.well-known/oauth-authorization-server", () =>
+      Response.json(authorizationServerMetadata(options.config.PUBLIC_BASE_URL), {
+        headers: { "cache-control": "public, max-age=3600" },
+      }),
+    )
     .get("/", index)
     .use(docsRoutes)
     .all("/*", ({ request }) => refuse(request), { parse: "none" });
@@ -156,6 +161,31 @@ function serviceOf(
   target = targetOf(request.url),
 ): ServiceName | null {
   return serviceForRequest(pathOf(target), request.headers.get("host"), options.config);
+}
+
+/**
+ * The OAuth 2.0 authorization server's metadata (RFC 8414): the workspace issues tokens for
+ * approvals through the API, at these addresses under PUBLIC_BASE_URL.
+ */
+export function authorizationServerMetadata(publicBaseUrl: string) {
+  const base = publicBaseUrl.replace(/\/+$/, "");
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/app/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    device_authorization_endpoint: `${base}/oauth/device_authorization`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    response_types_supported: ["code"],
+    grant_types_supported: [
+      "authorization_code",
+      "refresh_token",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none"],
+    scopes_supported: ["stories:approve"],
+  };
 }
 
 const HealthOut = t.Object(

@@ -19,6 +19,13 @@ const CLIENT_API_PATHS = [
   "/v1/webhook_deliveries",
 ];
 
+/**
+ * The workspace's public API beside its web app: the OAuth authorization server's endpoints and
+ * a person's approval decisions through an application (the workspace owns stories).
+ */
+const WORKSPACE_API_PATHS = ["/oauth/token", "/oauth/device_authorization", "/oauth/revoke"];
+const STORY_DECISION_PATH = /^\/v1\/stories\/[^/]+\/(?:approve|reject)$/;
+
 function under(path: string, prefix: string): boolean {
   return (
     path.startsWith(prefix) &&
@@ -29,6 +36,7 @@ function under(path: string, prefix: string): boolean {
 export function serviceFor(path: string): ServiceName | null {
   if (FORMS_PATHS.some((prefix) => under(path, prefix))) return "forms";
   if (under(path, "/v1/public")) return "public-read";
+  if (WORKSPACE_API_PATHS.includes(path) || STORY_DECISION_PATH.test(path)) return "workspace";
   if (CLIENT_API_PATHS.some((prefix) => under(path, prefix))) return "client-api";
   // The people's web app only: the workspace's internal API is never reachable here.
   if (under(path, "/app")) return "workspace";
@@ -36,7 +44,13 @@ export function serviceFor(path: string): ServiceName | null {
 }
 
 /** The gateway's own paths: never a page, whatever the host. */
-export const GATEWAY_PATHS = ["/health", "/health/ready", "/v1/openapi.json", "/docs"];
+export const GATEWAY_PATHS = [
+  "/health",
+  "/health/ready",
+  "/v1/openapi.json",
+  "/docs",
+  "/.well-known/oauth-authorization-server",
+];
 
 /**
  * Which service answers a request: the service its path names (the API, on any host), else

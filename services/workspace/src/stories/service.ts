@@ -225,6 +225,8 @@ export function approvalDecisionRow(input: {
   decision: "approved" | "rejected";
   actorRole: string;
   personId: string | null;
+  /** The application the person decided through (approvals through the API). */
+  oauthClientId?: string | null;
   note?: string | null;
   decidedAt: Date;
 }): typeof approvalDecisions.$inferInsert {
@@ -237,6 +239,7 @@ export function approvalDecisionRow(input: {
     actorType: "person",
     actorRole: input.actorRole,
     personId: input.personId,
+    oauthClientId: input.oauthClientId ?? null,
     note: input.note?.trim() || null,
     decidedAt: input.decidedAt,
   };
@@ -253,6 +256,8 @@ export interface TransitionInput {
 /** Who acts, when a signed-in person does (the web app); recorded on the approval decision. */
 export interface TransitionActor {
   personId: string;
+  /** Set when the person decided through an application they allowed (OAuth). */
+  oauthClientId?: string;
 }
 
 export interface TransitionHooks {
@@ -330,6 +335,7 @@ export async function transitionStory(
                 decision: rule.decision,
                 actorRole,
                 personId: actor?.personId ?? null,
+                oauthClientId: actor?.oauthClientId ?? null,
                 note: input.note,
                 decidedAt: now,
               }),

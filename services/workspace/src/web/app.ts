@@ -1,7 +1,10 @@
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { requestIdOf } from "@newsroom/shared/http/request-context";
+import { pathOf } from "@newsroom/shared/http/urls";
 import { Elysia } from "elysia";
 import { createSignInService } from "../identity/sign-in/service.ts";
+import { createOAuthApi, isOAuthApiPath } from "../oauth/api-routes.ts";
+import { oauthWebRoutes } from "../oauth/web-routes.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
@@ -84,16 +87,26 @@ export function createWebApp(deps: WebDeps) {
     .use(webhookEndpointsWebRoutes(deps, kit))
     .use(webhookCatalogWebRoutes(deps, kit))
     .use(webhookResendWebRoutes(deps, kit))
+    .use(oauthWebRoutes(deps, kit))
     .use(oauthClientsWebRoutes(deps, kit))
     .use(apiApprovalsWebRoutes(deps, kit))
     .use(applicationsWebRoutes(deps, kit));
   kitOfService.bindRoutes(app);
-  return { app, signIn, handle: (request: Request) => app.handle(request) };
+  // Beside the pages, the authorization server's endpoints and approvals through the API:
+  // JSON, not pages, so a kit of their own.
+  const oauthApi = createOAuthApi(deps);
+  return {
+    app,
+    oauthApi,
+    signIn,
+    handle: (request: Request) =>
+      isOAuthApiPath(pathOf(request.url)) ? oauthApi.handle(request) : app.handle(request),
+  };
 }
 
 export type WebApp = ReturnType<typeof createWebApp>;
 
-/** Whether a path belongs to the web app. */
+/** Whether a path belongs to the web app (with the OAuth endpoints and approvals through the API). */
 export function isWebAppPath(path: string): boolean {
-  return path === "/app" || path.startsWith("/app/");
+  return path === "/app" || path.startsWith("/app/") || isOAuthApiPath(path);
 }
