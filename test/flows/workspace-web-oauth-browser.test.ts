@@ -29,7 +29,10 @@ function startRedirectReceiver() {
     hostname: "127.0.0.1",
     port: 0,
     fetch(request) {
-      received.push(new URL(request.url));
+      const url = new URL(request.url);
+      // The browser also asks for a favicon: only the redirect counts.
+      if (url.pathname !== "/callback") return new Response(null, { status: 404 });
+      received.push(url);
       return new Response(
         '<!doctype html><html lang="en"><title>Done</title><main><h1>You may close this window</h1></main></html>',
         { headers: { "content-type": "text/html; charset=utf-8" } },
@@ -111,7 +114,8 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     await page.getByRole("heading", { level: 1 }).waitFor();
     const main = (await page.textContent("main")) ?? "";
     expect(main).toContain("Desk approver");
-    expect(main).toContain("stories:approve");
+    expect(main).toContain("approve and reject stories");
+    expect(main).toContain("Org oauth-desk");
     if (check) await expectAccessible(page);
     await page.getByRole("button", { name: /^Allow/ }).click();
     await page.waitForURL(`${receiver.redirectUri}?**`);
@@ -130,6 +134,13 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
         client_id: clientId,
         code_verifier: verifier,
       }),
+    });
+
+  const approveWith = (token: string, story: string, note?: string) =>
+    fetch(`${h.url}/v1/stories/${story}/approve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(note === undefined ? {} : { note }),
     });
 
   test("sign in as an approver", async () => {
@@ -159,14 +170,11 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     expect(body.expires_in).toBeGreaterThan(0);
 
     const story = org.storyIds[0]!;
-    const approved = await fetch(`${h.url}/v1/stories/${story}/approve`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${body.access_token}`,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ note: "Approved from the desk application" }),
-    });
+    const approved = await approveWith(
+      body.access_token,
+      story,
+      "Approved from the desk application",
+    );
     expect(approved.status).toBe(200);
     const detail = (await approved.json()) as {
       object: string;
@@ -181,8 +189,10 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
       decision: "approved",
       note: "Approved from the desk application",
     });
-    // The code is spent: a second exchange is refused.
+    // The code is spent: a second exchange is refused, and ends the tokens the first one gave
+    // (RFC 6749 §4.1.2: a code used twice may have been stolen).
     expect((await exchange(code!, verifier)).status).toBe(400);
+    expect((await approveWith(body.access_token, org.storyIds[1]!)).status).toBe(401);
   });
 
   test("a code presented with another verifier is refused", async () => {
@@ -194,7 +204,12 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     expect(((await refused.json()) as { error: string }).error).toBe("invalid_grant");
   });
 
-  test("the person's applications page lists it, with a revoke that asks first", async () => {
+  test("revoked on the person's applications page, after the confirmation: the token is refused", async () => {
+    const { verifier, challenge } = pkce();
+    const landed = await authorize(challenge, "third");
+    const exchanged = await exchange(landed.searchParams.get("code")!, verifier);
+    expect(exchanged.status).toBe(200);
+    const token = ((await exchanged.json()) as { access_token: string }).access_token;
     await page.goto("/app/");
     await page.getByRole("link", { name: "Your applications" }).click();
     await page.waitForURL("**/app/applications");
@@ -209,6 +224,9 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     await page.getByRole("button", { name: "Revoke access" }).click();
     await page.waitForURL("**/app/applications?done=application-revoked");
     expect(await page.getByRole("status").textContent()).toContain("access was revoked");
+    expect(await page.textContent("main")).toContain("You have not allowed any application.");
     await expectAccessible(page);
+    const refused = await approveWith(token, org.storyIds[1]!);
+    expect(refused.status).toBe(401);
   });
 });

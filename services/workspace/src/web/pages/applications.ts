@@ -34,7 +34,7 @@ export function applicationsPage(who: Visitor, grants: AllowedApplication[]): Ht
         )}</tbody></table>`;
   return layout(
     who,
-    "Your applications",
+    "Applications you allowed",
     html`<p>Applications you allowed to act in your name, in the organization named. Revoking one
 ends its access at once: its tokens stop working, and it must ask you again.</p>
 ${list}`,
