@@ -47,12 +47,16 @@ function startRedirectReceiver() {
 }
 
 /**
- * The authorization code flow with PKCE, as a person lives it in Chromium: an application on
+ * Approvals through the API in Chromium, every page checked with axe-core and at 390 px. The
+ * owner turns them on (after a confirmation) and registers the application (a plain http redirect
+ * URI refused beside its field, then the receiver's loopback address accepted). Then the
+ * authorization code flow with PKCE, as a person lives it: an application on
  * their machine opens the authorization URL, the person signs in, reads the consent page (axe-core
  * clean, 390 px wide) and allows; the browser lands on the application's loopback receiver with
  * the code and the state. The application exchanges the code with its verifier and approves a
  * submitted story with the access token (the owner turned approvals through the API on); a code
- * presented with the wrong verifier is refused.
+ * presented with the wrong verifier is refused. Revoking on the person's applications page, and the
+ * owner deleting the application, each refuse the next request with the token.
  */
 describeInBrowser("approvals through the API: the authorization code flow in Chromium", () => {
   let h: WebHarness;
@@ -72,15 +76,6 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     h = await webHarness();
     receiver = startRedirectReceiver();
     org = await orgWithMembers(h, "oauth-desk", 2);
-    const switched = await h.admin("PATCH", "/orgs/oauth-desk", { api_approvals_enabled: true });
-    expect(switched.status).toBe(200);
-    const registered = await h.admin("POST", "/orgs/oauth-desk/oauth_clients", {
-      name: "Desk approver",
-      redirect_uris: [receiver.redirectUri],
-      grant_types: ["authorization_code"],
-    });
-    expect(registered.status).toBe(201);
-    clientId = registered.body.client_id;
     const answer = await fetch(`${h.url}/.well-known/oauth-authorization-server`);
     expect(answer.status).toBe(200);
     metadata = await answer.json();
@@ -142,6 +137,51 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify(note === undefined ? {} : { note }),
     });
+
+  test("the owner turns approvals through the API on and registers the application", async () => {
+    const ownerContext = await browser.newContext({ baseURL: h.url, bypassCSP: true });
+    const owner = await ownerContext.newPage();
+    try {
+      await signInAs(owner, h, org.members.owner);
+      await owner.goto("/app/orgs/oauth-desk");
+      const section = owner.getByRole("region", { name: "Approvals through the API" });
+      expect(await section.textContent()).toContain("Approvals through the API: off");
+      await expectAccessible(owner);
+      await section.getByRole("button", { name: "Turn approvals through the API on" }).click();
+      await owner.getByRole("heading", { name: "Turn approvals through the API on?" }).waitFor();
+      await expectAccessible(owner);
+      await owner.getByRole("button", { name: "Turn on" }).click();
+      await owner.waitForURL("**/app/orgs/oauth-desk?done=api-approvals-on");
+      expect(await section.textContent()).toContain("Approvals through the API: on");
+      await expectAccessible(owner);
+
+      await owner.getByRole("link", { name: "OAuth applications" }).first().click();
+      await owner.waitForURL("**/app/orgs/oauth-desk/oauth-clients");
+      await expectAccessible(owner);
+      const uris = owner.getByLabel("Redirect URIs, one a line");
+      await owner.getByLabel("Name").fill("Desk approver");
+      // Plain http away from this computer is refused, beside the field.
+      await uris.fill("http://desk.example.com/callback");
+      await owner.getByRole("button", { name: "Register application" }).click();
+      await owner.locator("#field-redirect_uris-error").waitFor();
+      expect(await owner.textContent("#field-redirect_uris-error")).toContain("Line 1:");
+      expect(await uris.getAttribute("aria-invalid")).toBe("true");
+      await expectAccessible(owner);
+      await uris.fill(receiver.redirectUri);
+      await owner.getByRole("button", { name: "Register application" }).click();
+      await owner.waitForURL("**/oauth-clients?done=oauth-client-registered");
+      await expectAccessible(owner);
+      const listed = await h.admin("GET", "/orgs/oauth-desk/oauth_clients");
+      const client = (listed.body.data as { name: string; client_id: string }[]).find(
+        (row) => row.name === "Desk approver",
+      )!;
+      expect(await owner.textContent("main")).toContain(client.client_id);
+      expect(await owner.textContent("main")).toContain(receiver.redirectUri);
+      clientId = client.client_id;
+    } finally {
+      await ownerContext.close();
+    }
+  });
 
   test("sign in as an approver", async () => {
     await signInAs(page, h, org.members.approver);
@@ -228,5 +268,30 @@ describeInBrowser("approvals through the API: the authorization code flow in Chr
     await expectAccessible(page);
     const refused = await approveWith(token, org.storyIds[1]!);
     expect(refused.status).toBe(401);
+  });
+
+  test("the owner deletes the application after the confirmation: its new token is refused", async () => {
+    const { verifier, challenge } = pkce();
+    const landed = await authorize(challenge, "fourth");
+    const exchanged = await exchange(landed.searchParams.get("code")!, verifier);
+    expect(exchanged.status).toBe(200);
+    const token = ((await exchanged.json()) as { access_token: string }).access_token;
+    const ownerContext = await browser.newContext({ baseURL: h.url, bypassCSP: true });
+    const owner = await ownerContext.newPage();
+    try {
+      await signInAs(owner, h, org.members.owner);
+      await owner.goto("/app/orgs/oauth-desk/oauth-clients");
+      await owner.getByRole("link", { name: "Delete Desk approver" }).click();
+      await owner.waitForURL("**/delete");
+      expect(await owner.textContent("main")).toContain("tokens stop working at once");
+      await expectAccessible(owner);
+      await owner.getByRole("button", { name: "Delete application" }).click();
+      await owner.waitForURL("**/oauth-clients?done=oauth-client-deleted");
+      expect(await owner.textContent("main")).toContain("No applications yet.");
+      await expectAccessible(owner);
+    } finally {
+      await ownerContext.close();
+    }
+    expect((await approveWith(token, org.storyIds[1]!)).status).toBe(401);
   });
 });
