@@ -1,13 +1,12 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import { grantsOfPerson, type PersonGrant, revokeGrant } from "../../oauth/index.ts";
+import { APPLICATIONS_PAGE_PATH } from "../../oauth/pages.ts";
 import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { type AllowedApplication, applicationsPage } from "../pages/applications.ts";
-
-const APPLICATIONS_PATH = "/app/applications";
 
 /**
  * The applications the signed-in person allowed, in every organization, each revocable after a
@@ -34,11 +33,11 @@ export function applicationsWebRoutes(deps: WebDeps, kit: WebKit) {
   }
 
   return new Elysia()
-    .get(APPLICATIONS_PATH, async ({ request }) => {
+    .get(APPLICATIONS_PAGE_PATH, async ({ request }) => {
       const who = await kit.signedIn(request);
       return kit.page(who, applicationsPage(who, await allowed(who)));
     })
-    .get(`${APPLICATIONS_PATH}/:id/revoke`, async ({ request, params }) => {
+    .get(`${APPLICATIONS_PAGE_PATH}/:id/revoke`, async ({ request, params }) => {
       const who = await kit.signedIn(request);
       const grant = await grantOf(who, params.id);
       return kit.page(
@@ -46,23 +45,23 @@ export function applicationsWebRoutes(deps: WebDeps, kit: WebKit) {
         confirmPage(who, {
           title: `Revoke ${grant.application}?`,
           question: `${grant.application} may no longer act in your name in ${grant.organization}: its tokens stop working at once. To use it again, you would allow it again.`,
-          action: `${APPLICATIONS_PATH}/${grant.id}/revoke`,
+          action: `${APPLICATIONS_PAGE_PATH}/${grant.id}/revoke`,
           button: "Revoke access",
-          back: APPLICATIONS_PATH,
+          back: APPLICATIONS_PAGE_PATH,
         }),
       );
     })
     .post(
-      `${APPLICATIONS_PATH}/:id/revoke`,
+      `${APPLICATIONS_PAGE_PATH}/:id/revoke`,
       async ({ request, params }) => {
         const who = await kit.signedIn(request);
         const form = await kit.form(request, who);
         const grant = await grantOf(who, params.id);
         if (form.text("confirm") !== "yes") {
-          return kit.redirect(`${APPLICATIONS_PATH}/${grant.id}/revoke`);
+          return kit.redirect(`${APPLICATIONS_PAGE_PATH}/${grant.id}/revoke`);
         }
         await revokeGrant(deps.db, who.signedIn.person.id, grant.id, deps.now());
-        return kit.redirect(withDone(APPLICATIONS_PATH, "application-revoked"));
+        return kit.redirect(withDone(APPLICATIONS_PAGE_PATH, "application-revoked"));
       },
       { parse: "none" },
     );
