@@ -19,12 +19,13 @@ export async function deleteOAuthClient(
     const [row] = await tx
       .delete(oauthClients)
       .where(and(eq(oauthClients.organizationId, organizationId), eq(oauthClients.id, id)))
-      .returning({ id: oauthClients.id });
+      .returning({ id: oauthClients.id, name: oauthClients.name });
     if (!row) return false;
     await audit(
       tx,
       organizationId,
-      "oauth_client.delete",
+      // The row is gone: the audit log names the application in the action.
+      `oauth_client.delete:${row.name}`,
       row.id,
       deletedBy ? personActor(deletedBy) : "admin",
     );
