@@ -13,6 +13,7 @@ import { loadConfig } from "@newsroom/shared/config";
 import { buildOpenApiDocument, type RouteInfo } from "@newsroom/shared/openapi/document";
 import { MemoryRateLimitStore } from "@newsroom/shared/rate-limit";
 import { openRuntime } from "@newsroom/shared/runtime";
+import { createOAuthApi } from "@newsroom/workspace/oauth/api-routes";
 
 export const DOCUMENT_PATH = new URL("../gateway/openapi.json", import.meta.url).pathname;
 
@@ -52,7 +53,18 @@ export async function publicRoutes(): Promise<RouteInfo[]> {
       await createClientApiService(runtime),
     ];
     const gateway = scratchGateway(runtime);
-    const routes = [...gateway.routes, ...services.flatMap((service) => service.app.routes)];
+    // Approvals through the API: the workspace's public routes beside its web app.
+    const approvals = createOAuthApi({
+      db: runtime.database.db,
+      appUrl: "http://localhost",
+      now: () => new Date(),
+      kickRelay: () => {},
+    });
+    const routes = [
+      ...gateway.routes,
+      ...services.flatMap((service) => service.app.routes),
+      ...approvals.app.routes,
+    ];
     for (const service of services) await service.stop();
     return routes as RouteInfo[];
   } finally {

@@ -115,10 +115,29 @@ export function createGateway(given: GatewayOptions) {
         },
       }),
     })
-    .get("/.well-known/oauth-authorization-server", () =>
-      Response.json(authorizationServerMetadata(options.config.PUBLIC_BASE_URL), {
-        headers: { "cache-control": "public, max-age=3600" },
-      }),
+    .get(
+      "/.well-known/oauth-authorization-server",
+      ({ set }) => {
+        set.headers["cache-control"] = "public, max-age=3600";
+        return authorizationServerMetadata(options.config.PUBLIC_BASE_URL);
+      },
+      {
+        detail: operation({
+          operationId: "getAuthorizationServerMetadata",
+          summary: "The OAuth 2.0 authorization server's metadata (RFC 8414)",
+          description:
+            "Where applications get a person's access token for approvals through the API: the authorization code grant with PKCE (S256) and the device authorization grant (RFC 8628), token revocation (RFC 7009). Public clients, scope `stories:approve`.",
+          tags: ["Approvals"],
+          status: "Live",
+          responses: {
+            200: {
+              description: "The metadata.",
+              schema: AuthorizationServerMetadataOut,
+              headers: ["Cache-Control"],
+            },
+          },
+        }),
+      },
     )
     .get("/", index)
     .use(docsRoutes)
@@ -187,6 +206,23 @@ export function authorizationServerMetadata(publicBaseUrl: string) {
     scopes_supported: ["stories:approve"],
   };
 }
+
+const AuthorizationServerMetadataOut = t.Object(
+  {
+    issuer: t.String(),
+    authorization_endpoint: t.String(),
+    token_endpoint: t.String(),
+    device_authorization_endpoint: t.String(),
+    revocation_endpoint: t.String(),
+    response_types_supported: t.Array(t.String()),
+    grant_types_supported: t.Array(t.String()),
+    code_challenge_methods_supported: t.Array(t.String()),
+    token_endpoint_auth_methods_supported: t.Array(t.String()),
+    revocation_endpoint_auth_methods_supported: t.Array(t.String()),
+    scopes_supported: t.Array(t.String()),
+  },
+  { additionalProperties: true },
+);
 
 const HealthOut = t.Object(
   {

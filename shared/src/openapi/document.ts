@@ -261,6 +261,7 @@ function response(answer: ResponseSpec, named: Map<unknown, string>) {
  * as `?key=` instead, the alternative requirement.
  */
 function security(spec: OperationSpec): Record<string, string[]>[] {
+  if (spec.oauthScope) return [{ oauth2: [spec.oauthScope] }];
   if (!spec.scope) return [];
   const bearer = { apiKey: [spec.scope] };
   return spec.queryKey ? [bearer, { feedKey: [spec.scope] }] : [bearer];
@@ -280,6 +281,7 @@ function operationObject(route: RouteInfo, spec: OperationSpec, named: Map<unkno
   };
   if (spec.status) out["x-status"] = spec.status;
   if (spec.scope) out["x-scopes"] = [spec.scope];
+  if (spec.oauthScope) out["x-scopes"] = [spec.oauthScope];
   if (spec.retiring) out.deprecated = true;
   const body =
     spec.requestBody ??
@@ -405,6 +407,20 @@ const SECURITY_SCHEMES = {
     scheme: "bearer",
     description: `An organization API key: \`armk_live_...\` or \`armk_test_...\`. Scopes: ${KEY_SCOPES.join(", ")}.`,
   },
+  oauth2: {
+    type: "oauth2",
+    description:
+      "A person's access token (`armo_...`, one hour) for approvals through the API, from the workspace's authorization server (metadata at `/.well-known/oauth-authorization-server`): the authorization code grant with PKCE (S256) for web applications, or the device authorization grant (RFC 8628, `/oauth/device_authorization`) for command-line tools. Public clients only. API keys are refused.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: "/app/oauth/authorize",
+        tokenUrl: "/oauth/token",
+        refreshUrl: "/oauth/token",
+        scopes: { "stories:approve": "Approve and reject stories in the person's name." },
+      },
+    },
+    "x-device-authorization-url": "/oauth/device_authorization",
+  },
   feedKey: {
     type: "apiKey",
     in: "query",
@@ -505,6 +521,12 @@ export function buildOpenApiDocument(routes: RouteInfo[]) {
         name: "Webhooks",
         description: "Endpoints, delivery log and the signed events.",
         "x-status": "Coming",
+      },
+      {
+        name: "Approvals",
+        description:
+          "A person's approval decisions through an application they allowed (OAuth 2.0, scope `stories:approve`); the organization's owner turns them on.",
+        "x-status": "Live",
       },
     ],
     paths,

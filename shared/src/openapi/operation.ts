@@ -48,6 +48,8 @@ export interface OperationSpec {
   status?: "Live" | "Coming";
   /** Client API routes: the key scope needed (bearer authentication). */
   scope?: KeyScope;
+  /** Approvals through the API: a person's OAuth access token with this scope (never a key). */
+  oauthScope?: "stories:approve";
   /** The query the route reads itself (instead of a `query` schema). */
   query?: TSchema;
   /** Shapes of path parameters the route checks itself (instead of a `params` schema). */

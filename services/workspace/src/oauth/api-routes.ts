@@ -8,10 +8,11 @@ import {
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
 import { isUuid } from "@newsroom/shared/ids";
-import { type ApprovalDecisionOut, iso, type StoryDetailOut } from "@newsroom/shared/records";
+import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
+import { type ApprovalDecisionOut, iso, StoryDetailOut } from "@newsroom/shared/records";
 import { storyRecords } from "@newsroom/shared/story-records";
 import { and, desc, eq } from "drizzle-orm";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { audit, personActor } from "../audit.ts";
 import { transitionStory } from "../stories/service.ts";
 import { findOAuthClient, type OAuthClientRow } from "./clients.ts";
@@ -76,12 +77,12 @@ export function createOAuthApi(deps: OAuthApiDeps) {
     .post(
       "/v1/stories/:id/approve",
       ({ request, params }) => decide(deps, request, params.id, "approve"),
-      { parse: "none" },
+      { parse: "none", detail: decisionOperation("approve") },
     )
     .post(
       "/v1/stories/:id/reject",
       ({ request, params }) => decide(deps, request, params.id, "reject"),
-      { parse: "none" },
+      { parse: "none", detail: decisionOperation("reject") },
     );
   kit.bindRoutes(app);
   return { app, handle: (request: Request) => app.handle(request) };
@@ -169,6 +170,50 @@ async function deviceAuthorization(deps: OAuthApiDeps, request: Request) {
 }
 
 const MAX_NOTE = 2000;
+
+/** The OpenAPI description of the approve and reject routes. */
+function decisionOperation(action: "approve" | "reject") {
+  const approve = action === "approve";
+  return operation({
+    operationId: approve ? "approveStory" : "rejectStory",
+    summary: approve
+      ? "Approve a story, as the person who allowed the application"
+      : "Reject a story, with a note, as the person who allowed the application",
+    description: `${
+      approve
+        ? "Moves a story in `review_required` to `approved` (its current version), as the workspace's Approve does."
+        : "Moves a story in `review_required` to `rejected`; a note saying why is required."
+    } The bearer is a person's OAuth access token (scope \`stories:approve\`), never an API key. At every call the person must still be a member who may decide approvals (owner, admin or approver) and the organization's owner must have turned approvals through the API on. The decision is recorded with \`actor_type\` \`person\` and the person's role; the same events as in the workspace follow.`,
+    tags: ["Approvals"],
+    status: "Live",
+    oauthScope: "stories:approve",
+    pathParameters: { id: t.String({ format: "uuid" }) },
+    requestBody: {
+      schema: approve
+        ? t.Object({ note: t.Optional(t.String({ maxLength: MAX_NOTE })) })
+        : t.Object({ note: t.String({ minLength: 1, maxLength: MAX_NOTE }) }),
+      contentTypes: ["application/json"],
+      example: approve ? { note: "Checked the figures." } : { note: "The quote needs a source." },
+    },
+    responses: {
+      200: {
+        description: "The story after the decision.",
+        schema: StoryDetailOut,
+        headers: ["Cache-Control"],
+      },
+      401: errorAnswer("No access token, or one unknown, expired or revoked (`unauthorized`).", [
+        "WWW-Authenticate",
+      ]),
+      403: errorAnswer(
+        "An API key (keys never approve), a person who may no longer decide approvals, or approvals through the API turned off by the owner (`forbidden`).",
+      ),
+      404: errorAnswer("No such story in the token's organization (`not_found`)."),
+      409: errorAnswer("The story is not waiting for approval (`invalid_transition`)."),
+      415: errorAnswer("A body that is not JSON (`unsupported_body`)."),
+      422: errorAnswer("A rejection without a note, or a note too long (`validation_failed`)."),
+    },
+  });
+}
 
 /**
  * A person's approval decision through an application: the access token checked now (the
