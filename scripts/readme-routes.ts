@@ -64,6 +64,10 @@ export async function serviceRoutes(): Promise<ServiceRoutes[]> {
             title: "Web app (through the gateway; on `WORKSPACE_WEB_PORT` when set)",
             routes: listed(workspace.web.app),
           },
+          {
+            title: "OAuth and approvals through the API (through the gateway, beside the web app)",
+            routes: listed(workspace.web.oauthApi.app),
+          },
         ],
       },
     ];

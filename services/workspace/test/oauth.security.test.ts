@@ -141,11 +141,34 @@ describe("OAuth: the code grant with PKCE, refresh tokens and revocation", () =>
     );
   });
 
-  test("a signed-out visitor is sent to sign in first", async () => {
-    const page = await h.visitor().get(`/app/oauth/authorize?${authorizeQuery(pkce().challenge)}`);
+  test("a signed-out visitor signs in first and comes back to the consent page", async () => {
+    const visitor = h.visitor();
+    const target = `/app/oauth/authorize?${authorizeQuery(pkce().challenge)}`;
+    const page = await visitor.get(target);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/app/sign-in");
-  });
+    await visitor.get("/app/sign-in");
+    const email = org.members.owner;
+    const code = await h.nextCodeFor(email, () => visitor.post("/app/sign-in", { email }));
+    await visitor.get("/app/sign-in/code");
+    const signedIn = await visitor.post("/app/sign-in/code", { email, code });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe(target);
+    const consent = await visitor.get(target);
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain("Review board");
+  }, 60_000);
+
+  test("a return address outside the app is never followed after sign-in", async () => {
+    const visitor = h.visitor();
+    visitor.cookies.set("nr_after_sign_in", encodeURIComponent("https://evil.example/x"));
+    await visitor.get("/app/sign-in");
+    const email = org.members.viewer;
+    const code = await h.nextCodeFor(email, () => visitor.post("/app/sign-in", { email }));
+    await visitor.get("/app/sign-in/code");
+    const signedIn = await visitor.post("/app/sign-in/code", { email, code });
+    expect(signedIn.headers.get("location")).toBe("/app/");
+  }, 60_000);
 
   test("the code grant with the right verifier gives tokens that approve", async () => {
     const tokens = await tokensFor(approver);

@@ -1,7 +1,9 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import type { WebDeps } from "../web/deps.ts";
-import type { SignedInVisitor, Visitor, WebKit } from "../web/kit.ts";
+import { safeReturnTo } from "../web/fresh-sign-in.ts";
+import { Redirect, type SignedInVisitor, type Visitor, type WebKit } from "../web/kit.ts";
+import { AFTER_SIGN_IN_COOKIE } from "../web/routes/sign-in.ts";
 import { approverOrganizations } from "./access.ts";
 import { findOAuthClient, type OAuthClientRow } from "./clients.ts";
 import { issueAuthorizationCode } from "./codes.ts";
@@ -37,6 +39,21 @@ type Carried = Record<(typeof CARRIED)[number], string>;
  * organization where they may.
  */
 export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
+  /**
+   * The signed-in visitor; a signed-out one goes to sign in and comes back here after (the
+   * links to these pages come from applications and devices, not from the app).
+   */
+  async function signedInHere(request: Request): Promise<SignedInVisitor> {
+    const who = await kit.visitor(request);
+    if (who.signedIn) return who as SignedInVisitor;
+    const url = new URL(request.url);
+    const back = encodeURIComponent(safeReturnTo(`${url.pathname}${url.search}`));
+    throw new Redirect("/app/sign-in", [
+      ...who.setCookies,
+      kit.cookie(AFTER_SIGN_IN_COOKIE, back, 600),
+    ]);
+  }
+
   /** The organizations the person may allow this application for: its own, if they approve there. */
   async function organizationsFor(
     who: SignedInVisitor,
@@ -121,7 +138,7 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
       const anyone = await kit.visitor(request);
       const checked = await checkRequest(anyone, params);
       if (!checked.ok) return checked.response;
-      const who = await kit.signedIn(request);
+      const who = await signedInHere(request);
       const organizations = await organizationsFor(who, checked.client);
       const page = consentPage(who, {
         action: AUTHORIZE_PATH,
@@ -170,7 +187,7 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
       { parse: "none" },
     )
     .get(DEVICE_PATH, async ({ request }) => {
-      const who = await kit.signedIn(request);
+      const who = await signedInHere(request);
       const typed = new URL(request.url).searchParams.get("user_code")?.trim() ?? "";
       if (!typed) return kit.page(who, deviceCodePage(who));
       const found = await findPendingDevice(deps.db, typed, deps.now());

@@ -7,6 +7,7 @@ import { readCookies } from "../cookies.ts";
 import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import { decodeForm } from "../form-decode.ts";
+import { safeReturnTo } from "../fresh-sign-in.ts";
 import type { WebKit } from "../kit.ts";
 import { confirmPage } from "../layout.ts";
 import { codePage, signInPage } from "../pages/sign-in.ts";
@@ -14,6 +15,21 @@ import { codePage, signInPage } from "../pages/sign-in.ts";
 /** The address a code was asked for, to prefill the code page: as long as a code lives. */
 const SIGN_IN_EMAIL_COOKIE = "nr_sign_in_email";
 const CODE_MAX_AGE = 600;
+/**
+ * A page of the app that sent a signed-out person here to come back to once signed in (the OAuth
+ * consent and device pages, whose links come from elsewhere): a path under /app/, ten minutes.
+ */
+export const AFTER_SIGN_IN_COOKIE = "nr_after_sign_in";
+
+function afterSignIn(request: Request): string {
+  const value = readCookies(request.headers.get("cookie")).get(AFTER_SIGN_IN_COOKIE);
+  if (!value) return "/app/";
+  try {
+    return safeReturnTo(decodeURIComponent(value));
+  } catch {
+    return "/app/";
+  }
+}
 const NOT_AN_ADDRESS = "Enter your email address, such as name@example.com.";
 const SignInIn = t.Object({ email: EmailAddress });
 
@@ -82,7 +98,9 @@ export function signInWebRoutes(deps: WebDeps, kit: WebKit, signIn: SignInServic
         if (who.signedIn) await endSession(deps.db, who.signedIn.session.id);
         const { token } = await startSession(deps.db, result.person.id, deps.now());
         const forgotten = kit.cookie(SIGN_IN_EMAIL_COOKIE, "", 0);
-        return kit.redirect("/app/", [kit.sessionCookie(token), forgotten]);
+        const back = afterSignIn(request);
+        const cleared = kit.cookie(AFTER_SIGN_IN_COOKIE, "", 0);
+        return kit.redirect(back, [kit.sessionCookie(token), forgotten, cleared]);
       },
       { parse: "none" },
     )
