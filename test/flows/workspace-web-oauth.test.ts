@@ -108,8 +108,12 @@ describe("approvals through the API, taken back in the web app", () => {
     const link = await revokeLinkOf(approver, "Revoked by the person");
     expect(link).toBeDefined();
     const page = await approver.get("/app/applications");
-    expect(page.text).toContain(`Org ${ORG}`);
-    expect(page.text).toContain("stories:approve");
+    const row = page.text.split("<tr>").find((part) => part.includes("Revoked by the person"))!;
+    expect(row).toContain(`<td>Org ${ORG}</td>`);
+    expect(row).toContain("<code>stories:approve</code>");
+    // Allowed and last used: both dated, since the token approved a story.
+    expect(row.match(/<time datetime="[^"]+">/g)?.length).toBe(2);
+    expect(row).not.toContain("never");
     const confirm = await approver.get(link!);
     expect(confirm.text).toContain("Revoke Revoked by the person?");
     // Without the confirmation, nothing is revoked.
