@@ -197,6 +197,12 @@ describe("approvals through the API: the device flow through the gateway", () =>
     const entry = audited.find((row) => row.action === "story.approve");
     expect(entry?.actor).toContain(`person:${decision!.personId}`);
     expect(entry?.actor).toContain(`oauth_client:${decision!.oauthClientId}`);
+    // The owner's audit page names the person and the application.
+    const owner = await h.signedIn(org.members.owner);
+    const auditPage = await owner.get("/app/orgs/oauth-flow/audit");
+    expect(auditPage.status).toBe(200);
+    expect(auditPage.text).toContain(`${org.members.approver} (through Desk CLI)`);
+    expect(auditPage.text).toContain("Application allowed");
 
     // The same token through the client API's read: the decision is there with actor person.
     const rejected = await decide(h, org.storyIds[1]!, "reject", tokens.body.access_token, {});

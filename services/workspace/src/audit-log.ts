@@ -2,6 +2,7 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import {
   apiKeys,
   auditEvents,
+  oauthClients,
   stories,
   storyVersions,
   workspacePeople,
@@ -55,9 +56,23 @@ export async function auditEventsOf(
       subjectEmail: subjectPerson.email,
       subjectKey: sql<string | null>`${apiKeys.prefix} || '…' || ${apiKeys.lastFour}`,
       subjectStory: sql<string | null>`coalesce(${storyVersions.title}, ${stories.slug})`,
+      actorClient: oauthClients.name,
     })
     .from(auditEvents)
-    .leftJoin(actorPerson, sql`${auditEvents.actor} = 'person:' || ${actorPerson.id}::text`)
+    // A person's actor is `person:{id}`, followed by ` via oauth_client:{id}` when the person
+    // acted through an application they allowed (approvals through the API).
+    .leftJoin(
+      actorPerson,
+      sql`split_part(${auditEvents.actor}, ' ', 1) = 'person:' || ${actorPerson.id}::text`,
+    )
+    .leftJoin(
+      oauthClients,
+      and(
+        sql`${auditEvents.actor} like '% via oauth_client:%'`,
+        sql`split_part(${auditEvents.actor}, ' via oauth_client:', 2) = ${oauthClients.id}::text`,
+        eq(oauthClients.organizationId, organizationId),
+      ),
+    )
     .leftJoin(subjectPerson, eq(subjectPerson.id, auditEvents.subjectId))
     .leftJoin(
       apiKeys,

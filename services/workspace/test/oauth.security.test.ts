@@ -397,3 +397,46 @@ describe("OAuth: the code grant with PKCE, refresh tokens and revocation", () =>
     expect(listed.body.data.map((c: { name: string }) => c.name)).toContain("Native");
   });
 });
+
+describe("OAuth: the device page's limit on wrong codes", () => {
+  let h: WebHarness;
+
+  beforeAll(async () => {
+    h = await webHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  test("ten wrong codes in ten minutes, and the page refuses even a right one for a while", async () => {
+    const org = await orgWithMembers(h, "oauth-guess", 0);
+    const client = await h.admin("POST", `/orgs/${org.slug}/oauth_clients`, {
+      name: "CLI",
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code"],
+    });
+    const started = (await (
+      await fetch(`${h.url}/oauth/device_authorization`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ client_id: client.body.client_id }),
+      })
+    ).json()) as Json;
+    const guesser = await h.signedIn(org.members.approver);
+    for (let i = 0; i < 10; i++) {
+      const wrong = await guesser.get(`/app/device?user_code=BBBB-BBB${"BCDFGHJKLM"[i]}`);
+      expect(wrong.status).toBe(404);
+    }
+    const refused = await guesser.get(`/app/device?user_code=${started.user_code}`);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("600");
+    expect(refused.text).toContain("Too many wrong codes");
+    const posted = await guesser.post("/app/device", {
+      user_code: started.user_code,
+      decision: "allow",
+    });
+    expect(posted.status).toBe(429);
+    // Another person is not held back by them.
+    const other = await h.signedIn(org.members.owner);
+    const page = await other.get(`/app/device?user_code=${started.user_code}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("CLI");
+  }, 60_000);
+});

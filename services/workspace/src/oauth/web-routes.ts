@@ -18,6 +18,12 @@ import {
 import { APPROVE_SCOPE, displayUserCode, isS256Challenge, normalizeUserCode } from "./secrets.ts";
 
 export const AUTHORIZE_PATH = "/app/oauth/authorize";
+
+/**
+ * Wrong user codes a person may type in ten minutes (RFC 8628 §5.1): with eight letters of
+ * twenty, guessing another's live code is then out of reach.
+ */
+export const WRONG_USER_CODES = { limit: 10, windowSeconds: 600 };
 export const DEVICE_PATH = "/app/device";
 
 /** The parameters of an authorization request that the consent form carries back. */
@@ -109,6 +115,27 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
     return { ok: true, client };
   }
 
+  const wrongCodesKey = (who: SignedInVisitor) => `oauth:device:wrong:${who.signedIn.person.id}`;
+
+  /** The device page's refusal once the person typed too many wrong codes, else null. */
+  async function tooManyWrongCodes(who: SignedInVisitor): Promise<Response | null> {
+    const count = await deps.rateLimits.peek({
+      key: wrongCodesKey(who),
+      windowSeconds: WRONG_USER_CODES.windowSeconds,
+    });
+    if (count < WRONG_USER_CODES.limit) return null;
+    const page = deviceCodePage(who, {
+      error: "Too many wrong codes. Wait ten minutes, then try again.",
+    });
+    const response = kit.page(who, page, 429);
+    response.headers.set("retry-after", String(WRONG_USER_CODES.windowSeconds));
+    return response;
+  }
+
+  async function countWrongCode(who: SignedInVisitor): Promise<void> {
+    await deps.rateLimits.hit([{ key: wrongCodesKey(who), ...WRONG_USER_CODES }]);
+  }
+
   function errorPage(who: Visitor, message: string): Response {
     return kit.page(who, authorizeErrorPage(who, message), 400);
   }
@@ -190,8 +217,11 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
       const who = await signedInHere(request);
       const typed = new URL(request.url).searchParams.get("user_code")?.trim() ?? "";
       if (!typed) return kit.page(who, deviceCodePage(who));
+      const refused = await tooManyWrongCodes(who);
+      if (refused) return refused;
       const found = await findPendingDevice(deps.db, typed, deps.now());
       if (!found) {
+        await countWrongCode(who);
         const page = deviceCodePage(who, {
           userCode: typed.slice(0, 12),
           error: "This code is unknown or expired. Check it, or start again on your device.",
@@ -228,6 +258,8 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
           });
           return kit.page(who, page, 422);
         }
+        const refused = await tooManyWrongCodes(who);
+        if (refused) return refused;
         try {
           const result = await decideDevice(
             deps.db,
@@ -242,6 +274,7 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
           return kit.page(who, deviceDonePage(who, result.client.name, decision === "allow"));
         } catch (error) {
           if (error instanceof ApiError && error.code === "validation_failed") {
+            await countWrongCode(who);
             const page = deviceCodePage(who, {
               userCode: typed,
               error: "This code is unknown or expired. Check it, or start again on your device.",

@@ -25,6 +25,10 @@ const ACTIONS: Record<string, string> = {
   "member.role_changed": "Member's role changed",
   "member.removed": "Member removed",
   "story.approve": "Story approved",
+  "oauth_client.create": "Application registered",
+  "oauth_grant.create": "Application allowed",
+  "oauth_grant.revoke": "Application revoked",
+  "oauth_grant.reuse_revoked": "Application's tokens revoked (a refresh token used twice)",
   "story.reject": "Story rejected",
   "story.publish": "Story published",
   "story.unpublish": "Story unpublished",
@@ -61,6 +65,9 @@ export function describeAction(action: string): string {
 /** The operator (the internal API), a person by address, or who single sign-on presented. */
 function who(entry: AuditLogEntry): string {
   if (entry.actor === "admin") return "operator";
+  if (entry.actorEmail && entry.actor.includes(" via oauth_client:")) {
+    return `${entry.actorEmail} (through ${entry.actorClient ?? "an application"})`;
+  }
   if (entry.actorEmail) return entry.actorEmail;
   if (entry.actor === "sso") return "single sign-on";
   if (entry.actor.startsWith("sso:")) return `${entry.actor.slice(4)} (single sign-on)`;
