@@ -192,7 +192,7 @@ describe("OAuth applications in the web app", () => {
     expect(done.headers.get("location")).toBe(`${BASE}?done=oauth-client-deleted`);
     expect((await clientsNamed("Asked first")).length).toBe(0);
     const audit = await owner.get(`/app/orgs/${ORG}/audit`);
-    expect(audit.text).toContain("OAuth application deleted (Asked first)");
+    expect(audit.text).toContain("Application deleted (Asked first)");
   });
 
   test("without the CSRF token, or from another origin: 403, nothing registered, deleted or switched", async () => {

@@ -48,9 +48,7 @@ const ACTIONS: Record<string, string> = {
   "sso.domain_verified": "Single sign-on domain verified",
   "api_approvals.enabled": "Approvals through the API turned on",
   "api_approvals.disabled": "Approvals through the API turned off",
-  "oauth_client.create": "OAuth application registered",
-  "oauth_client.delete": "OAuth application deleted",
-  "oauth_grant.revoke": "OAuth application's access revoked by the person",
+  "oauth_client.delete": "Application deleted",
 };
 
 /** `member.role_changed:viewer>admin` reads "Member's role changed (viewer → admin)". */
