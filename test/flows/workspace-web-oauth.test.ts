@@ -94,7 +94,7 @@ describe("approvals through the API, taken back in the web app", () => {
   const revokeLinkOf = async (person: WebClient, name: string) => {
     const page = await person.get("/app/applications");
     expect(page.status).toBe(200);
-    const row = page.text.split("<tr>").find((part) => part.includes(`<td>${name}</td>`));
+    const row = page.text.split("<section").find((part) => part.includes(`">${name}</h2>`));
     return row ? /href="(\/app\/applications\/[0-9a-f-]+\/revoke)"/.exec(row)?.[1] : undefined;
   };
 
@@ -108,8 +108,10 @@ describe("approvals through the API, taken back in the web app", () => {
     const link = await revokeLinkOf(approver, "Revoked by the person");
     expect(link).toBeDefined();
     const page = await approver.get("/app/applications");
-    const row = page.text.split("<tr>").find((part) => part.includes("Revoked by the person"))!;
-    expect(row).toContain(`<td>Org ${ORG}</td>`);
+    const row = page.text
+      .split("<section")
+      .find((part) => part.includes('">Revoked by the person</h2>'))!;
+    expect(row).toContain(`<dd>Org ${ORG}</dd>`);
     expect(row).toContain("<code>stories:approve</code>");
     // Allowed and last used: both dated, since the token approved a story.
     expect(row.match(/<time datetime="[^"]+">/g)?.length).toBe(2);

@@ -44,19 +44,23 @@ const day = (at: Date) =>
 export const oauthClientsPath = (access: OrgAccess) =>
   `/app/orgs/${encodeURIComponent(access.organization.slug)}/oauth-clients`;
 
-function clientTable(access: OrgAccess, clients: OAuthClientListItem[]): Html {
-  if (clients.length === 0) return html`<p>No applications yet.</p>`;
-  return html`<table><caption class="visually-hidden">OAuth applications</caption>
-<thead><tr><th scope="col">Application</th><th scope="col">Client id</th><th scope="col">Redirect URIs</th>
-<th scope="col">Grant types</th><th scope="col">Registered</th>
-<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${clients.map(
-    (client) => html`<tr><td>${client.name}</td><td><code>${client.clientId}</code></td>
-<td>${client.redirectUris.length === 0 ? "none" : client.redirectUris.map((uri, i) => html`${i > 0 ? html`<br>` : ""}<code>${uri}</code>`)}</td>
-<td>${client.grantTypes.map(grantLabel).join(", ")}</td>
-<td>${day(client.createdAt)}${client.createdBy ? html`<br>by ${client.createdBy}` : html`<br>by the operator`}</td>
-<td><a href="${oauthClientsPath(access)}/${client.id}/delete">Delete<span class="visually-hidden"> ${client.name}</span></a></td></tr>`,
-  )}</tbody></table>`;
+/**
+ * Each application as a short list of facts rather than a table row: its client id and redirect
+ * URIs are long words, which a phone-wide table would break letter by letter.
+ */
+function clientList(access: OrgAccess, clients: OAuthClientListItem[]): Html {
+  const heading = html`<h2>Registered applications</h2>`;
+  if (clients.length === 0) return html`${heading}<p>No applications yet.</p>`;
+  return html`${heading}${clients.map(
+    (client) => html`<section aria-labelledby="client-${client.id}">
+<h3 id="client-${client.id}">${client.name}</h3>
+<dl class="facts"><dt>Client id</dt><dd><code>${client.clientId}</code></dd>
+<dt>Redirect URIs</dt><dd>${client.redirectUris.length === 0 ? "none" : client.redirectUris.map((uri, i) => html`${i > 0 ? html`<br>` : ""}<code>${uri}</code>`)}</dd>
+<dt>Grant types</dt><dd>${client.grantTypes.map(grantLabel).join(", ")}</dd>
+<dt>Registered</dt><dd>${day(client.createdAt)} by ${client.createdBy ?? "the operator"}</dd></dl>
+<p><a href="${oauthClientsPath(access)}/${client.id}/delete">Delete<span class="visually-hidden"> ${client.name}</span></a></p>
+</section>`,
+  )}`;
 }
 
 function registerForm(who: Visitor, access: OrgAccess, state: OAuthClientFormState): Html {
@@ -129,7 +133,7 @@ ${
 owner turns them on, on the <a href="/app/orgs/${encodeURIComponent(access.organization.slug)}">overview</a>,
 these applications can be allowed but cannot decide stories.</p>`
 }
-${clientTable(access, data.clients)}
+${clientList(access, data.clients)}
 ${invalid ? notice("error", "The application was not registered: correct the fields below.") : ""}
 ${data.needsCode ? notice("info", "Registering or deleting an application needs a sign-in code from the last 12 hours: you will be asked for a new one first.") : ""}
 ${registerForm(who, access, state)}`,
