@@ -203,9 +203,13 @@ function makeCase(random: ReturnType<typeof generator>, key: string): Case {
   };
 }
 
-/** A stack frame (`at name (file:line:col)`), a source position or a path of the server's files. */
+/**
+ * A stack frame (`at name (file:line:col)`), a source position or a path of the server's files.
+ * `/app/` alone is the web app's address (the OAuth metadata names it): under it, only a source
+ * file is one.
+ */
 const STACK_OR_PATH =
-  /\n\s+at |\bat [^\s]+ \([^)\s]*:\d+:\d+\)|\.ts:\d+|node_modules|\/(?:work|home|src|app)\//;
+  /\n\s+at |\bat [^\s]+ \([^)\s]*:\d+:\d+\)|\.ts:\d+|node_modules|\/(?:work|home|src)\/|\/app\/[\w./-]+\.[cm]?[jt]s\b/;
 
 /** What is wrong with one answer, or null. */
 function problemOf(item: Case, answer: RawAnswer): string | null {

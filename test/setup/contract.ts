@@ -31,6 +31,9 @@ afterAll(async () => {
     if (answer.route.startsWith("/internal/")) continue;
     // The reference page and its assets render the document; they are not API operations.
     if (answer.service === "gateway" && answer.route.startsWith("/docs")) continue;
+    // The OAuth token, device and revocation endpoints answer as RFC 6749, 8628 and 7009 say;
+    // the document names them through the authorization server's metadata and `oauth2` scheme.
+    if (answer.service === "workspace-oauth" && answer.route.startsWith("/oauth/")) continue;
     // The index page at / is links for a person, not an API operation.
     if (answer.service === "gateway" && answer.route === "/") continue;
     // Newsroom pages are HTML for readers, not API operations (everything public-read answers

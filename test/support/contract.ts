@@ -15,7 +15,14 @@ type Document = {
 };
 
 /** Services whose every public route is in the document. */
-export const DESCRIBED_SERVICES = new Set(["gateway", "public-read", "forms", "client-api"]);
+export const DESCRIBED_SERVICES = new Set([
+  "gateway",
+  "public-read",
+  "forms",
+  "client-api",
+  // Approvals through the API, the workspace's routes beside its web app.
+  "workspace-oauth",
+]);
 
 function withDocumentRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withDocumentRefs);

@@ -4,6 +4,7 @@ import { httpKit } from "@newsroom/shared/http/http-kit";
 import { checkAdminToken } from "@newsroom/shared/http/internal-auth";
 import { InternalClient, type ServiceCall } from "@newsroom/shared/http/internal-client";
 import { pathOf } from "@newsroom/shared/http/urls";
+import { log } from "@newsroom/shared/log";
 import { openMailer } from "@newsroom/shared/mailer";
 import { fieldsWithNul } from "@newsroom/shared/nul-characters";
 import type { Runtime } from "@newsroom/shared/runtime";
@@ -19,6 +20,7 @@ import { txtLookup } from "./identity/sso/domains.ts";
 import { ssoRoutes } from "./identity/sso/routes.ts";
 import { keysRoutes } from "./keys/routes.ts";
 import { oauthInternalRoutes } from "./oauth/internal-routes.ts";
+import { startOAuthSweeper } from "./oauth/sweep.ts";
 import { organizationNewsletterRoutes } from "./organization-newsletter/routes.ts";
 import { organizationsRoutes } from "./organizations/routes.ts";
 import { startOutboxRelay } from "./outbox/relay.ts";
@@ -152,6 +154,12 @@ export async function createWorkspaceService(
     { db, mailer, appUrl: appUrl(config) },
     bus,
   );
+  // Expired OAuth codes, device authorizations and tokens: deleted a day after their end.
+  const oauthSweeper = startOAuthSweeper(db, options.now ?? (() => new Date()), (error) =>
+    log.warn("oauth sweep failed; will retry", {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
   const lookupTxt = txtLookup(config.DNS_RESOLVERS);
   const addresses = { houseOrg: config.HOUSE_ORG, newsroomHost: config.NEWSROOM_HOST };
   const calls = workspaceCalls(config, options.inProcess);
@@ -193,6 +201,7 @@ export async function createWorkspaceService(
       await endpointDisabled.stop();
       await previewOpened.stop();
       await endpointAlerts.stop();
+      await oauthSweeper.stop();
       await scheduler.stop();
       await relay.stop();
       await web.signIn.idle();

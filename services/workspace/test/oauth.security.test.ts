@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import {
+  oauthDeviceAuthorizations,
+  oauthTokens,
+  workspacePeople,
+} from "@newsroom/shared/db/schema";
+import { eq } from "drizzle-orm";
+import { startSession } from "../src/identity/sessions/service.ts";
+import { sweepOAuth } from "../src/oauth/sweep.ts";
+import {
   orgWithMembers,
   storyInReview,
   type WebClient,
@@ -438,5 +446,121 @@ describe("OAuth: the device page's limit on wrong codes", () => {
     const page = await other.get(`/app/device?user_code=${started.user_code}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain("CLI");
+  }, 60_000);
+});
+
+describe("OAuth: the sweep of spent codes and tokens", () => {
+  let h: WebHarness;
+
+  beforeAll(async () => {
+    h = await webHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  test("rows a day past their expiry go; live ones and a used refresh token stay", async () => {
+    const org = await orgWithMembers(h, "oauth-sweep", 0);
+    const client = await h.admin("POST", `/orgs/${org.slug}/oauth_clients`, {
+      name: "CLI",
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code"],
+    });
+    const post = async (path: string, fields: Record<string, string>) =>
+      (await (
+        await fetch(`${h.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(fields),
+        })
+      ).json()) as Json;
+    const started = await post("/oauth/device_authorization", { client_id: client.body.client_id });
+    const person = await h.signedIn(org.members.approver);
+    await person.get(`/app/device?user_code=${started.user_code}`);
+    await person.post("/app/device", { user_code: started.user_code, decision: "allow" });
+    h.clock.advance(6_000);
+    const tokens = await post("/oauth/token", {
+      grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+      device_code: started.device_code,
+      client_id: client.body.client_id,
+    });
+    const rotated = await post("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.body.client_id,
+    });
+    expect(rotated.access_token).toStartWith("armo_");
+    const { db } = h.runtime.database;
+    const count = async () => ({
+      tokens: (await db.select().from(oauthTokens)).length,
+      devices: (await db.select().from(oauthDeviceAuthorizations)).length,
+    });
+    expect(await count()).toEqual({ tokens: 4, devices: 1 });
+
+    // Two days on: the device authorization and both access tokens are gone; the refresh tokens
+    // (30 days), the used one included, stay, and reusing it still revokes the family.
+    expect(await sweepOAuth(db, new Date(h.clock.now().getTime() + 2 * 86_400_000))).toBe(3);
+    expect(await count()).toEqual({ tokens: 2, devices: 0 });
+    const reused = await post("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: client.body.client_id,
+    });
+    expect(reused.error).toBe("invalid_grant");
+    const after = await post("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: rotated.refresh_token,
+      client_id: client.body.client_id,
+    });
+    expect(after.error).toBe("invalid_grant");
+    // Past the refresh tokens' 30 days, nothing of the family is left.
+    expect(await sweepOAuth(db, new Date(h.clock.now().getTime() + 32 * 86_400_000))).toBe(2);
+    expect(await count()).toEqual({ tokens: 0, devices: 0 });
+  }, 60_000);
+});
+
+describe("OAuth: a session single sign-on opened", () => {
+  let h: WebHarness;
+
+  beforeAll(async () => {
+    h = await webHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  test("allows for its own organization only; another first needs an emailed code", async () => {
+    const home = await orgWithMembers(h, "oauth-sso-home", 0);
+    const other = await h.admin("POST", "/orgs", { slug: "oauth-sso-other", name: "Other" });
+    const email = home.members.approver;
+    await h.admin("POST", "/orgs/oauth-sso-other/members", { email, role: "approver" });
+    const homeOrg = await h.admin("GET", `/orgs/${home.slug}`);
+    const { db } = h.runtime.database;
+    const [person] = await db
+      .select()
+      .from(workspacePeople)
+      .where(eq(workspacePeople.email, email));
+    const { token } = await startSession(db, person!.id, h.clock.now(), {
+      ssoOrganizationId: homeOrg.body.id,
+    });
+    const visitor = h.visitor();
+    visitor.cookies.set("nr_session", token);
+    const device = async (org: string) => {
+      const client = await h.admin("POST", `/orgs/${org}/oauth_clients`, {
+        name: `CLI of ${org}`,
+        grant_types: ["urn:ietf:params:oauth:grant-type:device_code"],
+      });
+      const started = await fetch(`${h.url}/oauth/device_authorization`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ client_id: client.body.client_id }),
+      });
+      return ((await started.json()) as Json).user_code as string;
+    };
+    const homeCode = await device(home.slug);
+    expect((await visitor.get(`/app/device?user_code=${homeCode}`)).status).toBe(200);
+
+    const otherCode = await device(other.body.slug);
+    const sent = await visitor.get(`/app/device?user_code=${otherCode}`);
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get("location")).toStartWith("/app/sign-in/fresh");
+    const posted = await visitor.post("/app/device", { user_code: otherCode, decision: "allow" });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toStartWith("/app/sign-in/fresh");
   }, 60_000);
 });

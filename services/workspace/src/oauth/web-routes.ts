@@ -1,7 +1,7 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
 import type { WebDeps } from "../web/deps.ts";
-import { safeReturnTo } from "../web/fresh-sign-in.ts";
+import { freshSignInUrl, safeReturnTo } from "../web/fresh-sign-in.ts";
 import { Redirect, type SignedInVisitor, type Visitor, type WebKit } from "../web/kit.ts";
 import { AFTER_SIGN_IN_COOKIE } from "../web/routes/sign-in.ts";
 import { approverOrganizations } from "./access.ts";
@@ -60,11 +60,19 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
     ]);
   }
 
-  /** The organizations the person may allow this application for: its own, if they approve there. */
+  /**
+   * The organizations the person may allow this application for: its own, if they approve there.
+   * A session single sign-on opened reaches its own organization only: for another, the person
+   * first confirms with an emailed code, as everywhere in the app.
+   */
   async function organizationsFor(
     who: SignedInVisitor,
     client: OAuthClientRow,
   ): Promise<ConsentOrganization[]> {
+    const bound = who.signedIn.session.ssoOrganizationId;
+    if (bound !== null && bound !== client.organizationId) {
+      throw new Redirect(freshSignInUrl(who.returnTo), who.setCookies);
+    }
     const orgs = await approverOrganizations(deps.db, who.signedIn.person.id);
     return orgs
       .filter((org) => org.organizationId === client.organizationId)
@@ -260,6 +268,8 @@ export function oauthWebRoutes(deps: WebDeps, kit: WebKit) {
         }
         const refused = await tooManyWrongCodes(who);
         if (refused) return refused;
+        const pending = await findPendingDevice(deps.db, typed, deps.now());
+        if (pending) await organizationsFor(who, pending.client);
         try {
           const result = await decideDevice(
             deps.db,
