@@ -1,4 +1,5 @@
 import { type Html, html } from "@newsroom/shared/html";
+import { freshSignInUrl } from "../fresh-sign-in.ts";
 import type { Visitor } from "../kit.ts";
 import { layout } from "../layout.ts";
 
@@ -19,7 +20,11 @@ const when = (at: Date | null) =>
     : "never";
 
 /** /app/applications: the applications the signed-in person allowed, each revocable. */
-export function applicationsPage(who: Visitor, grants: AllowedApplication[]): Html {
+export function applicationsPage(
+  who: Visitor,
+  grants: AllowedApplication[],
+  options: { ssoOnly?: boolean } = {},
+): Html {
   // A short list of facts for each, not a table: readable on a phone 390 px wide.
   const list =
     grants.length === 0
@@ -39,6 +44,13 @@ export function applicationsPage(who: Visitor, grants: AllowedApplication[]): Ht
     "Applications you allowed",
     html`<p>Applications you allowed to act in your name, in the organization named. Revoking one
 ends its access at once: its tokens stop working, and it must ask you again.</p>
+${
+  options.ssoOnly
+    ? html`<p>You signed in with your organization's single sign-on, which opens that organization
+only: this list shows its applications. <a href="${freshSignInUrl("/app/applications")}">Confirm with
+an emailed code</a> to see those you allowed in your other organizations.</p>`
+    : ""
+}
 ${list}`,
   );
 }

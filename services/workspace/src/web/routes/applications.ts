@@ -14,8 +14,15 @@ import { type AllowedApplication, applicationsPage } from "../pages/applications
  * own: anyone else's answers 404.
  */
 export function applicationsWebRoutes(deps: WebDeps, kit: WebKit) {
+  /**
+   * The person's grants; a session single sign-on opened reaches its organization only, so it
+   * lists and revokes that organization's grants (the others after an emailed code).
+   */
   async function allowed(who: SignedInVisitor): Promise<AllowedApplication[]> {
-    const grants = await grantsOfPerson(deps.db, who.signedIn.person.id);
+    const bound = who.signedIn.session.ssoOrganizationId;
+    const grants = (await grantsOfPerson(deps.db, who.signedIn.person.id)).filter(
+      (grant) => bound === null || grant.organizationId === bound,
+    );
     return grants.map((grant: PersonGrant) => ({
       id: grant.id,
       application: grant.clientName,
@@ -35,7 +42,8 @@ export function applicationsWebRoutes(deps: WebDeps, kit: WebKit) {
   return new Elysia()
     .get(APPLICATIONS_PAGE_PATH, async ({ request }) => {
       const who = await kit.signedIn(request);
-      return kit.page(who, applicationsPage(who, await allowed(who)));
+      const ssoOnly = who.signedIn.session.ssoOrganizationId !== null;
+      return kit.page(who, applicationsPage(who, await allowed(who), { ssoOnly }));
     })
     .get(`${APPLICATIONS_PAGE_PATH}/:id/revoke`, async ({ request, params }) => {
       const who = await kit.signedIn(request);
