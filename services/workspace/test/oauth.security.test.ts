@@ -10,6 +10,7 @@ import { startSession } from "../src/identity/sessions/service.ts";
 import { sweepOAuth } from "../src/oauth/sweep.ts";
 import {
   orgWithMembers,
+  randomIp,
   storyInReview,
   type WebClient,
   type WebHarness,
@@ -446,6 +447,40 @@ describe("OAuth: the device page's limit on wrong codes", () => {
     const page = await other.get(`/app/device?user_code=${started.user_code}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain("CLI");
+  }, 60_000);
+});
+
+describe("OAuth: the device authorization endpoint's limit per address", () => {
+  let h: WebHarness;
+
+  beforeAll(async () => {
+    h = await webHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  test("thirty device authorizations in ten minutes from one address, then 429", async () => {
+    const org = await orgWithMembers(h, "oauth-flood", 0);
+    const client = await h.admin("POST", `/orgs/${org.slug}/oauth_clients`, {
+      name: "CLI",
+      grant_types: ["urn:ietf:params:oauth:grant-type:device_code"],
+    });
+    const start = (address: string) =>
+      fetch(`${h.url}/oauth/device_authorization`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-forwarded-for": address,
+        },
+        body: new URLSearchParams({ client_id: client.body.client_id }),
+      });
+    // Addresses of this run's own: the counters may live in a shared Redis.
+    const address = randomIp();
+    for (let i = 0; i < 30; i++) expect((await start(address)).status).toBe(200);
+    const refused = await start(address);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("600");
+    expect(((await refused.json()) as Json).error).toBe("slow_down");
+    expect((await start(randomIp())).status).toBe(200);
   }, 60_000);
 });
 

@@ -1,3 +1,4 @@
+import { addressLimitKey } from "@newsroom/shared/address-limit-key";
 import type { Db } from "@newsroom/shared/db/index";
 import {
   approvalDecisions,
@@ -7,8 +8,10 @@ import {
 } from "@newsroom/shared/db/schema";
 import { ApiError } from "@newsroom/shared/errors";
 import { httpKit } from "@newsroom/shared/http/http-kit";
+import { clientIpOf } from "@newsroom/shared/http/request-context";
 import { isUuid } from "@newsroom/shared/ids";
 import { errorAnswer, operation } from "@newsroom/shared/openapi/operation";
+import type { RateLimitStore } from "@newsroom/shared/rate-limit";
 import { type ApprovalDecisionOut, iso, StoryDetailOut } from "@newsroom/shared/records";
 import { storyRecords } from "@newsroom/shared/story-records";
 import { and, desc, eq } from "drizzle-orm";
@@ -25,6 +28,8 @@ import { checkAccessToken, refreshTokens, revokeToken, type TokenHolder } from "
 /** What the authorization server's endpoints and the approval routes need. */
 export interface OAuthApiDeps {
   db: Db;
+  /** Counts device authorizations per client address; none (the OpenAPI build) counts nothing. */
+  rateLimits?: RateLimitStore;
   /** APP_URL without a trailing slash: where the device page is. */
   appUrl: string;
   now: () => Date;
@@ -96,6 +101,7 @@ async function oauthAnswer(answer: () => Promise<object>): Promise<Response> {
     if (!(error instanceof OAuthError)) throw error;
     const headers: Record<string, string> = { ...NO_STORE };
     if (error.status === 401) headers["www-authenticate"] = 'Basic realm="oauth"';
+    if (error.status === 429) headers["retry-after"] = "600";
     return Response.json(error.toBody(), { status: error.status, headers });
   }
 }
@@ -159,7 +165,25 @@ async function token(deps: OAuthApiDeps, request: Request) {
   );
 }
 
+/** Device authorizations one address may start in ten minutes: each is a row until swept. */
+export const DEVICE_AUTHORIZATIONS_PER_ADDRESS = { limit: 30, windowSeconds: 600 };
+
 async function deviceAuthorization(deps: OAuthApiDeps, request: Request) {
+  if (deps.rateLimits) {
+    const [count] = await deps.rateLimits.hit([
+      {
+        key: `oauth:device-start:${addressLimitKey(clientIpOf(request))}`,
+        ...DEVICE_AUTHORIZATIONS_PER_ADDRESS,
+      },
+    ]);
+    if ((count ?? 0) > DEVICE_AUTHORIZATIONS_PER_ADDRESS.limit) {
+      throw new OAuthError(
+        "slow_down",
+        "Too many device authorizations from this address: wait ten minutes.",
+        429,
+      );
+    }
+  }
   const form = await formOf(request);
   const client = await clientOf(deps.db, form);
   const scope = form.get("scope") ?? APPROVE_SCOPE;

@@ -15,6 +15,9 @@
  *   last used), `personGrantOut(grant)`, `revokeGrant(db, personId, grantId, now)` (ends the
  *   token family).
  * The owner switch is the organization's `apiApprovalsEnabled` (PATCH `api_approvals_enabled`).
+ * Pages: `APPLICATIONS_PAGE_PATH` (`/app/applications`, where the consent and device pages link
+ *   for "Applications you allowed"), `AUTHORIZE_PATH`, `DEVICE_PATH`, `SCOPE_WORDS` (the scope
+ *   in plain words).
  */
 export { approverOrganizations, approverRole } from "./access.ts";
 export {
@@ -30,6 +33,7 @@ export {
 export { exchangeAuthorizationCode, issueAuthorizationCode } from "./codes.ts";
 export { decideDevice, findPendingDevice, pollDevice, startDeviceAuthorization } from "./device.ts";
 export { OAuthError } from "./errors.ts";
+export { APPLICATIONS_PAGE_PATH, SCOPE_WORDS } from "./pages.ts";
 export {
   ACCESS_TOKEN_PREFIX,
   APPROVE_SCOPE,
@@ -39,6 +43,7 @@ export {
   REFRESH_TOKEN_PREFIX,
   s256Challenge,
 } from "./secrets.ts";
+export { sweepOAuth } from "./sweep.ts";
 export {
   checkAccessToken,
   grantsOfPerson,
@@ -49,3 +54,4 @@ export {
   revokeToken,
   type TokenAnswer,
 } from "./tokens.ts";
+export { AUTHORIZE_PATH, DEVICE_PATH } from "./web-routes.ts";
