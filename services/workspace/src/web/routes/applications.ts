@@ -1,7 +1,11 @@
 import { ApiError } from "@newsroom/shared/errors";
 import { Elysia } from "elysia";
-import { grantsOfPerson, type PersonGrant, revokeGrant } from "../../oauth/index.ts";
-import { APPLICATIONS_PAGE_PATH } from "../../oauth/pages.ts";
+import {
+  APPLICATIONS_PAGE_PATH,
+  grantsOfPerson,
+  type PersonGrant,
+  revokeGrant,
+} from "../../oauth/index.ts";
 import type { WebDeps } from "../deps.ts";
 import { withDone } from "../flash.ts";
 import type { SignedInVisitor, WebKit } from "../kit.ts";
