@@ -9,6 +9,8 @@ import { isStatusPath, statusPublicRoutes } from "../status/public-routes.ts";
 import type { WebDeps } from "./deps.ts";
 import { Redirect, webKit } from "./kit.ts";
 import { errorPage } from "./pages/error.ts";
+import { apiApprovalsWebRoutes } from "./routes/api-approvals.ts";
+import { applicationsWebRoutes } from "./routes/applications.ts";
 import { assetsWebRoutes } from "./routes/assets.ts";
 import { auditWebRoutes } from "./routes/audit.ts";
 import { cmsConnectionsWebRoutes } from "./routes/cms-connections.ts";
@@ -16,6 +18,7 @@ import { freshSignInWebRoutes } from "./routes/fresh-sign-in.ts";
 import { keysWebRoutes } from "./routes/keys.ts";
 import { membersWebRoutes } from "./routes/members.ts";
 import { newsletterWebRoutes } from "./routes/newsletter.ts";
+import { oauthClientsWebRoutes } from "./routes/oauth-clients.ts";
 import { organizationsWebRoutes } from "./routes/organizations.ts";
 import { previewLinksWebRoutes } from "./routes/preview-links.ts";
 import { signInWebRoutes } from "./routes/sign-in.ts";
@@ -90,7 +93,10 @@ export function createWebApp(deps: WebDeps) {
     .use(webhookResendWebRoutes(deps, kit))
     .use(oauthWebRoutes(deps, kit))
     .use(deps.status ? statusPublicRoutes(deps.status) : new Elysia())
-    .use(deps.status ? statusWebRoutes(deps, deps.status, kit) : new Elysia());
+    .use(deps.status ? statusWebRoutes(deps, deps.status, kit) : new Elysia())
+    .use(oauthClientsWebRoutes(deps, kit))
+    .use(apiApprovalsWebRoutes(deps, kit))
+    .use(applicationsWebRoutes(deps, kit));
   kitOfService.bindRoutes(app);
   // Beside the pages, the authorization server's endpoints and approvals through the API:
   // JSON, not pages, so a kit of their own.

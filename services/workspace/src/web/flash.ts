@@ -36,6 +36,12 @@ export const DONE_MESSAGES = {
   "sso-saved": "The single sign-on settings were saved.",
   "status-posted": "Saved: the status page shows it, and subscribers are told.",
   "status-component-saved": "The component's state on the status page was saved.",
+  "api-approvals-on":
+    "Approvals through the API are on: applications members allowed may now decide stories.",
+  "api-approvals-off": "Approvals through the API are off: no application may decide stories.",
+  "oauth-client-registered": "The application was registered: configure it with its client id.",
+  "oauth-client-deleted": "The application was deleted: its tokens stopped working.",
+  "application-revoked": "The application's access was revoked: its tokens stopped working.",
   "signed-out": "You are signed out.",
   "signed-out-everywhere": "Every session of your account has ended, this one included.",
 } as const;

@@ -21,6 +21,7 @@ export interface OrgNav {
     | "keys"
     | "webhook-endpoints"
     | "cms-connections"
+    | "oauth-clients"
     | "sso";
   /** The person's role there: links to pages it may not open are left out. */
   role?: MemberRole;
@@ -49,6 +50,7 @@ function orgLinks(org: OrgNav): Html {
     ${allowed("key.create") ? link("keys", `${base}/keys`, "API keys") : ""}
     ${allowed("endpoint.create") ? link("webhook-endpoints", `${base}/webhook-endpoints`, "Webhook endpoints") : ""}
     ${allowed("cms.manage") ? link("cms-connections", `${base}/cms-connections`, "CMS connections") : ""}
+    ${allowed("oauth_client.manage") ? link("oauth-clients", `${base}/oauth-clients`, "OAuth applications") : ""}
     ${
       // House owners only: acting as staff, the role is the house role.
       org.staff && org.role === "owner" ? link("sso", `${base}/sso`, "Single sign-on") : ""
@@ -85,7 +87,7 @@ export function layout(
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <nav aria-label="Main"><a class="brand" href="/app/">Newsroom workspace</a>
-    ${person ? html`<a href="/app/">Organizations</a>` : ""}</nav>
+    ${person ? html`<a href="/app/">Organizations</a> <a href="/app/applications">Your applications</a>` : ""}</nav>
   <div class="account">${account}</div>
 </header>
 ${options.org ? orgLinks(options.org) : ""}

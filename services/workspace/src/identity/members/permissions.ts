@@ -24,6 +24,8 @@ export const PERMISSION_ACTIONS = [
   "members.manage",
   "members.manage_owners",
   "audit.view",
+  "oauth_client.manage",
+  "api_approvals.switch",
 ] as const;
 export type PermissionAction = (typeof PERMISSION_ACTIONS)[number];
 
@@ -34,7 +36,10 @@ export const PERMISSIONS: Record<MemberRole, readonly PermissionAction[]> = {
   editor: ["view", "story.edit"],
   // Publishing an approved version is a release decision: the approver's, never the editor's.
   approver: ["view", "story.decide", "story.publish", "asset.clear"],
-  admin: EVERYTHING.filter((action) => action !== "members.manage_owners"),
+  // Letting applications decide stories for the organization is the owners' choice.
+  admin: EVERYTHING.filter(
+    (action) => action !== "members.manage_owners" && action !== "api_approvals.switch",
+  ),
   owner: EVERYTHING,
 };
 

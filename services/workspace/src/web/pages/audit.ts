@@ -50,6 +50,9 @@ const ACTIONS: Record<string, string> = {
   "sso.signed_in": "Signed in with single sign-on",
   "sso.sign_in_refused": "Single sign-on refused",
   "sso.domain_verified": "Single sign-on domain verified",
+  "api_approvals.enabled": "Approvals through the API turned on",
+  "api_approvals.disabled": "Approvals through the API turned off",
+  "oauth_client.delete": "Application deleted",
 };
 
 /** `member.role_changed:viewer>admin` reads "Member's role changed (viewer → admin)". */

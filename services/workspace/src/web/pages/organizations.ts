@@ -74,11 +74,34 @@ organizations.</p>`
   return layout(who, "Your organizations", html`${list}${ssoOnly}${create}`);
 }
 
+/**
+ * The owners' switch of approvals through the API (OAuth applications deciding stories in a
+ * member's name): a button that asks first for owners, the setting read-only for admins, nothing
+ * for the other roles.
+ */
+function apiApprovalsSection(who: Visitor, access: OrgAccess, enabled: boolean): Html {
+  const owner = can(access.role, "api_approvals.switch");
+  if (!owner && !can(access.role, "oauth_client.manage")) return html``;
+  const slug = encodeURIComponent(access.organization.slug);
+  const state = html`<p>Approvals through the API: <strong>${enabled ? "on" : "off"}</strong>.
+${enabled ? "Applications members allowed may approve and reject stories in their name." : "No application may approve or reject stories, whatever members allowed."}</p>`;
+  const change = owner
+    ? html`<form method="post" action="/app/orgs/${slug}/api-approvals">${csrfInput(who)}
+  <input type="hidden" name="enabled" value="${enabled ? "false" : "true"}">
+  <button type="submit"${enabled ? html` class="danger"` : ""}>Turn approvals through the API ${enabled ? "off" : "on"}</button>
+</form>`
+    : html`<p>Only an owner may change this.</p>`;
+  return html`<section aria-labelledby="api-approvals"><h2 id="api-approvals">Approvals through the API</h2>
+${state}${change}
+<p><a href="/app/orgs/${slug}/oauth-clients">OAuth applications</a></p></section>`;
+}
+
 /** /app/orgs/{org}: the organization at a glance. */
 export function overviewPage(
   who: Visitor,
   access: OrgAccess,
   counts: Map<StoryStatus, number>,
+  apiApprovalsEnabled: boolean,
 ): Html {
   const org = access.organization;
   const queue = counts.get("review_required") ?? 0;
@@ -93,7 +116,8 @@ export function overviewPage(
 Newsroom ${org.newsroomRunning ? "running" : "not running"}.</p>
 <p><a href="/app/orgs/${encodeURIComponent(org.slug)}/approvals">${queue} ${queue === 1 ? "story waits" : "stories wait"} for review</a></p>
 <h2>Stories by status</h2>
-${rows.length === 0 ? html`<p>No stories yet.</p>` : html`<table><thead><tr><th scope="col">Status</th><th scope="col">Stories</th></tr></thead><tbody>${rows}</tbody></table>`}`,
+${rows.length === 0 ? html`<p>No stories yet.</p>` : html`<table><thead><tr><th scope="col">Status</th><th scope="col">Stories</th></tr></thead><tbody>${rows}</tbody></table>`}
+${apiApprovalsSection(who, access, apiApprovalsEnabled)}`,
     { org: navOf(access, "overview") },
   );
 }

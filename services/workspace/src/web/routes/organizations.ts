@@ -96,7 +96,10 @@ export function organizationsWebRoutes(deps: WebDeps, kit: WebKit) {
       const who = await kit.signedIn(request);
       const access = await kit.permit(who, params.org, "view");
       const counts = await countStoriesByStatus(deps.db, access.organization.id);
-      return kit.page(who, overviewPage(who, access, counts));
+      return kit.page(
+        who,
+        overviewPage(who, access, counts, access.organization.apiApprovalsEnabled),
+      );
     })
     .get("/app/orgs/:org/stories", async ({ request, params }) => {
       const who = await kit.signedIn(request);
