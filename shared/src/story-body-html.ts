@@ -52,7 +52,7 @@ function renderBlock(block: Block): Html | string {
     case "paragraph":
       return html`<p>${inlineMarkup(text(block.text))}</p>\n`;
     case "heading":
-      return heading(
+      return headingHtml(
         typeof block.level === "number" ? block.level : 2,
         inlineMarkup(text(block.text)),
       );
@@ -85,7 +85,8 @@ function renderBlock(block: Block): Html | string {
   }
 }
 
-function heading(level: number, words: Html): Html {
+/** A heading of level 2 to 6 (1 is the page's title), clamped. */
+export function headingHtml(level: number, words: Html): Html {
   switch (Math.min(Math.max(level, 2), 6)) {
     case 2:
       return html`<h2>${words}</h2>\n`;

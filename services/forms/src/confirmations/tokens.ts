@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { ApiError } from "@newsroom/shared/errors";
 import { randomToken } from "@newsroom/shared/ids";
 import { Type as t } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { type ParsedBody, readBody } from "../request/body.ts";
 
 /** A confirmation token: 32 random bytes in base64url, 43 characters. */
 const TOKEN_PATTERN = "^[A-Za-z0-9_-]{43}$";
@@ -22,6 +24,21 @@ export function confirmTokenOf(fields: Record<string, unknown>): string | null |
   const body = { t: typeof value === "string" ? value.trim() : value };
   return Value.Check(ConfirmTokenIn, body) ? body.t : null;
 }
+/**
+ * The token `t` of a confirmation POST's body. A body that cannot be read (not UTF-8, malformed
+ * JSON or multipart) or holds no string `t` gives "", which no link matches.
+ */
+export async function confirmationTokenOf(request: Request): Promise<string> {
+  let body: ParsedBody;
+  try {
+    body = await readBody(request);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "validation_failed") return "";
+    throw error;
+  }
+  return confirmTokenOf(body.fields) ?? "";
+}
+
 /** A confirmation link works for 48 hours, once. */
 export const CONFIRMATION_VALIDITY_MS = 48 * 60 * 60 * 1000;
 

@@ -9,7 +9,7 @@ import {
   subscribedPage,
 } from "../confirmations/newsletter-pages.ts";
 import { pageResponse } from "../confirmations/pages.ts";
-import { confirmTokenOf } from "../confirmations/tokens.ts";
+import { confirmationTokenOf } from "../confirmations/tokens.ts";
 import {
   confirmPageOperation,
   confirmPostOperation,
@@ -17,7 +17,6 @@ import {
   organizationSubscribeOperation,
 } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
-import { type ParsedBody, readBody } from "../request/body.ts";
 import { failWithPages } from "../request/error-pages.ts";
 import {
   acceptsJson,
@@ -133,19 +132,4 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
   if (wantsJson) return guarded(request, { ...NO_STORE }, run);
   failWithPages(request);
   return run();
-}
-
-/**
- * The token `t` of a confirmation body. A body that cannot be read (not UTF-8, malformed JSON or
- * multipart) or holds no string `t` gives "", which no link matches.
- */
-async function confirmationTokenOf(request: Request): Promise<string> {
-  let body: ParsedBody;
-  try {
-    body = await readBody(request);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "validation_failed") return "";
-    throw error;
-  }
-  return confirmTokenOf(body.fields) ?? "";
 }

@@ -4,14 +4,14 @@ import { Elysia } from "elysia";
 import { confirmSubscription, requestConfirmation } from "../confirmations/opt-in.ts";
 import { type PageContent, pageResponse } from "../confirmations/pages.ts";
 import { findConfirmation } from "../confirmations/store.ts";
-import { confirmTokenOf, hashToken, TOKEN_SHAPE } from "../confirmations/tokens.ts";
+import { confirmationTokenOf, hashToken, TOKEN_SHAPE } from "../confirmations/tokens.ts";
 import {
   statusConfirmPageOperation,
   statusConfirmPostOperation,
   statusSubscribeOperation,
 } from "../contract.ts";
 import type { FormsDeps } from "../deps.ts";
-import { bodyKindOf, type ParsedBody, readBody } from "../request/body.ts";
+import { bodyKindOf } from "../request/body.ts";
 import { failWithPages } from "../request/error-pages.ts";
 import {
   acceptsJson,
@@ -145,16 +145,4 @@ function confirm(deps: FormsDeps, request: Request): Promise<Response> {
   if (wantsJson) return guarded(request, { ...NO_STORE }, run);
   failWithPages(request);
   return run();
-}
-
-/** The body's `t`; "" when the body cannot be read or holds no valid token. */
-async function confirmationTokenOf(request: Request): Promise<string> {
-  let body: ParsedBody;
-  try {
-    body = await readBody(request);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "validation_failed") return "";
-    throw error;
-  }
-  return confirmTokenOf(body.fields) ?? "";
 }

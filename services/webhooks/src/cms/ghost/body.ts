@@ -1,6 +1,6 @@
 import { type Html, html } from "@newsroom/shared/html";
 import type { StoryBlock } from "@newsroom/shared/story-body";
-import { inlineMarkup } from "@newsroom/shared/story-body-html";
+import { headingHtml, inlineMarkup } from "@newsroom/shared/story-body-html";
 import type { CmsPost } from "../connector.ts";
 
 const HTTP_URL = /^https?:\/\//i;
@@ -25,7 +25,7 @@ function ghostBlock(block: StoryBlock, images: CmsPost["images"]): Html | string
     case "paragraph":
       return html`<p>${inlineMarkup(block.text)}</p>\n`;
     case "heading":
-      return heading(block.level ?? 2, inlineMarkup(block.text));
+      return headingHtml(block.level ?? 2, inlineMarkup(block.text));
     case "quote":
       return html`<blockquote><p>${inlineMarkup(block.text)}</p>${block.attribution ? html`<p>— ${block.attribution}</p>` : ""}</blockquote>\n`;
     case "list": {
@@ -46,21 +46,6 @@ function ghostBlock(block: StoryBlock, images: CmsPost["images"]): Html | string
     }
     default:
       return "";
-  }
-}
-
-function heading(level: number, words: Html): Html {
-  switch (Math.min(Math.max(level, 2), 6)) {
-    case 2:
-      return html`<h2>${words}</h2>\n`;
-    case 3:
-      return html`<h3>${words}</h3>\n`;
-    case 4:
-      return html`<h4>${words}</h4>\n`;
-    case 5:
-      return html`<h5>${words}</h5>\n`;
-    default:
-      return html`<h6>${words}</h6>\n`;
   }
 }
 
