@@ -1,3 +1,5 @@
+import { escapeHtml } from "../html.ts";
+
 /**
  * A story body (an array of blocks such as `{ type: "paragraph", text }`) as plain text and as
  * minimal HTML with every text escaped. Blocks without text (images, embeds) are left out: a feed
@@ -5,14 +7,7 @@
  */
 type Block = Record<string, unknown>;
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
+export { escapeHtml };
 
 function textOf(block: Block): string | null {
   return typeof block.text === "string" && block.text.trim() !== "" ? block.text : null;

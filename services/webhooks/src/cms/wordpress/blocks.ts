@@ -1,16 +1,7 @@
+import { escapeHtml } from "@newsroom/shared/html";
 import type { StoryBlock, StoryBody } from "@newsroom/shared/story-body";
 import { inlineMarkup } from "@newsroom/shared/story-body-html";
 import type { RemoteImage } from "../connector.ts";
-
-/** Text as HTML: every character that could open markup, an attribute or a comment escaped. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#039;");
-}
 
 /**
  * What an author typed, escaped, with only the inline markup the public page knows

@@ -1,3 +1,4 @@
+import { escapeHtml } from "@newsroom/shared/html";
 import {
   type CmsCheck,
   type CmsConnector,
@@ -9,7 +10,7 @@ import {
   type UnpublishMode,
 } from "../connector.ts";
 import { type CmsHttpOptions, CmsUnreachable, cmsFetch } from "../http.ts";
-import { escapeHtml, wordPressBlocks } from "./blocks.ts";
+import { wordPressBlocks } from "./blocks.ts";
 
 export interface WordPressCredential {
   username: string;
