@@ -124,6 +124,52 @@ async function probeRead(
   }
 }
 
+async function probeOutbox(db: Db): Promise<ProbeOutcome> {
+  try {
+    const seconds = await outboxAgeSeconds(db);
+    return {
+      probe: "outbox age",
+      components: ["webhooks"],
+      state: lagState(seconds, THRESHOLDS.outboxDegradedSeconds, THRESHOLDS.outboxOutageSeconds),
+      detail: `outbox: oldest unsent event ${Math.round(seconds)} s old`,
+    };
+  } catch (error) {
+    return {
+      probe: "outbox age",
+      components: ["workspace", "webhooks"],
+      state: "major_outage",
+      detail: `outbox: ${failure(error)}`,
+    };
+  }
+}
+
+async function probeDeliveryQueue(
+  read: NonNullable<ProbeTargets["deliveryQueue"]>,
+): Promise<ProbeOutcome> {
+  try {
+    const queue = await timed(() => read());
+    return {
+      probe: "delivery queue",
+      components: ["webhooks"],
+      state: lagState(
+        queue.oldest_due_seconds,
+        THRESHOLDS.deliveryLagDegradedSeconds,
+        THRESHOLDS.deliveryLagOutageSeconds,
+      ),
+      detail: `deliveries: oldest due ${Math.round(queue.oldest_due_seconds)} s ago`,
+    };
+  } catch (error) {
+    // The webhooks process's readiness probe says whether it is down; a failed read of its
+    // queue alone is not an outage.
+    return {
+      probe: "delivery queue",
+      components: ["webhooks"],
+      state: "operational",
+      detail: `deliveries: queue not read (${failure(error)})`,
+    };
+  }
+}
+
 function lagState(seconds: number, degraded: number, outage: number): ComponentState {
   if (seconds > outage) return "partial_outage";
   if (seconds > degraded) return "degraded_performance";
@@ -153,46 +199,9 @@ export async function probeAll(db: Db, targets: ProbeTargets): Promise<ProbeOutc
       components: ALL_BEHIND_GATEWAY,
     }),
     ...targets.reads.map((read) => probeRead(gateway, read)),
-    outboxAgeSeconds(db).then(
-      (seconds): ProbeOutcome => ({
-        probe: "outbox age",
-        components: ["webhooks"],
-        state: lagState(seconds, THRESHOLDS.outboxDegradedSeconds, THRESHOLDS.outboxOutageSeconds),
-        detail: `outbox: oldest unsent event ${Math.round(seconds)} s old`,
-      }),
-      (error): ProbeOutcome => ({
-        probe: "outbox age",
-        components: ["workspace", "webhooks"],
-        state: "major_outage",
-        detail: `outbox: ${failure(error)}`,
-      }),
-    ),
+    probeOutbox(db),
   ];
-  if (targets.deliveryQueue) {
-    const read = targets.deliveryQueue;
-    work.push(
-      timed(() => read()).then(
-        (queue): ProbeOutcome => ({
-          probe: "delivery queue",
-          components: ["webhooks"],
-          state: lagState(
-            queue.oldest_due_seconds,
-            THRESHOLDS.deliveryLagDegradedSeconds,
-            THRESHOLDS.deliveryLagOutageSeconds,
-          ),
-          detail: `deliveries: oldest due ${Math.round(queue.oldest_due_seconds)} s ago`,
-        }),
-        // The webhooks process's readiness probe says whether it is down; a failed read of its
-        // queue alone is not an outage.
-        (error): ProbeOutcome => ({
-          probe: "delivery queue",
-          components: ["webhooks"],
-          state: "operational",
-          detail: `deliveries: queue not read (${failure(error)})`,
-        }),
-      ),
-    );
-  }
+  if (targets.deliveryQueue) work.push(probeDeliveryQueue(targets.deliveryQueue));
   return Promise.all(work);
 }
 
