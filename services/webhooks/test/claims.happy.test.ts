@@ -145,4 +145,57 @@ describe("claiming due deliveries with a backlog", () => {
     // Another replica, which does not know of those answers, counts them still: nothing more.
     expect((await claimAndOpenAttempts(fx.db, 64, limits)).rows).toEqual([]);
   });
+
+  test("two claims of one worker at once, while answers free places, never pass a cap", async () => {
+    await fx.db
+      .update(webhookDeliveries)
+      .set({ status: "delivered", lockedUntil: null, nextAttemptAt: null })
+      .where(
+        and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)),
+      );
+    const heldPerEndpoint = async () =>
+      fx.db
+        .select({ endpointId: webhookDeliveries.endpointId, n: count() })
+        .from(webhookDeliveries)
+        .where(
+          and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)),
+        )
+        .groupBy(webhookDeliveries.endpointId);
+    let claimedInAll = 0;
+    for (let round = 0; round < 6; round++) {
+      // Two claims at once, one started while the other runs (as the dispatcher does).
+      const [a, b] = await Promise.all([
+        claimAndOpenAttempts(fx.db, 64, limits),
+        new Promise((resolve) => setTimeout(resolve, round)).then(() =>
+          claimAndOpenAttempts(fx.db, 64, limits),
+        ),
+      ]);
+      const claimed = [...a.rows, ...b.rows];
+      claimedInAll += claimed.length;
+      expect(new Set(ids(claimed)).size).toBe(claimed.length);
+      const held = await heldPerEndpoint();
+      expect(held.every((row) => row.n <= limits.perEndpoint)).toBe(true);
+      // Half of each endpoint's held deliveries are answered and recorded: places free up.
+      const pending = await fx.db
+        .select({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
+        .from(webhookDeliveries)
+        .where(
+          and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)),
+        );
+      const seen = new Map<string, number>();
+      const done = pending.filter((row) => {
+        const n = (seen.get(row.endpointId) ?? 0) + 1;
+        seen.set(row.endpointId, n);
+        return n <= 2;
+      });
+      await fx.db
+        .update(webhookDeliveries)
+        .set({ status: "delivered", lockedUntil: null, nextAttemptAt: null })
+        .where(
+          sql`${webhookDeliveries.id} = any(${`{${done.map((row) => row.id).join(",")}}`}::uuid[])`,
+        );
+    }
+    // The places freed were taken again: the claims did their work, not only kept the cap.
+    expect(claimedInAll).toBeGreaterThanOrEqual(ENDPOINTS * 4 + 5 * ENDPOINTS * 2);
+  });
 });

@@ -53,6 +53,15 @@ const GONE = 410;
  */
 export const CLAIM_LEASE_MS = 8_000;
 
+/**
+ * Claim statements one process runs at once. A slot freed while a claim runs is claimed for by
+ * the next at once rather than after it. Two claims at once keep the per-endpoint cap as two
+ * replicas do: each counts what was in flight when it began and takes only the first places of
+ * its endpoints' queues; a row the other holds is skipped, and one it claimed meanwhile fails
+ * the claim's recheck.
+ */
+const CLAIMS_AT_ONCE = 2;
+
 /** How many times a batch of 2xx answers is written before its answers are given up. */
 const RECORDING_TRIES = 4;
 /** The wait before the next try, times the tries so far. */
@@ -123,6 +132,12 @@ export class DeliveryWorker {
   private readonly starting = new Set<Promise<void>>();
   /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
   private busy = 0;
+  /** Slots the claims under way may fill: counted as taken until they return. */
+  private reserved = 0;
+  /** Claim statements under way (at most `CLAIMS_AT_ONCE`). */
+  private claiming = 0;
+  /** A kick came while every claim was under way: look again when one ends. */
+  private kickWaiting = false;
   /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
   private readonly held = new Set<string>();
   /** Held deliveries whose request is over, their answer being recorded: not in flight. */
@@ -207,17 +222,36 @@ export class DeliveryWorker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       const room = this.room();
-      let claimed = 0;
-      if (room > 0) {
-        try {
-          claimed = await this.claimAndStart(room);
-        } catch (error) {
-          log.warn("claiming webhook deliveries failed; will retry", { error: messageOf(error) });
-        }
+      if (room > 0 && this.claiming >= CLAIMS_AT_ONCE) {
+        this.kickWaiting = true;
+      } else if (room > 0) {
+        this.claiming += 1;
+        this.reserved += room;
+        const claim: Promise<void> = this.claimAndStart(room)
+          .then(
+            (claimed) => {
+              // Full: wait for a quarter of the slots to free up (or the poll) before claiming.
+              this.saturated = claimed === room;
+            },
+            (error: unknown) =>
+              log.warn("claiming webhook deliveries failed; will retry", {
+                error: messageOf(error),
+              }),
+          )
+          .finally(() => {
+            this.claiming -= 1;
+            this.reserved -= room;
+            this.starting.delete(claim);
+            if (this.kickWaiting) {
+              this.kickWaiting = false;
+              this.kick();
+            }
+          });
+        this.starting.add(claim);
+      } else {
+        this.saturated = true;
       }
       if (this.stopped) break;
-      // Full: wait for a quarter of the slots to free up (or the poll) before claiming again.
-      this.saturated = room <= 0 || claimed === room;
       await this.sleep(this.options.pollIntervalMs);
     }
   }
@@ -226,8 +260,8 @@ export class DeliveryWorker {
    * Claims up to `room` deliveries and starts them. The claim opens the attempts of the
    * deliveries that need no place in a rate's window, in the same statement. Only the claim is
    * awaited: the reads (and, for paced endpoints, their places and openings) run while the loop
-   * claims again, so a slot freed meanwhile waits for one claim statement at most. Claims stay
-   * one after the other, each seeing the ones before it, so the per-endpoint cap holds as before.
+   * claims again. Up to `CLAIMS_AT_ONCE` claims run at once, so a slot freed while one runs is
+   * claimed for at once by the next; the per-endpoint cap holds as between replicas.
    */
   private async claimAndStart(room: number): Promise<number> {
     const { rows, opened } = await claimAndOpenAttempts(
@@ -341,7 +375,7 @@ export class DeliveryWorker {
    */
   private room(): number {
     const recording = this.inFlight.size - this.busy;
-    return recording >= this.concurrency ? 0 : this.concurrency - this.busy;
+    return recording >= this.concurrency ? 0 : this.concurrency - this.busy - this.reserved;
   }
 
   private refillIfRoom(): void {
