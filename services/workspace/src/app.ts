@@ -206,7 +206,11 @@ export async function createWorkspaceService(
       { path: "/newsroom", components: ["public-newsroom"] },
       ...(hosted ? [{ path: hosted, components: ["hosted-newsrooms"] as const }] : []),
     ],
-    deliveryQueue: () => calls.webhooks.call("GET", "/internal/v1/delivery_queue"),
+    // Read only where the webhooks service is configured (a test may run the workspace alone).
+    deliveryQueue:
+      options.inProcess?.webhooks || config.WEBHOOKS_URL
+        ? () => calls.webhooks.call("GET", "/internal/v1/delivery_queue")
+        : undefined,
   };
   const prober = startStatusProber(db, probeTargets, config.STATUS_PROBE_INTERVAL_SECONDS * 1000);
   const statusModule: StatusModule = { snapshots, write: status };

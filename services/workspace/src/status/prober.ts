@@ -43,7 +43,10 @@ const ALL_BEHIND_GATEWAY: readonly ComponentId[] = [
 ];
 
 async function timed<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  return work(AbortSignal.timeout(THRESHOLDS.probeTimeoutMs));
+  // Awaited here, not returned: a call that fails at once (a service not configured) hands back
+  // a promise already rejected, and returning it would leave it without a handler for a tick,
+  // which the test runner reports as an unhandled rejection.
+  return await work(AbortSignal.timeout(THRESHOLDS.probeTimeoutMs));
 }
 
 function failure(error: unknown): string {
