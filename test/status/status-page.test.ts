@@ -261,6 +261,11 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
           .catch(() => null);
         if (width !== null) expect(width).toBeLessThanOrEqual(390);
         await phone.close();
+        // The incident the tests above opened and resolved has a page of its own.
+        const listed = (await (await fetch(`${base}/api/v2/incidents.json`)).json()) as {
+          incidents: { id: string; name: string }[];
+        };
+        const incident = listed.incidents[0]!;
         // axe-core needs script of its own: a context that lets the test inject it.
         for (const viewport of [
           { width: 390, height: 844 },
@@ -268,10 +273,14 @@ describe.skipIf(!ready)("the status page under the cluster", () => {
         ]) {
           const context = await browser.newContext({ viewport, bypassCSP: true });
           const checked = await context.newPage();
-          await checked.goto(`${base}/status`);
-          await expectAccessible(checked);
-          const narrow = await checked.evaluate(() => document.documentElement.scrollWidth);
-          expect(narrow).toBeLessThanOrEqual(viewport.width);
+          for (const path of ["/status", `/status/incidents/${incident.id}`]) {
+            const shown = await checked.goto(`${base}${path}`);
+            expect(shown!.status()).toBe(200);
+            await expectAccessible(checked);
+            const narrow = await checked.evaluate(() => document.documentElement.scrollWidth);
+            expect(narrow).toBeLessThanOrEqual(viewport.width);
+          }
+          expect(await checked.locator("h1").textContent()).toContain(incident.name);
           await context.close();
         }
       } finally {
