@@ -92,7 +92,9 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
   // that index rather than another that needs a filter on every row; the per-endpoint limit is
   // a constant in the text (the same for every call of a process), so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
   // the plan's cost then turns on JIT compilation, slower than the query). The candidates are
-  // limited before the lock: a row another replica is claiming is skipped, not replaced.
+  // limited before the lock: a row another replica is claiming is skipped, not replaced. They are
+  // locked by their primary key (an array of ids): a join there is estimated at one row and
+  // planned as a scan of the due rows for each candidate.
   return sql`
     with recursive endpoints as (
       (select endpoint_id from webhook_deliveries where status = 'pending'
@@ -125,11 +127,9 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
       where endpoints.endpoint_id is not null
         and running.in_flight + queue.place <= ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
     )
-    select d.id from (
-      select id from queued order by next_attempt_at, id limit ${limit}
-    ) as picked
-    join webhook_deliveries as d on d.id = picked.id
-    where d.status = 'pending' and d.next_attempt_at <= ${at}
+    select d.id from webhook_deliveries as d
+    where d.id = any(array(select id from queued order by next_attempt_at, id limit ${limit}))
+      and d.status = 'pending' and d.next_attempt_at <= ${at}
       and (d.locked_until is null or d.locked_until < ${at})
     for update of d skip locked`;
 }
