@@ -92,9 +92,9 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
   // that index rather than another that needs a filter on every row; the per-endpoint limit is
   // a constant in the text (the same for every call of a process), so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
   // the plan's cost then turns on JIT compilation, slower than the query). The candidates are
-  // limited before the lock: a row another replica is claiming is skipped, not replaced. They are
-  // locked by their primary key (an array of ids): a join there is estimated at one row and
-  // planned as a scan of the due rows for each candidate.
+  // limited before the lock: a row another replica is claiming is skipped, not replaced. Each is
+  // locked by its primary key, one at a time: a join or an `id = any(...)` there was planned
+  // from a queue's stale statistics as a scan of every due row.
   return sql`
     with recursive endpoints as (
       (select endpoint_id from webhook_deliveries where status = 'pending'
@@ -127,11 +127,14 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
       where endpoints.endpoint_id is not null
         and running.in_flight + queue.place <= ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
     )
-    select d.id from webhook_deliveries as d
-    where d.id = any(array(select id from queued order by next_attempt_at, id limit ${limit}))
-      and d.status = 'pending' and d.next_attempt_at <= ${at}
-      and (d.locked_until is null or d.locked_until < ${at})
-    for update of d skip locked`;
+    select locked.id
+    from unnest(array(select id from queued order by next_attempt_at, id limit ${limit})) as picked(id)
+    cross join lateral (
+      select d.id from webhook_deliveries as d
+      where d.id = picked.id and d.status = 'pending' and d.next_attempt_at <= ${at}
+        and (d.locked_until is null or d.locked_until < ${at})
+      for update of d skip locked
+    ) as locked`;
 }
 
 const deliveryOf = rowMapper(d);
