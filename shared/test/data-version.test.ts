@@ -7,6 +7,7 @@ import {
   approvalDecisions,
   assets,
   hostnames,
+  organizationDataVersions,
   organizations,
   sites,
   stories,
@@ -19,7 +20,7 @@ import { newId } from "../src/ids.ts";
 import { requireService, type TestDatabase, testDatabase } from "../src/testing/database.ts";
 
 /**
- * `organizations.data_version` moves in the same transaction as every change that alters a
+ * An organization's `data_version` (`organization_data_versions`) moves in the same transaction as every change that alters a
  * client API answer, whoever writes: the triggers of migration 0004, on each backend.
  */
 function dataVersionSuite(backend: "pglite" | "postgres") {
@@ -31,10 +32,10 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
 
     async function versionOf(id: string): Promise<number> {
       const [row] = await db
-        .select({ v: organizations.dataVersion })
-        .from(organizations)
-        .where(eq(organizations.id, id));
-      return row!.v;
+        .select({ v: organizationDataVersions.dataVersion })
+        .from(organizationDataVersions)
+        .where(eq(organizationDataVersions.organizationId, id));
+      return row?.v ?? 0;
     }
 
     /** What `change` did to each organization's version. */

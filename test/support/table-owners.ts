@@ -7,6 +7,12 @@ import { readFileSync } from "node:fs";
 const root = new URL("../../", import.meta.url).pathname;
 const SCHEMA = `${root}shared/src/db/schema.ts`;
 
+/**
+ * The writer named by a table that only the database's triggers maintain (no service's code
+ * writes it): derived data every service's writes move, as an index is.
+ */
+export const DATABASE_WRITER = "the database";
+
 export interface TableOwners {
   writers: string[];
   readers: string[];

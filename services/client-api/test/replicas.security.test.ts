@@ -253,7 +253,7 @@ describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
         expect(await again.text(), path).toBe(body);
         expect(seen.length, path).toBe(1);
         expect(seen[0], path).toContain(KEY_QUERY);
-        expect(seen[0], path).toContain('"organizations"."data_version"');
+        expect(seen[0], path).toContain('"organization_data_versions"."data_version"');
       }
     } finally {
       await close();

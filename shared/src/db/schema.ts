@@ -44,14 +44,26 @@ export const organizations = pgTable("organizations", {
   newsletterOrigins: jsonb("newsletter_origins").$type<string[]>().notNull().default([]),
   /** The owner's switch: approvals through the API (OAuth access tokens) are answered. */
   apiApprovalsEnabled: boolean("api_approvals_enabled").notNull().default(false),
-  /**
-   * Moves forward in the same transaction as every change that alters a client API answer
-   * (stories, versions, topics, approval decisions, webhook endpoints, sites, hostnames, assets,
-   * this row): database triggers, whoever writes. Cached answers are keyed by it.
-   */
-  dataVersion: bigint("data_version", { mode: "number" }).notNull().default(0),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
+});
+
+/**
+ * Written by: the database (its triggers, fired by any service's write of the tables below; no
+ * code writes it). Read by: client-api.
+ * An organization's `data_version`: moves forward in the same transaction as every change that
+ * alters a client API answer (stories, versions, topics, approval decisions, webhook endpoints,
+ * sites, hostnames, assets, the organization's row). Cached answers are keyed by it. No row: 0.
+ * A table of its own, not a column of `organizations`: every story transition moves it, and the
+ * organization's row is what the foreign keys of the busiest tables (webhook deliveries and
+ * attempts) check with a share lock on each insert; updated by each transition, that row made
+ * each check meet the transition's lock and follow its chain of versions.
+ */
+export const organizationDataVersions = pgTable("organization_data_versions", {
+  organizationId: uuid("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  dataVersion: bigint("data_version", { mode: "number" }).notNull().default(0),
 });
 
 /** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */

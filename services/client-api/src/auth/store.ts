@@ -1,6 +1,11 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { apiKeys, apiKeyUsage, organizations } from "@newsroom/shared/db/schema";
+import {
+  apiKeys,
+  apiKeyUsage,
+  organizationDataVersions,
+  organizations,
+} from "@newsroom/shared/db/schema";
 import { eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 
@@ -50,7 +55,8 @@ function storedKeyColumns<K extends KeyColumns>(keys: K) {
     lastUsedAt: apiKeyUsage.lastUsedAt,
     organizationName: organizations.name,
     newsroomRunning: organizations.newsroomRunning,
-    dataVersion: organizations.dataVersion,
+    // An organization nothing has changed yet has no row: version 0.
+    dataVersion: sql<number>`coalesce(${organizationDataVersions.dataVersion}, 0)`.mapWith(Number),
   };
 }
 
@@ -64,6 +70,10 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Sto
     .select(storedKeyColumns(apiKeys))
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .leftJoin(
+      organizationDataVersions,
+      eq(organizationDataVersions.organizationId, apiKeys.organizationId),
+    )
     .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, apiKeys.id))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
@@ -96,6 +106,10 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
     .from(sql`unnest(${sql.placeholder("keyHashes")}::text[]) as wanted(key_hash)`)
     .crossJoinLateral(found)
     .innerJoin(organizations, eq(organizations.id, found.organizationId))
+    .leftJoin(
+      organizationDataVersions,
+      eq(organizationDataVersions.organizationId, found.organizationId),
+    )
     .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, found.id))
     .prepare("client_api_find_keys");
   const lookups = new Batcher(
