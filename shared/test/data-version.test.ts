@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray, sql } from "drizzle-orm";
+import postgres from "postgres";
 import type { Db } from "../src/db/index.ts";
 import {
   apiKeys,
@@ -226,7 +227,7 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
       ).toEqual([0, 0]);
     });
 
-    test("a bulk write moves each organization once per statement, not once per row", async () => {
+    test("a bulk write moves each organization once, not once per row", async () => {
       const rows = Array.from({ length: 500 }, (_, i) => ({
         id: newId(),
         organizationId: i % 2 === 0 ? orgA : orgB,
@@ -248,6 +249,51 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
         ),
       ).toEqual([1, 1]);
     });
+
+    test("the statements of one transaction move it once, when it commits", async () => {
+      const id = newId();
+      const [a, b] = [await versionOf(orgA), await versionOf(orgB)];
+      await db.transaction(async (tx) => {
+        await tx.insert(stories).values({ id, organizationId: orgA, type: "insight", slug: "tx" });
+        await tx.update(stories).set({ featured: true }).where(eq(stories.id, id));
+        await tx
+          .insert(topics)
+          .values({ id: newId(), organizationId: orgA, slug: "tx", name: "T" });
+        // Deferred to the commit: not moved yet inside the transaction.
+        const [row] = await tx
+          .select({ v: organizationDataVersions.dataVersion })
+          .from(organizationDataVersions)
+          .where(eq(organizationDataVersions.organizationId, orgA));
+        expect(row?.v ?? 0).toBe(a);
+      });
+      expect([(await versionOf(orgA)) - a, (await versionOf(orgB)) - b]).toEqual([1, 0]);
+    });
+
+    if (backend === "postgres") {
+      test("an uncommitted change does not hold up another transaction of its organization", async () => {
+        const [first, second] = [
+          await story(orgA, `held-${newId()}`),
+          await story(orgA, `go-${newId()}`),
+        ];
+        const before = await versionOf(orgA);
+        const other = postgres(database.url as string, { max: 1, onnotice: () => {} });
+        try {
+          await other.begin(async (held) => {
+            await held`update stories set featured = true where id = ${first}`;
+            // The first transaction is open: the second commits without waiting for it (a lock
+            // on the organization's version taken at the first write would time out here).
+            await db.transaction(async (tx) => {
+              await tx.execute(sql`set local lock_timeout = '2s'`);
+              await tx.update(stories).set({ featured: true }).where(eq(stories.id, second));
+            });
+            expect(await versionOf(orgA)).toBe(before + 1);
+          });
+        } finally {
+          await other.end();
+        }
+        expect(await versionOf(orgA)).toBe(before + 2);
+      });
+    }
 
     test("a rolled-back change leaves it where it was", async () => {
       const before = await versionOf(orgA);
