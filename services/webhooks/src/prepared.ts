@@ -1,6 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { rowsOf } from "@newsroom/shared/db/rows";
-import { getTableColumns, type SQL } from "drizzle-orm";
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import { PgDialect, type PgTable } from "drizzle-orm/pg-core";
 
 const dialect = new PgDialect();
@@ -19,18 +19,32 @@ export async function executePrepared<T>(db: Queryable, name: string, query: SQL
 
 /**
  * A table's row as drizzle reads it, from a row of `returning *` in raw SQL (column names as in
- * the database, values as the driver hands them over).
+ * the database, values as the driver hands them over); with `prefix`, from the columns that
+ * `prefixedColumns` named with it.
  */
 export function rowMapper<T extends PgTable>(
   table: T,
+  prefix = "",
 ): (row: Record<string, unknown>) => T["$inferSelect"] {
   const columns = Object.entries(getTableColumns(table));
   return (row) => {
     const out: Record<string, unknown> = {};
     for (const [key, column] of columns) {
-      const value = row[column.name];
+      const value = row[prefix + column.name];
       out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
     return out as T["$inferSelect"];
   };
+}
+
+/**
+ * Every column of `table` read through `alias`, each named `prefix` + its name: one table's row
+ * beside another's in a single select, read back with `rowMapper(table, prefix)`.
+ */
+export function prefixedColumns(table: PgTable, alias: string, prefix: string): SQL {
+  return sql.raw(
+    Object.values(getTableColumns(table))
+      .map((column) => `${alias}."${column.name}" as "${prefix}${column.name}"`)
+      .join(", "),
+  );
 }

@@ -1,5 +1,4 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import type { StoryStatus } from "@newsroom/shared/db/schema";
 import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
 import {
   isOperationalEventType,
@@ -17,7 +16,7 @@ import { sql } from "drizzle-orm";
 import { alertEventBodies } from "../alerts/payload.ts";
 import { statusEventBodies } from "../fan-out/status-payload.ts";
 import { uuidArray } from "../sql-arrays.ts";
-import type { DeliveryRow } from "./store.ts";
+import type { ClaimedContext, DeliveryRow, EventOrder } from "./store.ts";
 
 type EventOfDelivery = Pick<
   DeliveryRow,
@@ -34,12 +33,6 @@ export async function eventBody(db: Queryable, delivery: EventOfDelivery): Promi
     eventOrders(db, [delivery]),
   ]);
   return bodyOf(delivery, story, orders.get(delivery.eventId));
-}
-
-/** Where an event stands in its story's order: written with it in the outbox. */
-interface EventOrder {
-  sequence: number | null;
-  previousStatus: StoryStatus | null;
 }
 
 /** The `sequence` and `previous_status` of these events, by event id, in one query. */
@@ -147,6 +140,28 @@ export async function eventBodies(
       ? (storiesByKey.get(`${delivery.organizationId} ${delivery.storyId}`) ?? null)
       : null;
     bodies.set(delivery.eventId, bodyOf(delivery, story, orders.get(delivery.eventId)));
+  }
+  return bodies;
+}
+
+/**
+ * The bodies of a claimed batch, by event id: a story's event from what its claim read (the
+ * story and its order, in the claim's statement), the status page's and alerts' events from
+ * their own data (one read, only when the batch has any).
+ */
+export async function claimedBodies(
+  db: Queryable,
+  deliveries: DeliveryRow[],
+  context: Map<string, ClaimedContext>,
+): Promise<Map<string, string>> {
+  const ownData = (delivery: DeliveryRow) =>
+    isStatusEventType(delivery.eventType) || isOperationalEventType(delivery.eventType);
+  const others = deliveries.filter(ownData);
+  const bodies = others.length > 0 ? await eventBodies(db, others) : new Map<string, string>();
+  for (const delivery of deliveries) {
+    const read = context.get(delivery.id);
+    if (ownData(delivery) || bodies.has(delivery.eventId) || !read) continue;
+    bodies.set(delivery.eventId, bodyOf(delivery, read.story, read.order));
   }
   return bodies;
 }

@@ -1,11 +1,24 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@newsroom/shared/db/schema";
+import {
+  type StoryStatus,
+  stories,
+  storyVersions,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { QueueReading } from "@newsroom/shared/metrics";
+import type { StoryOut } from "@newsroom/shared/records";
+import {
+  currentVersionOf,
+  storyRecordColumns,
+  storyRecordOf,
+} from "@newsroom/shared/story-records";
 import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
 import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
-import { executePrepared, rowMapper } from "../prepared.ts";
+import { executePrepared, prefixedColumns, rowMapper } from "../prepared.ts";
 import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -138,6 +151,24 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
 }
 
 const deliveryOf = rowMapper(d);
+const endpointOf = rowMapper(e, "endpoint.");
+const storyOf = rowMapper(stories, "story.");
+
+/** Where an event stands in its story's order: written with it in the outbox. */
+export interface EventOrder {
+  sequence: number | null;
+  previousStatus: StoryStatus | null;
+}
+
+/** What a claimed delivery is sent with, read by its claim. */
+export interface ClaimedContext {
+  /** Its endpoint as the claim found it. */
+  endpoint: EndpointRow;
+  /** Its story as it reads now (the claim's statement), or null when gone or not a story's. */
+  story: StoryOut | null;
+  /** Its event's place in its story's order; nulls for an event not from the outbox. */
+  order: EventOrder;
+}
 
 /** A claim whose attempts are opened in the same statement (`claimAndOpenAttempts`). */
 export interface OpenedClaim {
@@ -147,6 +178,8 @@ export interface OpenedClaim {
    * `rate_limit_per_second`. The others (paced, or their endpoint disabled) are claimed only.
    */
   opened: Set<string>;
+  /** By delivery id: its endpoint, story and order, read in the same statement. */
+  context: Map<string, ClaimedContext>;
 }
 
 /**
@@ -156,6 +189,11 @@ export interface OpenedClaim {
  * slot goes from its claim to its request with no write in between. A delivery of a paced
  * endpoint is only claimed: it takes a place in its endpoint's window first, and is opened or
  * deferred after (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
+ *
+ * The statement also reads what the deliveries are sent with: each one's endpoint, story (with
+ * its current version's title and summary and its topics) and event order, so a claimed batch
+ * needs no other read before its requests (the status page's and alerts' events read their own
+ * data after).
  *
  * `answered`: deliveries this worker holds whose request is over, their answers not yet
  * recorded. They stay claimed (no one else takes them) but are no longer in flight, so they do
@@ -170,7 +208,7 @@ export async function claimAndOpenAttempts(
   now: Date = new Date(),
   answered: string[] = [],
 ): Promise<OpenedClaim> {
-  if (limit <= 0) return { rows: [], opened: new Set() };
+  if (limit <= 0) return { rows: [], opened: new Set(), context: new Map() };
   const attemptIds = Array.from({ length: limit }, () => newId());
   const rows = await executePrepared<Record<string, unknown> & { opened: boolean }>(
     db,
@@ -182,9 +220,11 @@ export async function claimAndOpenAttempts(
       set locked_until = ${new Date(now.getTime() + limits.leaseMs).toISOString()}::timestamptz,
         attempts = d.attempts
           + (case when e.status = 'enabled' and e.rate_limit_per_second is null then 1 else 0 end)
-      from due, webhook_endpoints as e
-      where d.id = due.id and e.organization_id = d.organization_id and e.id = d.endpoint_id
-      returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened
+      from webhook_endpoints as e
+      where d.id = any(array(select id from due))
+        and e.organization_id = d.organization_id and e.id = d.endpoint_id
+      returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened,
+        ${prefixedColumns(e, "e", "endpoint.")}
     ),
     numbered as (
       select claimed.organization_id, claimed.id, claimed.attempts,
@@ -204,11 +244,43 @@ export async function claimAndOpenAttempts(
         numbered.attempts, ${now.toISOString()}::timestamptz, 0, true
       from numbered
     )
-    select * from claimed`,
+    select claimed.*, ${prefixedColumns(stories, '"stories"', "story.")},
+      ${storyVersions.title} as "version.title", ${storyVersions.summary} as "version.summary",
+      ${storyRecordColumns.topics} as "story_topics", o.organization_id as "event.organization_id",
+      o.sequence as "event.sequence", o.previous_status as "event.previous_status"
+    from claimed
+    left join stories on stories.id = claimed.story_id
+    left join story_versions on ${currentVersionOf}
+    left join outbox_events as o on o.id = claimed.event_id`,
   );
+  const context = new Map<string, ClaimedContext>();
+  for (const row of rows) {
+    // Joined by id alone, so that each is one primary-key probe whatever the planner thinks of
+    // a table's size; a story or event of another organization is then left out here.
+    const ownStory = row["story.organization_id"] === row.organization_id;
+    const ownEvent = row["event.organization_id"] === row.organization_id;
+    context.set(row.id as string, {
+      endpoint: endpointOf(row),
+      story: !ownStory
+        ? null
+        : storyRecordOf({
+            story: storyOf(row),
+            title: row["version.title"] as string | null,
+            summary: row["version.summary"] as string | null,
+            topics: row.story_topics as string[] | null,
+          }),
+      order: {
+        sequence: ownEvent ? ((row["event.sequence"] as number | null) ?? null) : null,
+        previousStatus: ownEvent
+          ? ((row["event.previous_status"] as StoryStatus | null) ?? null)
+          : null,
+      },
+    });
+  }
   return {
     rows: rows.map(deliveryOf),
     opened: new Set(rows.filter((row) => row.opened).map((row) => row.id as string)),
+    context,
   };
 }
 

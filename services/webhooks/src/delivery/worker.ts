@@ -21,17 +21,17 @@ import { openEndpointAuth } from "../endpoints/auth.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
 import { paceDeliveries } from "./pacing.ts";
-import { eventBodies } from "./payload.ts";
+import { claimedBodies } from "./payload.ts";
 import { laterOf } from "./retry-after.ts";
 import { maxAttempts, nextAttemptAt } from "./retry-schedule.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./send.ts";
 import {
+  type ClaimedContext,
   claimAndOpenAttempts,
   type DeliveredAttempt,
   type DeliveryRow,
   deferDeliveries,
   type EndpointRow,
-  endpointsByIds,
   openAttempts,
   recordDeliveredBatch,
   recordFailedAttempt,
@@ -278,7 +278,7 @@ export class DeliveryWorker {
    * claimed for at once by the next; the per-endpoint cap holds as between replicas.
    */
   private async claimAndStart(room: number): Promise<number> {
-    const { rows, opened } = await claimAndOpenAttempts(
+    const { rows, opened, context } = await claimAndOpenAttempts(
       this.db,
       room,
       {
@@ -293,7 +293,7 @@ export class DeliveryWorker {
     if (rows.length === 0) return 0;
     this.busy += rows.length;
     for (const row of rows) this.held.add(row.id);
-    const starting: Promise<void> = this.startClaimed(rows, opened)
+    const starting: Promise<void> = this.startClaimed(rows, opened, context)
       .catch((error: unknown) =>
         log.warn("starting webhook deliveries failed; their claims are given back", {
           error: messageOf(error),
@@ -305,23 +305,26 @@ export class DeliveryWorker {
   }
 
   /**
-   * Reads what claimed deliveries need and sends them. Those opened with their claim go at
+   * Sends claimed deliveries with what their claim read. Those opened with their claim go at
    * once; those of paced endpoints take their places first, and are opened or made to wait.
    */
-  private async startClaimed(claimed: DeliveryRow[], openedWithClaim: Set<string>): Promise<void> {
+  private async startClaimed(
+    claimed: DeliveryRow[],
+    openedWithClaim: Set<string>,
+    context: Map<string, ClaimedContext>,
+  ): Promise<void> {
     let rows = claimed;
-    let endpoints: Map<string, EndpointRow>;
-    // One body per event for the whole batch: the stories are read once, at sending time.
+    // Each endpoint as its claim read it.
+    const endpoints = new Map<string, EndpointRow>();
+    for (const read of context.values()) endpoints.set(read.endpoint.id, read.endpoint);
+    // One body per event for the whole batch, from the stories its claim read.
     let bodies: Map<string, string>;
     let sendable: Set<string>;
     try {
       // The attempts are opened before any request leaves: every call a receiver sees is in the
       // log, even if this process dies before its answer. (Should a step fail after the opening,
       // the claims are given back and the next attempt closes these as unanswered.)
-      [endpoints, bodies] = await Promise.all([
-        endpointsByIds(this.db, [...new Set(rows.map((row) => row.endpointId))]),
-        eventBodies(this.db, rows),
-      ]);
+      bodies = await claimedBodies(this.db, rows, context);
       // Those over their endpoint's rate wait, unopened; the others' attempts are opened. Both
       // at once: a place in an endpoint's window is used as soon after it is taken as can be.
       // Deliveries opened with the claim need no place (their endpoint had no rate then).
