@@ -58,11 +58,11 @@ describe("webhook alerts under concurrent recording", () => {
         eventId: newId(),
         eventType: "story.published",
         eventCreatedAt: new Date(),
-        attempts: 1,
         nextAttemptAt: new Date(),
         lockedUntil: new Date(Date.now() + 60_000),
       })
       .returning();
+    await openAttempts(fx.db, [row!]);
     return row!;
   }
 

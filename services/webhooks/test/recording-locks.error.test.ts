@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Database, openDatabase } from "@newsroom/shared/db/index";
-import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { webhookAttempts, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import { requireService } from "@newsroom/shared/testing/database";
@@ -143,9 +143,10 @@ describe.skipIf(!databaseUrl)("recording answers while a fan-out is inserting de
 /**
  * A recording that fails (here: it waits for the endpoint's row past the lock timeout) is tried
  * again while the delivery stays claimed: the answer is recorded once the row is free, and the
- * receiver is not sent the delivery a second time when the claim would have lapsed.
+ * receiver is not sent the delivery a second time when the claim would have lapsed. So for a
+ * 2xx and for a failure (whose next attempt, by the default schedule, is 30 s away).
  */
-describe.skipIf(!databaseUrl)("a failed recording of a 2xx", () => {
+describe.skipIf(!databaseUrl)("a failed recording", () => {
   let fx: Fixture;
   let service: ServiceHandle;
   let blocker: postgres.Sql;
@@ -164,10 +165,8 @@ describe.skipIf(!databaseUrl)("a failed recording of a 2xx", () => {
     await fx.close();
   });
 
-  test("is tried again until it is written; the delivery is sent once", async () => {
-    const endpoint = await fx.endpoint(receiver.url("/held"));
-    // Another recording of the endpoint, say, holding its row longer than the lock timeout
-    // (3 s by default): the first recording of the answer fails.
+  /** Holds the endpoint's row as another recording would, until `release` is called. */
+  async function holdEndpointRow(endpointId: string) {
     let release!: () => void;
     const released = new Promise<void>((resolve) => {
       release = resolve;
@@ -177,11 +176,49 @@ describe.skipIf(!databaseUrl)("a failed recording of a 2xx", () => {
       locked = resolve;
     });
     const holding = blocker.begin(async (tx) => {
-      await tx`select 1 from webhook_endpoints where id = ${endpoint.id} for no key update`;
+      await tx`select 1 from webhook_endpoints where id = ${endpointId} for no key update`;
       locked();
       await released;
     });
     await isLocked;
+    return { release, holding };
+  }
+
+  test("of a failure is tried again until it is written, once; the delivery is not sent again", async () => {
+    receiver.on("/failing-held", () => new Response("no", { status: 500 }));
+    const endpoint = await fx.endpoint(receiver.url("/failing-held"));
+    const before = (await fx.endpointRow(endpoint.id)).failedAttemptsInARow;
+    const { release, holding } = await holdEndpointRow(endpoint.id);
+    const { eventId } = await fx.submitted();
+    await eventually(() => receiver.at("/failing-held").length > 0, { message: "the request" });
+    setTimeout(release, 4_000);
+    await holding;
+    const recorded = await eventually(
+      async () => {
+        const row = await fx.delivery(endpoint.id, eventId);
+        return row?.lastStatusCode === 500 ? row : null;
+      },
+      { message: "the failure recorded", timeoutMs: 15_000 },
+    );
+    expect(recorded).toMatchObject({ status: "pending", attempts: 1, lockedUntil: null });
+    expect((await fx.endpointRow(endpoint.id)).failedAttemptsInARow).toBe(before + 1);
+    // Past the claim's lease: had the answer been given up, the delivery would be sent again.
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_LEASE_MS));
+    expect(receiver.at("/failing-held")).toHaveLength(1);
+    const attempts = await fx.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, recorded.id));
+    expect(
+      attempts.map((attempt) => [attempt.attempt, attempt.statusCode, attempt.inFlight]),
+    ).toEqual([[1, 500, false]]);
+  }, 40_000);
+
+  test("of a 2xx is tried again until it is written; the delivery is sent once", async () => {
+    const endpoint = await fx.endpoint(receiver.url("/held"));
+    // Another recording of the endpoint, say, holding its row longer than the lock timeout
+    // (3 s by default): the first recording of the answer fails.
+    const { release, holding } = await holdEndpointRow(endpoint.id);
     const { eventId } = await fx.submitted();
     await eventually(() => receiver.at("/held").length > 0, { message: "the request" });
     setTimeout(release, 4_000);

@@ -533,6 +533,8 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
  * The alerts the attempt raises (failing, exhausted, disabled) are written in the same
  * transaction. Returns the delivery's new status, whether this disabled the endpoint and how
  * many alerts it raised.
+ * Written once: it applies only while its attempt is open, so a recording tried again after a
+ * write that did commit changes nothing.
  */
 export async function recordFailedAttempt(
   db: Db,
@@ -559,18 +561,6 @@ export async function recordFailedAttempt(
     const attempts = current.attempts;
     const final = options.gone === true || attempts >= options.maxAttempts;
     const retryAt = final ? null : options.nextAttemptAt(attempts);
-    await tx
-      .update(d)
-      .set({
-        status: final ? "failed" : "pending",
-        attempts,
-        lastStatusCode: attempt.statusCode,
-        lastDurationMs: attempt.durationMs,
-        lastError: attempt.error,
-        nextAttemptAt: retryAt,
-        lockedUntil: null,
-      })
-      .where(eq(d.id, delivery.id));
     const [opened] = await tx
       .update(webhookAttempts)
       .set({
@@ -590,6 +580,22 @@ export async function recordFailedAttempt(
         ),
       )
       .returning({ sentAt: webhookAttempts.at });
+    // Its attempt is no longer open: this answer was recorded already (a write that committed,
+    // though its caller saw it fail, tried again), or the claim lapsed and another worker's
+    // attempt is under way. Either way nothing is left for this answer to change.
+    if (!opened) return { status: "pending" as const, endpointDisabled: false, alerts: 0 };
+    await tx
+      .update(d)
+      .set({
+        status: final ? "failed" : "pending",
+        attempts,
+        lastStatusCode: attempt.statusCode,
+        lastDurationMs: attempt.durationMs,
+        lastError: attempt.error,
+        nextAttemptAt: retryAt,
+        lockedUntil: null,
+      })
+      .where(eq(d.id, delivery.id));
     // The endpoint's row, locked: every replica's recordings of one endpoint take turns from here.
     // "No key update", as a recording of 2xx answers: a fan-out inserting the endpoint's
     // deliveries does not hold it up.
@@ -603,7 +609,6 @@ export async function recordFailedAttempt(
     // 410 still disables: the receiver asked to hear nothing more.
     const beforeLastSuccess =
       options.gone !== true &&
-      opened !== undefined &&
       endpointNow?.lastSuccessAt != null &&
       opened.sentAt.getTime() <= endpointNow.lastSuccessAt.getTime();
     if (!final) await holdLaterEventsOfItsStory(tx, delivery, retryAt!);

@@ -72,7 +72,7 @@ const CLAIMS_AT_ONCE = 4;
  */
 const CLAIM_SPACING_MS = 5;
 
-/** How many times a batch of 2xx answers is written before its answers are given up. */
+/** How many times an answer's recording is tried before the answer is given up. */
 const RECORDING_TRIES = 4;
 /** The wait before the next try, times the tries so far. */
 const RECORDING_RETRY_MS = 250;
@@ -505,22 +505,26 @@ export class DeliveryWorker {
         Math.max(0, (at.getTime() - delivery.eventCreatedAt.getTime()) / 1000),
         currentTraceIds(),
       );
-      await this.recordDelivered({
-        delivery,
-        statusCode: result.statusCode ?? 200,
-        at,
-        durationMs: result.durationMs,
-        responseBody: result.responseBody,
-      });
+      await this.recordingTriedAgain(delivery, () =>
+        this.delivered.submit({
+          delivery,
+          statusCode: result.statusCode ?? 200,
+          at,
+          durationMs: result.durationMs,
+          responseBody: result.responseBody,
+        }),
+      );
       return;
     }
-    const outcome = await recordFailedAttempt(this.db, delivery, result, {
-      maxAttempts: this.maxAttempts,
-      nextAttemptAt: (attempts) =>
-        laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
-      disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
-      gone: result.statusCode === GONE,
-    });
+    const outcome = await this.recordingTriedAgain(delivery, () =>
+      recordFailedAttempt(this.db, delivery, result, {
+        maxAttempts: this.maxAttempts,
+        nextAttemptAt: (attempts) =>
+          laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
+        disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
+        gone: result.statusCode === GONE,
+      }),
+    );
     webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
     if (outcome.status === "failed") webhookDeliveries.inc({ outcome: "failed" });
     if (outcome.endpointDisabled) {
@@ -539,20 +543,20 @@ export class DeliveryWorker {
   }
 
   /**
-   * A 2xx's recording, tried again when its batch fails (a lock or statement timeout on a busy
+   * An answer's recording, tried again when it fails (a lock or statement timeout on a busy
    * database, a lost connection): until then the delivery stays held and its claim renewed, so
    * an answer is not lost, and the delivery not sent again, for one failed write. Trying again
-   * is safe: a recording that did commit leaves nothing for the next one to change.
+   * is safe: a recording that did commit leaves nothing for the next one to change (a 2xx finds
+   * its delivery delivered; a failure finds its attempt closed).
    */
-  private async recordDelivered(attempt: DeliveredAttempt): Promise<void> {
+  private async recordingTriedAgain<T>(delivery: DeliveryRow, write: () => Promise<T>): Promise<T> {
     for (let tries = 1; ; tries++) {
       try {
-        await this.delivered.submit(attempt);
-        return;
+        return await write();
       } catch (error) {
         if (tries >= RECORDING_TRIES) throw error;
-        log.warn("recording webhook answers failed; trying again", {
-          delivery_id: attempt.delivery.id,
+        log.warn("recording a webhook answer failed; trying again", {
+          delivery_id: delivery.id,
           error: messageOf(error),
         });
         await new Promise((resolve) => setTimeout(resolve, RECORDING_RETRY_MS * tries));
