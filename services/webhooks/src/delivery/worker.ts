@@ -405,7 +405,7 @@ export class DeliveryWorker {
   }
 
   /**
-   * An attempt's request is over (and again once it is recorded), so its endpoint is one below
+   * An attempt's request is over (or its attempt ended without one), so its endpoint is one below
    * its cap: rows the last claim left behind for that cap may be claimed now rather than at the
    * next poll. While every slot is taken, the refill rule decides instead. Each kick is at most
    * one claim, and there is none while no attempt ends: no busy loop when every due row waits
@@ -451,8 +451,12 @@ export class DeliveryWorker {
     } finally {
       this.held.delete(delivery.id);
       this.answered.delete(delivery.id);
+      // A request that never ended (no endpoint, not opened, a failure before it) frees its
+      // place only now. One that ended freed it then, and its claim was kicked then: its
+      // recording frees nothing more for this worker (only the room, when recordings held it up).
+      const placeFreedNow = slotHeld;
       freeSlot();
-      this.attemptRecorded();
+      if (placeFreedNow) this.attemptRecorded();
     }
   }
 
