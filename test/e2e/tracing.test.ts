@@ -310,6 +310,8 @@ describe.skipIf(!ready)("an approval through the workspace (the cluster)", () =>
     for (const each of attempts) {
       expect(each.service).toBe("webhooks");
       expect(each.parentSpanId).toBe(consume.spanId);
+      // Each receiver's first request: the attempt the claim opened, counted once.
+      expect(each.attributes["newsroom.webhook.attempt"]).toBe(1);
     }
     expect(post.parentSpanId).toBe(attempt.spanId);
     expect(post.attributes["server.address"]).toBe("127.0.0.1");

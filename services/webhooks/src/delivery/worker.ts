@@ -369,8 +369,17 @@ export class DeliveryWorker {
       return found;
     };
     for (const row of rows) {
+      // A claim that opened the attempt returned the row with it counted; `openAttempts` did not.
+      const attempt = openedWithClaim.has(row.id) ? row.attempts : row.attempts + 1;
       this.track(
-        this.attempt(row, sendable.has(row.id), endpoints.get(row.endpointId), bodies, secretOf),
+        this.attempt(
+          row,
+          sendable.has(row.id),
+          attempt,
+          endpoints.get(row.endpointId),
+          bodies,
+          secretOf,
+        ),
         "webhook attempt failed",
       );
     }
@@ -420,6 +429,7 @@ export class DeliveryWorker {
   private async attempt(
     delivery: DeliveryRow,
     opened: boolean,
+    attempt: number,
     endpoint: EndpointRow | undefined,
     bodies: Map<string, string>,
     secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
@@ -443,7 +453,7 @@ export class DeliveryWorker {
             "newsroom.webhook.endpoint_id": delivery.endpointId,
             "newsroom.webhook.event_id": delivery.eventId,
             "newsroom.webhook.event_type": delivery.eventType,
-            "newsroom.webhook.attempt": delivery.attempts + 1,
+            "newsroom.webhook.attempt": attempt,
           },
         },
         () => this.sendAndRecord(delivery, opened, endpoint, bodies, secretOf, freeSlot),
