@@ -10,8 +10,13 @@ import { newId } from "@newsroom/shared/ids";
 import { insertStory, insertStoryVersion } from "@newsroom/shared/testing/builders";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eq, inArray } from "drizzle-orm";
-import { eventBodies, eventBody } from "../src/delivery/payload.ts";
-import { openAttempts, recordDeliveredBatch, renewClaims } from "../src/delivery/store.ts";
+import { claimedBodies, eventBodies, eventBody } from "../src/delivery/payload.ts";
+import {
+  claimAndOpenAttempts,
+  openAttempts,
+  recordDeliveredBatch,
+  renewClaims,
+} from "../src/delivery/store.ts";
 import { fanOutEvents } from "../src/fan-out/service.ts";
 import { type Fixture, random, webhooksFixture } from "./support/harness.ts";
 
@@ -75,6 +80,73 @@ describe("bodies for a claimed batch", () => {
       topics: ["climate", "energy"],
     });
     expect(JSON.parse(bodies.get(deliveries[5]!.eventId)!).data.story).toBeNull();
+  });
+
+  test("a claim reads the bodies itself, the same as one event at a time", async () => {
+    const [orgA, orgB] = [await fx.organization(), await fx.organization()];
+    const withTopics = await insertStory(fx.db, orgA, {
+      type: "insight",
+      slug: `t-${random()}`,
+      title: "First title",
+      topics: ["energy", "climate"],
+    });
+    await insertStoryVersion(fx.db, withTopics.id, { title: "Second title", summary: "Second" });
+    const ofB = await insertStory(fx.db, orgB, {
+      type: "insight",
+      slug: `b-${random()}`,
+      title: "Other organization",
+    });
+    const event = (organizationId: string, sequence: number) => ({
+      id: newId(),
+      organizationId,
+      type: "story.published" as const,
+      storyId: withTopics.id,
+      sequence,
+      previousStatus: "scheduled" as const,
+      createdAt: new Date(),
+    });
+    const [own, foreign] = [event(orgA, 3), event(orgB, 9)];
+    await fx.db.insert(outboxEvents).values([own, foreign]);
+    const endpoint = await fx.endpoint("http://127.0.0.1:1/claimed", ["story.published"], orgA);
+    const delivery = (storyId: string | null, eventId = newId()) => ({
+      id: newId(),
+      organizationId: orgA,
+      endpointId: endpoint.id,
+      eventId,
+      eventType: "story.published" as const,
+      storyId,
+      eventCreatedAt: new Date("2026-01-02T03:04:05.678Z"),
+      nextAttemptAt: new Date(Date.now() - 1_000),
+    });
+    const deliveries = [
+      delivery(withTopics.id, own.id),
+      delivery(newId()),
+      delivery(null),
+      // Joined by id alone in the claim: another organization's story and event read as gone.
+      delivery(ofB.id),
+      delivery(withTopics.id, foreign.id),
+    ];
+    await fx.db.insert(webhookDeliveries).values(deliveries);
+
+    const limits = { leaseMs: 60_000, perEndpoint: 10, attemptMs: 60_000 };
+    const claim = await claimAndOpenAttempts(fx.db, 64, limits);
+    const ours = claim.rows.filter((row) => row.endpointId === endpoint.id);
+    expect(ours.map((row) => row.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
+    expect(ours.every((row) => claim.context.get(row.id)?.endpoint.id === endpoint.id)).toBe(true);
+    const bodies = await claimedBodies(fx.db, ours, claim.context);
+    for (const one of deliveries) {
+      expect(JSON.parse(bodies.get(one.eventId)!)).toEqual(JSON.parse(await eventBody(fx.db, one)));
+    }
+    const body = (i: number) => JSON.parse(bodies.get(deliveries[i]!.eventId)!).data;
+    expect(body(0)).toMatchObject({
+      story: { title: "Second title", summary: "Second", topics: ["climate", "energy"] },
+      sequence: 3,
+      previous_status: "scheduled",
+    });
+    expect(body(1).story).toBeNull();
+    expect(body(3).story).toBeNull();
+    expect(body(4)).toMatchObject({ sequence: null, previous_status: null });
+    expect(body(4).story.id).toBe(withTopics.id);
   });
 });
 
