@@ -405,21 +405,6 @@ export async function openAttempts(
   return new Set(rows.map((row) => row.delivery_id));
 }
 
-/** The endpoints of claimed deliveries, by id. */
-export async function endpointsByIds(
-  db: Queryable,
-  ids: string[],
-): Promise<Map<string, EndpointRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select()
-    .from(e)
-    .where(sql`${e.id} = any(${uuidArray(ids)})`)
-    .prepare("webhooks_endpoints_by_ids")
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
 export async function findEndpoint(
   db: Queryable,
   organizationId: string,

@@ -157,8 +157,11 @@ export class DeliveryWorker {
   /** Held deliveries whose request is over, their answer being recorded: not in flight. */
   private readonly answered = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
-  /** A look for due deliveries when the earliest delivery waiting for its rate is due again. */
-  private pacingWake: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
+  /**
+   * A look for due deliveries set for later (`kickIn`): when the earliest delivery waiting for
+   * its rate is due again, or when claims may start again after their spacing.
+   */
+  private laterKick: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private stopped = false;
   private kicked = false;
   private saturated = false;
@@ -215,19 +218,19 @@ export class DeliveryWorker {
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
-    this.pacingWake = null;
+    if (this.laterKick) clearTimeout(this.laterKick.timer);
+    this.laterKick = null;
   }
 
   /** Kicks the loop in `ms`, unless a kick is already set for earlier. */
   private kickIn(ms: number): void {
     const at = Date.now() + ms;
-    if (this.stopped || (this.pacingWake && this.pacingWake.at <= at)) return;
-    if (this.pacingWake) clearTimeout(this.pacingWake.timer);
-    this.pacingWake = {
+    if (this.stopped || (this.laterKick && this.laterKick.at <= at)) return;
+    if (this.laterKick) clearTimeout(this.laterKick.timer);
+    this.laterKick = {
       at,
       timer: setTimeout(() => {
-        this.pacingWake = null;
+        this.laterKick = null;
         this.kick();
       }, ms),
     };
