@@ -128,7 +128,7 @@ describe("bodies for a claimed batch", () => {
     ];
     await fx.db.insert(webhookDeliveries).values(deliveries);
 
-    const limits = { leaseMs: 60_000, perEndpoint: 10, attemptMs: 60_000 };
+    const limits = { workerId: newId(), leaseMs: 60_000, tenureMs: 60_000, perEndpoint: 10 };
     const claim = await claimAndOpenAttempts(fx.db, 64, limits);
     const ours = claim.rows.filter((row) => row.endpointId === endpoint.id);
     expect(ours.map((row) => row.id).sort()).toEqual(deliveries.map((d) => d.id).sort());

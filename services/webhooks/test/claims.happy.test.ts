@@ -3,13 +3,19 @@ import { type Database, openDatabase } from "@newsroom/shared/db/index";
 import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
-import { claimAndOpenAttempts, claimDueDeliveries } from "../src/delivery/store.ts";
+import { type ClaimRequest, claimAndOpenAttempts, releaseLeases } from "../src/delivery/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 const ENDPOINTS = 10;
 /** Due deliveries waiting: a receiver that was down for a while. */
 const BACKLOG = 20_000;
-const limits = { leaseMs: 60_000, perEndpoint: 4, attemptMs: 20_000 };
+/** A claim of worker `workerId`: four deliveries of an endpoint at most, leases of a minute. */
+const claimant = (workerId = newId()): ClaimRequest => ({
+  workerId,
+  leaseMs: 60_000,
+  perEndpoint: 4,
+});
+const PER_ENDPOINT = 4;
 
 let fx: Fixture;
 /** Row `i` of the backlog goes to endpoint `i % ENDPOINTS` and is due in the order of `i`. */
@@ -63,119 +69,141 @@ async function deliveryRowsRead(): Promise<number> {
 
 const ids = (rows: { id: string }[]) => rows.map((row) => row.id).sort();
 
+/** Every claim and lease given back. */
 async function releaseAll(): Promise<void> {
   await fx.db
     .update(webhookDeliveries)
     .set({ lockedUntil: null })
     .where(eq(webhookDeliveries.status, "pending"));
+  await fx.db.execute(sql`delete from webhook_endpoint_leases`);
+}
+
+const claim = (request: ClaimRequest, limit = 64, db = single.db) =>
+  claimAndOpenAttempts(db, limit, request).then((claimed) => claimed.rows);
+
+/** Claimed rows per endpoint, as the database holds them. */
+async function heldPerEndpoint() {
+  return fx.db
+    .select({ endpointId: webhookDeliveries.endpointId, n: count() })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)))
+    .groupBy(webhookDeliveries.endpointId);
 }
 
 describe("claiming due deliveries with a backlog", () => {
-  test("takes each endpoint's first due rows up to its cap, reading about what it takes", async () => {
-    // The five rows due first, one each of the first five endpoints.
-    const first = await claimDueDeliveries(single.db, 5, limits);
-    expect(ids(first)).toEqual(ids(backlog.slice(0, 5)));
+  test("takes whole endpoints' first due rows, the longest waiting first, reading about what it takes", async () => {
+    const worker = claimant();
+    // Five rows: the four first of the endpoint due first, then one of the next.
+    const first = await claim(worker, 5);
+    expect(ids(first)).toEqual(ids([0, 10, 20, 30, 1].map((i) => backlog[i]!)));
 
     const before = await deliveryRowsRead();
-    const rest = await claimDueDeliveries(single.db, 64, limits);
+    const rest = await claim(worker);
     const read = (await deliveryRowsRead()) - before;
-    // Every endpoint now has its four first rows in flight, and nothing more.
-    expect(ids([...first, ...rest])).toEqual(ids(backlog.slice(0, ENDPOINTS * 4)));
+    // Four more rows of each endpoint: the first's next four, the second's next four after the
+    // one it had, the others' first four.
+    const held = (i: number) =>
+      i % ENDPOINTS === 0
+        ? i < ENDPOINTS * 8
+        : i % ENDPOINTS === 1
+          ? i < ENDPOINTS * 5
+          : i < ENDPOINTS * 4;
+    const expected = backlog.filter((_, i) => held(i));
+    expect(ids([...first, ...rest])).toEqual(ids(expected));
     // A claim that read the whole backlog would read 20,000 rows.
     expect(read).toBeLessThan(1_000);
 
-    expect(await claimDueDeliveries(single.db, 64, limits)).toEqual([]);
+    // Another worker finds every endpoint leased: nothing.
+    expect(await claim(claimant())).toEqual([]);
 
-    // One attempt recorded: its endpoint's next row, and only that, is claimed.
-    const done = backlog[0]!;
-    await fx.db
-      .update(webhookDeliveries)
-      .set({ status: "delivered", lockedUntil: null, nextAttemptAt: null })
-      .where(eq(webhookDeliveries.id, done.id));
-    const next = await claimDueDeliveries(single.db, 64, limits);
-    expect(ids(next)).toEqual([backlog[ENDPOINTS * 4]!.id]);
-    expect(next[0]!.endpointId).toBe(done.endpointId);
+    // The same worker goes on with each endpoint's next rows while it holds its lease.
+    const next = await claim(worker, 3);
+    expect(ids(next)).toEqual(ids([42, 52, 62].map((i) => backlog[i]!)));
   });
 
-  test("replicas claiming at once never share a row nor pass an endpoint's cap", async () => {
+  test("replicas claiming at once never share a row nor an endpoint", async () => {
     await releaseAll();
-    const claims = await Promise.all(
-      Array.from({ length: 4 }, () => claimDueDeliveries(fx.db, 64, limits)),
-    );
+    const workers = Array.from({ length: 4 }, () => newId());
+    const claims = await Promise.all(workers.map((id) => claim(claimant(id), 16, fx.db)));
     const claimed = claims.flat();
     expect(new Set(ids(claimed)).size).toBe(claimed.length);
-    const perEndpoint = new Map<string, number>();
-    for (const row of claimed) {
-      perEndpoint.set(row.endpointId, (perEndpoint.get(row.endpointId) ?? 0) + 1);
-    }
-    expect(Math.max(...perEndpoint.values())).toBeLessThanOrEqual(limits.perEndpoint);
-
-    // What the database holds agrees: every claim is one of these, at most the cap per endpoint.
-    const held = await fx.db
-      .select({ endpointId: webhookDeliveries.endpointId, n: count() })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)))
-      .groupBy(webhookDeliveries.endpointId);
+    // Each endpoint's rows went to one replica only, at most four of them.
+    const holder = new Map<string, number>();
+    claims.forEach((rows, replica) => {
+      for (const row of rows) {
+        expect(holder.get(row.endpointId) ?? replica).toBe(replica);
+        holder.set(row.endpointId, replica);
+      }
+    });
+    const held = await heldPerEndpoint();
     expect(held.reduce((sum, row) => sum + row.n, 0)).toBe(claimed.length);
-    expect(held.every((row) => row.n <= limits.perEndpoint)).toBe(true);
+    expect(held.every((row) => row.n <= PER_ENDPOINT)).toBe(true);
+    // What the leases say agrees: one holder per endpoint, the one that claimed its rows.
+    const leases = (await fx.db.execute(
+      sql`select endpoint_id, worker_id from webhook_endpoint_leases`,
+    )) as unknown as
+      | { endpoint_id: string; worker_id: string }[]
+      | { rows: { endpoint_id: string; worker_id: string }[] };
+    const leaseRows = Array.isArray(leases) ? leases : leases.rows;
+    for (const [endpointId, replica] of holder) {
+      expect(leaseRows.find((lease) => lease.endpoint_id === endpointId)?.worker_id).toBe(
+        workers[replica],
+      );
+    }
   });
 
-  test("a delivery whose request is over frees its endpoint's place, but stays claimed", async () => {
+  test("a lease given back, or lapsed, is another replica's; one held is not", async () => {
     await releaseAll();
-    const all = await claimAndOpenAttempts(single.db, 64, limits);
-    // Four of each endpoint, each with its attempt opened.
-    expect(all.rows).toHaveLength(ENDPOINTS * 4);
-    expect(all.opened.size).toBe(ENDPOINTS * 4);
-    expect((await claimAndOpenAttempts(single.db, 64, limits)).rows).toEqual([]);
+    const first = claimant();
+    const taken = await claim(first, 4);
+    const endpoint = taken[0]!.endpointId;
+    expect(taken.every((row) => row.endpointId === endpoint)).toBe(true);
+    const second = claimant();
+    const others = await claim(second);
+    expect(others.some((row) => row.endpointId === endpoint)).toBe(false);
 
-    // Two requests of one endpoint are over, their answers not yet recorded (this worker knows).
-    const endpoint = all.rows[0]!.endpointId;
-    const answered = all.rows.filter((row) => row.endpointId === endpoint).slice(0, 2);
-    const next = await claimAndOpenAttempts(
-      single.db,
-      64,
-      limits,
-      new Date(),
-      answered.map((row) => row.id),
-    );
-    // That endpoint's next two rows, nothing of the others, and not the answered ones again.
-    expect(next.rows).toHaveLength(2);
-    expect(next.rows.every((row) => row.endpointId === endpoint)).toBe(true);
-    expect(ids(next.rows).some((id) => answered.some((row) => row.id === id))).toBe(false);
-    // Another replica, which does not know of those answers, counts them still: nothing more.
-    expect((await claimAndOpenAttempts(fx.db, 64, limits)).rows).toEqual([]);
-  });
-
-  test("two claims of one worker at once, while answers free places, never pass a cap", async () => {
+    // The first worker's deliveries are answered, and it gives the lease back with a claim
+    // (skipping that endpoint in it).
+    const giving = await claimAndOpenAttempts(single.db, 64, {
+      ...first,
+      releaseEndpoints: [endpoint],
+      skipEndpoints: [endpoint],
+    });
+    expect(giving.rows.some((row) => row.endpointId === endpoint)).toBe(false);
     await fx.db
       .update(webhookDeliveries)
       .set({ status: "delivered", lockedUntil: null, nextAttemptAt: null })
-      .where(
-        and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)),
-      );
-    const heldPerEndpoint = async () =>
-      fx.db
-        .select({ endpointId: webhookDeliveries.endpointId, n: count() })
-        .from(webhookDeliveries)
-        .where(
-          and(eq(webhookDeliveries.status, "pending"), isNotNull(webhookDeliveries.lockedUntil)),
-        )
-        .groupBy(webhookDeliveries.endpointId);
+      .where(sql`${webhookDeliveries.id} = any(${`{${ids(taken).join(",")}}`}::uuid[])`);
+    const handedOn = await claim(second);
+    expect(handedOn.some((row) => row.endpointId === endpoint)).toBe(true);
+
+    // A dead worker's lease lapses with its claims: a minute on, the endpoint is the first's.
+    const lapsed = await claimAndOpenAttempts(single.db, 64, first, new Date(Date.now() + 61_000));
+    expect(lapsed.rows.some((row) => row.endpointId === endpoint)).toBe(true);
+  });
+
+  test("two claims of one worker at once never take one row twice nor another's endpoint", async () => {
+    await releaseAll();
+    await releaseLeases(fx.db, newId());
+    const [a, b] = [claimant(), claimant()];
     let claimedInAll = 0;
     for (let round = 0; round < 6; round++) {
-      // Two claims at once, one started while the other runs (as the dispatcher does).
-      const [a, b] = await Promise.all([
-        claimAndOpenAttempts(fx.db, 64, limits),
-        new Promise((resolve) => setTimeout(resolve, round)).then(() =>
-          claimAndOpenAttempts(fx.db, 64, limits),
+      // Two claims of each worker at once, one started while the other runs (as the dispatcher does).
+      const claims = await Promise.all(
+        [a, a, b, b].map((request, i) =>
+          new Promise((resolve) => setTimeout(resolve, i % 2 === 0 ? 0 : round)).then(() =>
+            claim(request, 8, fx.db),
+          ),
         ),
-      ]);
-      const claimed = [...a.rows, ...b.rows];
-      claimedInAll += claimed.length;
-      expect(new Set(ids(claimed)).size).toBe(claimed.length);
-      const held = await heldPerEndpoint();
-      expect(held.every((row) => row.n <= limits.perEndpoint)).toBe(true);
-      // Half of each endpoint's held deliveries are answered and recorded: places free up.
+      );
+      const ofA = [...claims[0]!, ...claims[1]!];
+      const ofB = [...claims[2]!, ...claims[3]!];
+      const all = [...ofA, ...ofB];
+      claimedInAll += all.length;
+      expect(new Set(ids(all)).size).toBe(all.length);
+      const endpointsOfA = new Set(ofA.map((row) => row.endpointId));
+      expect(ofB.some((row) => endpointsOfA.has(row.endpointId))).toBe(false);
+      // Half of each endpoint's held deliveries are answered and recorded.
       const pending = await fx.db
         .select({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId })
         .from(webhookDeliveries)
@@ -195,7 +223,7 @@ describe("claiming due deliveries with a backlog", () => {
           sql`${webhookDeliveries.id} = any(${`{${done.map((row) => row.id).join(",")}}`}::uuid[])`,
         );
     }
-    // The places freed were taken again: the claims did their work, not only kept the cap.
-    expect(claimedInAll).toBeGreaterThanOrEqual(ENDPOINTS * 4 + 5 * ENDPOINTS * 2);
+    // The claims did their work, not only kept the rules.
+    expect(claimedInAll).toBeGreaterThanOrEqual(6 * 8);
   });
 });

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { secretsKey } from "@newsroom/shared/config";
 import { openDatabase } from "@newsroom/shared/db/index";
-import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
+import {
+  outboxEvents,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import type { WebhookEventOut, WebhookTestEventOut } from "@newsroom/shared/records";
 import type { ServiceHandle } from "@newsroom/shared/service";
@@ -281,56 +286,88 @@ describe("delivery workers", () => {
       schedule: [0.05],
       pollIntervalMs: 20,
       concurrency,
+      // Replicas take turns at a busy endpoint within a test's time.
+      leaseTenureMs: 300,
       allowInsecureTargets: true,
     });
 
   const databaseUrl = requireService("DATABASE_URL");
-  test.skipIf(!databaseUrl)(
-    "two workers on PostgreSQL share the work and never send one delivery twice",
-    async () => {
-      receiver.on("/shared", async () => {
-        await Bun.sleep(5);
+
+  /**
+   * Replicas on PostgreSQL, each its own connection pool on the same database, until every row
+   * is delivered. The receiver counts each path's requests open at once.
+   */
+  const runReplicas = async (paths: string[], perPath: number, answerMs: number, slots = 8) => {
+    const open = new Map<string, number>();
+    const mostOpen = new Map<string, number>();
+    for (const path of paths) {
+      receiver.on(path, async () => {
+        open.set(path, (open.get(path) ?? 0) + 1);
+        mostOpen.set(path, Math.max(open.get(path)!, mostOpen.get(path) ?? 0));
+        await Bun.sleep(answerMs);
+        open.set(path, open.get(path)! - 1);
         return new Response("ok");
       });
-      const story = await fx.story(org);
-      const endpoints = [
-        await fx.endpoint(receiver.url("/shared"), ["story.published"], org),
-        await fx.endpoint(receiver.url("/shared"), ["story.published"], org),
-      ];
-      const rows = [
-        ...(await insertDue(endpoints[0]!.id, 150, story.id)),
-        ...(await insertDue(endpoints[1]!.id, 150, story.id)),
-      ];
-      // Two replicas: each its own connection pool on the same database.
-      const pools = [
-        await openDatabase({ url: fx.database.url, max: 5 }),
-        await openDatabase({ url: fx.database.url, max: 5 }),
-      ];
-      const workers = pools.map((pool) => worker(pool.db));
-      for (const w of workers) w.start();
-      try {
-        await eventually(
-          async () =>
-            (await fx.db.select().from(webhookDeliveries)).filter(
-              (row) => row.organizationId === org && row.status === "delivered",
-            ).length === rows.length,
-          { message: "every delivery", timeoutMs: 20_000 },
-        );
-      } finally {
-        for (const w of workers) await w.stop();
-        for (const pool of pools) await pool.close();
-      }
-      // Each event id reaches each endpoint's secret once: count by (webhook-id, signer).
-      const perEvent = new Map<string, number>();
-      for (const hit of receiver.at("/shared")) {
-        const id = hit.headers.get("webhook-id")!;
-        perEvent.set(id, (perEvent.get(id) ?? 0) + 1);
-      }
-      expect(perEvent.size).toBe(rows.length);
-      expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
+    }
+    const story = await fx.story(org);
+    const rows: { id: string }[] = [];
+    for (const path of paths) {
+      const endpoint = await fx.endpoint(receiver.url(path), ["story.published"], org);
+      rows.push(...(await insertDue(endpoint.id, perPath, story.id)));
+    }
+    const pools = [
+      await openDatabase({ url: fx.database.url, max: 5 }),
+      await openDatabase({ url: fx.database.url, max: 5 }),
+    ];
+    const workers = pools.map((pool) => worker(pool.db, slots));
+    for (const w of workers) w.start();
+    try {
+      const ids = new Set(rows.map((row) => row.id));
+      await eventually(
+        async () =>
+          (await fx.db.select().from(webhookDeliveries)).filter(
+            (row) => ids.has(row.id) && row.status === "delivered",
+          ).length === rows.length,
+        { message: "every delivery", timeoutMs: 20_000 },
+      );
+    } finally {
+      for (const w of workers) await w.stop();
+      for (const pool of pools) await pool.close();
+    }
+    // Each event id reaches each endpoint once.
+    const perEvent = new Map<string, number>();
+    for (const hit of receiver.hits.filter((hit) => paths.includes(hit.path))) {
+      const id = hit.headers.get("webhook-id")!;
+      perEvent.set(id, (perEvent.get(id) ?? 0) + 1);
+    }
+    expect(perEvent.size).toBe(rows.length);
+    expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
+    expect(workers[0]!.attempts + workers[1]!.attempts).toBe(rows.length);
+    return { workers, mostOpen };
+  };
+
+  test.skipIf(!databaseUrl)(
+    "two workers on PostgreSQL share the endpoints, never send one delivery twice nor pass a cap",
+    async () => {
+      // Four slots each: a worker holds eight deliveries, less than one endpoint's backlog, so
+      // the other takes the next endpoints.
+      const paths = ["/shared-0", "/shared-1", "/shared-2", "/shared-3"];
+      const { workers, mostOpen } = await runReplicas(paths, 60, 5, 4);
       expect(workers[0]!.attempts).toBeGreaterThan(0);
       expect(workers[1]!.attempts).toBeGreaterThan(0);
-      expect(workers[0]!.attempts + workers[1]!.attempts).toBe(rows.length);
+      for (const path of paths) expect(mostOpen.get(path)).toBeLessThanOrEqual(4);
+    },
+    30_000,
+  );
+
+  test.skipIf(!databaseUrl)(
+    "two workers take turns at one busy endpoint, never more than its cap in flight",
+    async () => {
+      // 600 requests of 10 ms, four at once: about 1.5 s of work, five tenures of a lease.
+      const { workers, mostOpen } = await runReplicas(["/busy"], 600, 10);
+      expect(workers[0]!.attempts).toBeGreaterThan(0);
+      expect(workers[1]!.attempts).toBeGreaterThan(0);
+      expect(mostOpen.get("/busy")).toBe(4);
     },
     30_000,
   );
@@ -358,6 +395,84 @@ describe("delivery workers", () => {
       lapsed!.eventId,
     ]);
     expect((await fx.delivery(endpoint.id, live!.eventId))?.status).toBe("pending");
+  });
+
+  /** Eight deliveries to an endpoint whose receiver answers after `answerMs`: four go at once. */
+  const queuedBehindTheCap = async (path: string, answerMs: number) => {
+    receiver.on(path, async () => {
+      await Bun.sleep(answerMs);
+      return new Response("ok");
+    });
+    const endpoint = await fx.endpoint(receiver.url(path), ["story.published"], org);
+    const rows = await insertDue(endpoint.id, 8);
+    const w = new DeliveryWorker({
+      db: fx.db,
+      secretsKey: secretsKey(fx.config),
+      schedule: [60],
+      pollIntervalMs: 20,
+      // Renewals (and the look at the endpoints' status) every 100 ms.
+      leaseMs: 400,
+      allowInsecureTargets: true,
+    });
+    w.start();
+    await eventually(() => receiver.at(path).length === 4, { message: "four requests at once" });
+    const states = async () => {
+      const attempts = await fx.db.select().from(webhookAttempts);
+      return Promise.all(
+        rows.map(async (row) => ({
+          delivery: (await fx.delivery(endpoint.id, row.eventId))!,
+          attempts: attempts.filter((attempt) => attempt.deliveryId === row.id).length,
+        })),
+      );
+    };
+    return { endpoint, w, states };
+  };
+
+  test("a stop gives back the deliveries queued behind the cap, unsent and their attempts unopened", async () => {
+    const { w, states } = await queuedBehindTheCap("/queued-stop", 300);
+    await w.stop();
+    expect(receiver.at("/queued-stop")).toHaveLength(4);
+    const after = await states();
+    const sent = after.filter(({ delivery }) => delivery.status === "delivered");
+    const unsent = after.filter(({ delivery }) => delivery.status === "pending");
+    expect(sent).toHaveLength(4);
+    expect(sent.every(({ delivery, attempts }) => delivery.attempts === 1 && attempts === 1)).toBe(
+      true,
+    );
+    // The other four are as they were before any claim: no attempt, nothing held.
+    expect(unsent).toHaveLength(4);
+    for (const { delivery, attempts } of unsent) {
+      expect({
+        attempts: delivery.attempts,
+        lockedUntil: delivery.lockedUntil,
+        logged: attempts,
+      }).toEqual({ attempts: 0, lockedUntil: null, logged: 0 });
+    }
+  });
+
+  test("deliveries queued for an endpoint disabled meanwhile are not sent", async () => {
+    const { endpoint, w, states } = await queuedBehindTheCap("/queued-disabled", 600);
+    try {
+      await fx.db
+        .update(webhookEndpoints)
+        .set({ status: "disabled", disabledReason: "by_client" })
+        .where(eq(webhookEndpoints.id, endpoint.id));
+      // The four in flight end; the next renewal saw the endpoint disabled.
+      await eventually(
+        async () =>
+          (await states()).filter(({ delivery }) => delivery.status === "delivered").length === 4,
+        { message: "the four in flight to be recorded" },
+      );
+      await Bun.sleep(300);
+    } finally {
+      await w.stop();
+    }
+    expect(receiver.at("/queued-disabled")).toHaveLength(4);
+    const unsent = (await states()).filter(({ delivery }) => delivery.status !== "delivered");
+    expect(unsent).toHaveLength(4);
+    expect(
+      unsent.every(({ delivery, attempts }) => delivery.attempts === 0 && attempts === 0),
+    ).toBe(true);
   });
 
   test("a stop waits for the attempts in flight and records them", async () => {

@@ -5,6 +5,7 @@ import {
   storyVersions,
   webhookAttempts,
   webhookDeliveries,
+  webhookEndpointLeases,
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
@@ -32,18 +33,20 @@ const e = webhookEndpoints;
 
 const unclaimed = (now: Date) => or(isNull(d.lockedUntil), lt(d.lockedUntil, now));
 
-export interface ClaimLimits {
-  /** How long a claim holds; a crashed worker's rows are claimable again after it. */
+export interface ClaimRequest {
+  /** The claiming dispatcher process: it holds the leases of the endpoints it claims for. */
+  workerId: string;
+  /** How long a claim and a lease hold unless renewed; a crashed worker's return after it. */
   leaseMs: number;
-  /** Attempts in flight at once to one endpoint. */
+  /** Deliveries of one endpoint one claim takes at most: its cap and the next few. */
   perEndpoint: number;
+  /** Endpoints not claimed for: the worker holds enough of them, or is giving them back. */
+  skipEndpoints?: string[];
   /**
-   * How long after its claim an attempt may still be running (its timeout and its recording).
-   * A claim older than this still holds its row until the lease ends (no duplicate), but no
-   * longer counts against its endpoint's cap: a crashed worker does not stall its endpoints
-   * for the whole lease.
+   * Endpoints whose lease the worker gives back, holding nothing of them (their tenure in the
+   * worker is over): another replica may take them at once. Skipped in the same claim.
    */
-  attemptMs: number;
+  releaseEndpoints?: string[];
 }
 
 /**
@@ -59,57 +62,47 @@ const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not
     and earlier.status = 'pending' and earlier.story_order < queued.story_order))`;
 
 /**
- * Claims up to `limit` pending deliveries that are due, and never more than `perEndpoint`
- * attempts in flight to one endpoint, counting the claims every replica holds: so one
- * organization's slow endpoints cannot take every attempt slot. Rows of an endpoint at its cap
- * stay due and are claimed once its attempts end. The rows are picked with
- * `FOR UPDATE SKIP LOCKED` and their `locked_until` set in the same statement, so replicas never
- * claim the same row, and a crashed worker's claim lapses. A delivery behind an earlier event of
- * its story (endpoints in story order) is passed over, and the endpoint's next rows are taken. Two replicas claiming at once rank an
- * endpoint's rows alike, so the second finds the first's rows taken (re-checked after the lock)
- * rather than going past the cap. Works across every organization.
+ * The ids a claim takes, locked, in its statement (`claimAndOpenAttempts`): up to `limit`
+ * pending deliveries that are due and unclaimed, at most `perEndpoint` of one endpoint, the
+ * endpoint whose first due delivery waited longest first (a claim takes whole endpoints' next
+ * rows rather than a few of many). Only endpoints whose lease is free, lapsed, or the worker's
+ * own are claimed for; the lease of each endpoint taken is written in the same
+ * statement (`webhook_endpoint_leases`), so one worker at a time holds an endpoint's deliveries
+ * and counts its cap on requests in flight itself: across any number of replicas, an endpoint
+ * never has more than its cap in flight. Two replicas taking one lease at once meet on its row:
+ * the second finds it taken (re-checked after the first commits) and claims none of that
+ * endpoint's rows. A worker gives a lease back in a claim (`releaseEndpoints`) once it holds
+ * nothing of the endpoint, after a tenure of its own choosing, so replicas take turns at a busy
+ * endpoint. The rows are locked with `FOR UPDATE SKIP LOCKED` and their
+ * `locked_until` set in the same statement, so two claims never take one row, and a crashed
+ * worker's claims and leases lapse. A delivery behind an earlier event of its story (endpoints
+ * in story order) is passed over, and the endpoint's next rows are taken. Works across every
+ * organization.
  *
  * Its cost follows the endpoints with pending deliveries and the rows it takes, not the backlog:
- * each endpoint's attempts in flight and its next due rows are read from indexes, at most
- * `perEndpoint` rows per endpoint.
+ * each endpoint's next due rows are read from an index, at most `perEndpoint` of them. Its text
+ * is the same for every call of a process (the limits are parameters, `perEndpoint` a constant
+ * of the process), so the statement is prepared once per connection.
  */
-export async function claimDueDeliveries(
-  db: Db,
-  limit: number,
-  limits: ClaimLimits,
-  now: Date = new Date(),
-): Promise<DeliveryRow[]> {
-  if (limit <= 0) return [];
-  return db
-    .update(d)
-    .set({ lockedUntil: new Date(now.getTime() + limits.leaseMs) })
-    .where(sql`${d.id} in (${dueForClaim(limit, limits, now, [])})`)
-    .returning()
-    .prepare("webhooks_claim")
-    .execute();
-}
-
-/**
- * The ids a claim takes, locked (`claimDueDeliveries`). Its text is the same for every call
- * (the limits are parameters), so the statement is prepared once per connection.
- */
-function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: string[]): SQL {
+function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
   const at = sql`${now.toISOString()}::timestamptz`;
-  // `locked_until` is a claim's time plus the lease: a claim made within `attemptMs` ends after this.
-  const runningSince = new Date(now.getTime() - limits.attemptMs + limits.leaseMs);
+  const me = sql`${request.workerId}::uuid`;
+  const perEndpoint = sql.raw(String(Math.trunc(request.perEndpoint)));
   // Endpoints with pending deliveries, one index probe each (a skip scan: Postgres has no
-  // loose index scan of its own); per endpoint, its attempts in flight and then its first
-  // unclaimed due rows, as many as its cap leaves. A claimed row stays due until its attempt is
-  // recorded, and is skipped. Materialized, so the candidates are picked once. The orders
-  // spell out the whole key of `webhook_deliveries_endpoint_due_idx`, so the planner reads
-  // that index rather than another that needs a filter on every row; the per-endpoint limit is
-  // a constant in the text (the same for every call of a process), so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
-  // the plan's cost then turns on JIT compilation, slower than the query). The candidates are
-  // limited before the lock: a row another replica is claiming is skipped, not replaced. Each is
-  // locked by its primary key, one at a time: a join or an `id = any(...)` there was planned
-  // from a queue's stale statistics as a scan of every due row.
+  // loose index scan of its own); per endpoint whose lease another worker does not hold, its
+  // first unclaimed due rows. A claimed row stays due until its attempt is recorded, and is
+  // skipped. Materialized, so the candidates are picked once. The orders spell out the whole key
+  // of `webhook_deliveries_endpoint_due_idx`, so the planner reads that index rather than
+  // another that needs a filter on every row; the per-endpoint limit is a constant in the text,
+  // so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
+  // the plan's cost then turns on JIT compilation, slower than the query). The leases are taken
+  // in endpoint order, so two claims never wait on each other's in a cycle. Each row is locked
+  // by its primary key, one at a time: a join or an `id = any(...)` there was planned from a
+  // queue's stale statistics as a scan of every due row.
+  // The common table expressions of the claim's statement, ending with `due` (the ids): a
+  // statement's writes must be at its top level, the leases' among them.
   return sql`
-    with recursive endpoints as (
+    endpoints as (
       (select endpoint_id from webhook_deliveries where status = 'pending'
         order by endpoint_id, next_attempt_at, id limit 1)
       union all
@@ -119,35 +112,58 @@ function dueForClaim(limit: number, limits: ClaimLimits, now: Date, answered: st
       from endpoints where endpoints.endpoint_id is not null
     ),
     queued as materialized (
-      select queue.id, queue.next_attempt_at from endpoints
+      select queue.id, queue.endpoint_id, queue.next_attempt_at, queue.first_due from endpoints
       cross join lateral (
-        select count(*) as in_flight from webhook_deliveries as running
-        where running.endpoint_id = endpoints.endpoint_id and running.status = 'pending'
-          and running.locked_until > ${runningSince.toISOString()}::timestamptz
-          and running.id <> all(${uuidArray(answered)})
-      ) as running
-      cross join lateral (
-        select id, next_attempt_at,
-          row_number() over (order by queued.next_attempt_at, queued.id) as place
+        select id, endpoint_id, next_attempt_at,
+          first_value(next_attempt_at) over (order by next_attempt_at, id) as first_due
         from webhook_deliveries as queued
         where queued.endpoint_id = endpoints.endpoint_id and queued.status = 'pending'
           and queued.next_attempt_at <= ${at}
           and (queued.locked_until is null or queued.locked_until < ${at})
           and ${notBehindAnEarlierEventOfItsStory}
         order by queued.endpoint_id, queued.next_attempt_at, queued.id
-        limit ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
+        limit ${perEndpoint}
       ) as queue
       where endpoints.endpoint_id is not null
-        and running.in_flight + queue.place <= ${sql.raw(String(Math.trunc(limits.perEndpoint)))}
-    )
-    select locked.id
-    from unnest(array(select id from queued order by next_attempt_at, id limit ${limit})) as picked(id)
-    cross join lateral (
-      select d.id from webhook_deliveries as d
-      where d.id = picked.id and d.status = 'pending' and d.next_attempt_at <= ${at}
-        and (d.locked_until is null or d.locked_until < ${at})
-      for update of d skip locked
-    ) as locked`;
+        and endpoints.endpoint_id <> all(${uuidArray(request.skipEndpoints ?? [])})
+        and not exists (
+          select 1 from webhook_endpoint_leases as held
+          where held.endpoint_id = endpoints.endpoint_id and held.leased_until > ${at}
+            and held.worker_id <> ${me})
+    ),
+    -- Given back: the worker skips these endpoints in this claim (\`skipEndpoints\`), so the
+    -- statement never both deletes and takes one lease.
+    released as (
+      delete from webhook_endpoint_leases as lease
+      where lease.worker_id = ${me}
+        and lease.endpoint_id = any(${uuidArray(request.releaseEndpoints ?? [])})
+    ),
+    picked as materialized (
+      select id, endpoint_id from queued
+      order by first_due, endpoint_id, next_attempt_at, id limit ${limit}
+    ),
+    leased as (
+      insert into webhook_endpoint_leases as lease (endpoint_id, worker_id, leased_until)
+      select distinct endpoint_id, ${me},
+        ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz
+      from picked order by endpoint_id
+      on conflict (endpoint_id) do update
+        set worker_id = excluded.worker_id, leased_until = excluded.leased_until
+        where lease.worker_id = excluded.worker_id or lease.leased_until <= ${at}
+      returning lease.endpoint_id
+    ),
+    due as (
+      select locked.id
+      from unnest(array(
+        select picked.id from picked join leased on leased.endpoint_id = picked.endpoint_id
+      )) as taken(id)
+      cross join lateral (
+        select d.id from webhook_deliveries as d
+        where d.id = taken.id and d.status = 'pending' and d.next_attempt_at <= ${at}
+          and (d.locked_until is null or d.locked_until < ${at})
+        for update of d skip locked
+      ) as locked
+    )`;
 }
 
 const deliveryOf = rowMapper(d);
@@ -183,41 +199,38 @@ export interface OpenedClaim {
 }
 
 /**
- * `claimDueDeliveries` and `openAttempts` in one statement, one round trip: each claimed
- * delivery of an enabled endpoint without a rate has its attempt opened at once (its `attempts`
- * grows, an attempt a dead worker left open is closed, an open attempt is written), so a freed
- * slot goes from its claim to its request with no write in between. A delivery of a paced
- * endpoint is only claimed: it takes a place in its endpoint's window first, and is opened or
- * deferred after (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
+ * Claims due deliveries (`dueForClaim`) and opens their attempts in one statement, one round
+ * trip: each claimed delivery of an enabled endpoint without a rate has its attempt opened at
+ * once (its `attempts` grows, an attempt a dead worker left open is closed, an open attempt is
+ * written), so a claimed delivery goes to its request with no write in between, as soon as its
+ * endpoint has a free place in this worker. The attempt's `at` is its opening; the recording of
+ * its answer sets it to when the request left. A delivery of a paced endpoint is only claimed:
+ * it takes a place in its endpoint's window first, and is opened or deferred after
+ * (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
  *
  * The statement also reads what the deliveries are sent with: each one's endpoint, story (with
  * its current version's title and summary and its topics) and event order, so a claimed batch
  * needs no other read before its requests (the status page's and alerts' events read their own
  * data after).
- *
- * `answered`: deliveries this worker holds whose request is over, their answers not yet
- * recorded. They stay claimed (no one else takes them) but are no longer in flight, so they do
- * not count against their endpoint's cap: a slot is free for the endpoint's next delivery as
- * soon as its request ends, not once its answer is written. Other replicas, which do not know
- * of them, count them still: the cap is never passed.
  */
 export async function claimAndOpenAttempts(
   db: Db,
   limit: number,
-  limits: ClaimLimits,
+  request: ClaimRequest,
   now: Date = new Date(),
-  answered: string[] = [],
 ): Promise<OpenedClaim> {
-  if (limit <= 0) return { rows: [], opened: new Set(), context: new Map() };
+  if (limit <= 0 && (request.releaseEndpoints ?? []).length === 0) {
+    return { rows: [], opened: new Set(), context: new Map() };
+  }
   const attemptIds = Array.from({ length: limit }, () => newId());
   const rows = await executePrepared<Record<string, unknown> & { opened: boolean }>(
     db,
     "webhooks_claim_and_open",
     sql`
-    with due as (${dueForClaim(limit, limits, now, answered)}),
+    with recursive ${dueForClaim(limit, request, now)},
     claimed as (
       update webhook_deliveries as d
-      set locked_until = ${new Date(now.getTime() + limits.leaseMs).toISOString()}::timestamptz,
+      set locked_until = ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz,
         attempts = d.attempts
           + (case when e.status = 'enabled' and e.rate_limit_per_second is null then 1 else 0 end)
       from webhook_endpoints as e
@@ -296,6 +309,42 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
 }
 
 /**
+ * Gives back claimed deliveries whose attempts were opened but whose requests never left (a
+ * worker stopping with deliveries queued for their endpoint's places): each open attempt is
+ * removed and the delivery's count goes back with its claim, as if it had not been claimed. A
+ * delivery whose open attempt is not its latest (another worker's since) is left alone.
+ */
+export async function giveBackUnsent(
+  db: Db,
+  deliveries: Pick<DeliveryRow, "id" | "organizationId">[],
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  await executePrepared(
+    db,
+    "webhooks_give_back_unsent",
+    sql`
+    with v as (
+      select * from unnest(
+        ${uuidArray(deliveries.map((delivery) => delivery.organizationId))},
+        ${uuidArray(deliveries.map((delivery) => delivery.id))}
+      ) as v(organization_id, id)
+    ),
+    unsent as (
+      delete from webhook_attempts as a
+      using v, webhook_deliveries as d
+      where a.organization_id = v.organization_id and a.delivery_id = v.id and a.in_flight
+        and d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+        and a.attempt = d.attempts
+      returning a.organization_id, a.delivery_id
+    )
+    update webhook_deliveries as d
+    set attempts = d.attempts - 1, locked_until = null
+    from unsent
+    where d.organization_id = unsent.organization_id and d.id = unsent.delivery_id`,
+  );
+}
+
+/**
  * Claimed deliveries over their endpoint's rate: each is due again when a place frees and its
  * claim is let go. No attempt is counted and nothing is recorded as failed. One statement.
  */
@@ -351,6 +400,46 @@ export async function renewClaims(
     .where(sql`${d.id} in (${held})`)
     .prepare("webhooks_renew_claims")
     .execute();
+}
+
+/**
+ * Renews the leases a live worker holds on the endpoints whose deliveries it holds, with its
+ * claims. With `giveBackOthers`, its leases of other endpoints are given back (one a claim
+ * took without a row to show for it). Answers which of the held endpoints are no longer enabled
+ * (disabled or deleted since): their queued deliveries are not to be sent.
+ */
+export async function renewLeases(
+  db: Db,
+  workerId: string,
+  heldEndpoints: string[],
+  options: { leaseMs: number; giveBackOthers: boolean },
+  now: Date = new Date(),
+): Promise<string[]> {
+  const rows = await executePrepared<{ id: string }>(
+    db,
+    "webhooks_renew_leases",
+    sql`
+    with renewed as (
+      update webhook_endpoint_leases as lease
+      set leased_until = ${new Date(now.getTime() + options.leaseMs).toISOString()}::timestamptz
+      where lease.worker_id = ${workerId}::uuid
+        and lease.endpoint_id = any(${uuidArray(heldEndpoints)})
+    ),
+    given_back as (
+      delete from webhook_endpoint_leases as lease
+      where ${options.giveBackOthers} and lease.worker_id = ${workerId}::uuid
+        and lease.endpoint_id <> all(${uuidArray(heldEndpoints)})
+    )
+    select held.id from unnest(${uuidArray(heldEndpoints)}) as held(id)
+    where not exists (
+      select 1 from webhook_endpoints as e where e.id = held.id and e.status = 'enabled')`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Gives a stopping worker's leases back: its endpoints are another replica's to claim at once. */
+export async function releaseLeases(db: Db, workerId: string): Promise<void> {
+  await db.delete(webhookEndpointLeases).where(eq(webhookEndpointLeases.workerId, workerId));
 }
 
 /** Why an attempt left open by a worker that died is closed: nobody saw its answer. */
@@ -423,13 +512,26 @@ export interface AttemptRecord {
   durationMs: number;
   /** The first 1 KiB of the answer, for the attempt details in the workspace. */
   responseBody: string | null;
+  /** When its request left (see `attemptTime`); the attempt keeps its opening time when not given. */
+  startedAt?: Date;
+}
+
+/**
+ * An attempt's time as its answer is recorded: its opening, or when its request left when that
+ * was over a second later (a delivery queued in its worker behind its endpoint's slow requests).
+ * Left as it was otherwise, so that the recording changes no indexed column of the attempt and
+ * PostgreSQL can update it in place.
+ */
+function attemptTime(openedAt: SQL, startedAt: SQL): SQL {
+  return sql`case when ${startedAt} > ${openedAt} + interval '1 second' then ${startedAt}
+    else ${openedAt} end`;
 }
 
 export interface DeliveredAttempt {
   delivery: Pick<DeliveryRow, "id" | "organizationId" | "endpointId">;
   /** The 2xx the receiver answered. */
   statusCode: number;
-  /** When it answered. */
+  /** When it answered: less `durationMs`, when its request left (see `attemptTime`). */
   at: Date;
   durationMs: number;
   /** The first 1 KiB of the answer, for the attempt details in the workspace. */
@@ -473,7 +575,8 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
     logged as (
       update webhook_attempts as a
       set in_flight = false, status_code = v.status_code, duration_ms = v.duration_ms,
-        response_body = v.response_body, reason = null
+        response_body = v.response_body, reason = null,
+        at = ${attemptTime(sql`a.at`, sql`v.delivered_at - v.duration_ms * interval '1 millisecond'`)}
       from delivered join v on v.id = delivered.id
       where a.organization_id = delivered.organization_id and a.delivery_id = delivered.id
         and a.attempt = delivered.attempts and a.in_flight
@@ -550,6 +653,12 @@ export async function recordFailedAttempt(
       .update(webhookAttempts)
       .set({
         inFlight: false,
+        at:
+          attempt.startedAt &&
+          attemptTime(
+            sql`${webhookAttempts.at}`,
+            sql`${attempt.startedAt.toISOString()}::timestamptz`,
+          ),
         statusCode: attempt.statusCode,
         durationMs: attempt.durationMs,
         responseBody: attempt.responseBody,

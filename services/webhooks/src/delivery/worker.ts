@@ -1,5 +1,6 @@
 import { Batcher } from "@newsroom/shared/batch";
 import type { Db } from "@newsroom/shared/db/index";
+import { newId } from "@newsroom/shared/ids";
 import { log } from "@newsroom/shared/log";
 import {
   attemptEnded,
@@ -32,11 +33,14 @@ import {
   type DeliveryRow,
   deferDeliveries,
   type EndpointRow,
+  giveBackUnsent,
   openAttempts,
   recordDeliveredBatch,
   recordFailedAttempt,
   releaseClaims,
+  releaseLeases,
   renewClaims,
+  renewLeases,
   stopClaimedDelivery,
 } from "./store.ts";
 import type { HostResolver } from "./target-guard.ts";
@@ -54,17 +58,30 @@ const GONE = 410;
 export const CLAIM_LEASE_MS = 8_000;
 
 /**
- * Claim statements one process runs at once. A slot freed while claims run is claimed for by
- * the next at once rather than after them: with a claim's round trip longer than a request to a
- * quick receiver, the claims, not the requests, set how fast a slot turns over (end to end,
- * four against two: 1,460 against 1,234 deliveries a second; six against four, alternating
- * runs: 1,566 and 1,486 against 1,373 and 1,238). Six leave four of the pool's ten connections
- * to the recordings and the fan-out (eight were no faster than six). Claims at once keep the
- * per-endpoint cap as replicas do: each counts what was in flight when it began and takes only
- * the first places of its endpoints' queues; a row another holds is skipped, and one it claimed
- * meanwhile fails the claim's recheck.
+ * Claim statements one process runs at once. Claims fill each endpoint's queue in this process
+ * ahead of its free places, so a freed place goes to the endpoint's next delivery without a
+ * round trip; a second claim under way keeps the queues filled while the first is slow. Two
+ * claims of one worker share its leases; a row the other took meanwhile fails the recheck.
  */
-const CLAIMS_AT_ONCE = 6;
+const CLAIMS_AT_ONCE = 2;
+
+/**
+ * Deliveries of one endpoint a claim takes at most, as a multiple of its cap: its places and
+ * the next ones, so the endpoint's queue in this process outlasts a claim's round trip.
+ */
+const CLAIM_AHEAD = 3;
+/** An endpoint with this many caps' worth of deliveries queued and under way here is not claimed for. */
+const QUEUE_FULL = 2;
+/**
+ * How long this process claims an endpoint's deliveries under one lease (by default). After
+ * it, the process lets the endpoint's queue run out, gives the lease back, and leaves the
+ * endpoint to the other replicas for `LEASE_COURTESY_MS`: replicas take turns at a busy
+ * endpoint, and a handover costs the endpoint the time its last requests take.
+ */
+export const LEASE_TENURE_MS = 5_000;
+const LEASE_COURTESY_MS = 20;
+/** Deliveries the process holds at most (claimed, queued, in flight or being recorded), as a multiple of `concurrency`. */
+const HELD_PER_SLOT = 2;
 
 /**
  * The least time between the starts of two claim statements of one process. A claim's cost is
@@ -90,7 +107,10 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
-  /** Attempts in flight at once to one endpoint, across every replica (4). */
+  /**
+   * Attempts in flight at once to one endpoint, across every replica (4): one process at a time
+   * holds an endpoint's lease and its deliveries, and starts no more than this at once.
+   */
   endpointConcurrency?: number;
   /** How long a claim holds unless renewed (8 s); a dead worker's rows return after it. */
   leaseMs?: number;
@@ -98,6 +118,8 @@ export interface DeliveryWorkerOptions {
   allowInsecureTargets: boolean;
   /** How host names are resolved; the system resolver by default. */
   resolve?: HostResolver;
+  /** How long it claims an endpoint's deliveries under one lease (`LEASE_TENURE_MS`). */
+  leaseTenureMs?: number;
   /** The clock that decides whether a rotated-out secret still signs (tests set it). */
   now?: () => Date;
   /** Called after the commit that disabled an endpoint for failing (the owners' email). */
@@ -122,12 +144,16 @@ interface OpenedEndpoint {
 
 /**
  * Claims due deliveries (`FOR UPDATE SKIP LOCKED`, so any number of replicas share the work
- * without sending one twice), rebuilds and signs each body, POSTs it and records the attempt.
- * Polls every `pollIntervalMs` and whenever kicked (new deliveries in this process).
+ * without sending one twice) with their endpoints' leases, queues them per endpoint, and sends
+ * each as soon as its endpoint has a free place (its cap) and the process a free slot: rebuilds
+ * and signs each body, POSTs it and records the attempt. Polls every `pollIntervalMs` and
+ * whenever kicked (new deliveries in this process, a request over).
  */
 export class DeliveryWorker {
   /** Attempts this worker made (delivered or failed); test events not included. */
   attempts = 0;
+  /** This process's id in the endpoints' leases. */
+  readonly workerId = newId();
   readonly tokens: OAuthTokens;
   private readonly db: Db;
   private readonly pacing: RateLimitStore;
@@ -135,6 +161,7 @@ export class DeliveryWorker {
   private readonly endpointConcurrency: number;
   private readonly timeoutMs: number;
   private readonly leaseMs: number;
+  private readonly leaseTenureMs: number;
   private readonly maxAttempts: number;
   /** 2xx answers, recorded in batches. */
   private readonly delivered: Batcher<DeliveredAttempt, void>;
@@ -142,9 +169,9 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** Claimed batches whose attempts are being opened, for `stop` to wait on. */
   private readonly starting = new Set<Promise<void>>();
-  /** Claimed deliveries whose request is not over yet: at most `concurrency`. */
+  /** Requests under way: at most `concurrency`. */
   private busy = 0;
-  /** Slots the claims under way may fill: counted as taken until they return. */
+  /** Deliveries the claims under way may take: counted as held until they return. */
   private reserved = 0;
   /** Claim statements under way (at most `CLAIMS_AT_ONCE`). */
   private claiming = 0;
@@ -152,10 +179,21 @@ export class DeliveryWorker {
   private lastClaimAt = 0;
   /** A kick came while every claim was under way: look again when one ends. */
   private kickWaiting = false;
-  /** The deliveries this worker has claimed and not yet recorded: their claims are renewed. */
-  private readonly held = new Set<string>();
-  /** Held deliveries whose request is over, their answer being recorded: not in flight. */
-  private readonly answered = new Set<string>();
+  /**
+   * The deliveries this worker has claimed and not yet recorded, by id, with their endpoint:
+   * their claims and their endpoints' leases are renewed.
+   */
+  private readonly held = new Map<string, string>();
+  /** Held deliveries per endpoint. */
+  private readonly heldOf = new Map<string, number>();
+  /** Per endpoint, its claimed deliveries waiting for a place: started in claim order. */
+  private readonly queues = new Map<string, QueuedAttempt[]>();
+  /** Per endpoint, its requests under way in this process: at most `endpointConcurrency`. */
+  private readonly sendingTo = new Map<string, number>();
+  /** Per endpoint this process holds the lease of, when its tenure ends. */
+  private readonly tenureEnds = new Map<string, number>();
+  /** Endpoints whose lease this process gave back, and until when it leaves them to others. */
+  private readonly courtesy = new Map<string, number>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   /**
    * A look for due deliveries set for later (`kickIn`): when the earliest delivery waiting for
@@ -175,6 +213,7 @@ export class DeliveryWorker {
     this.endpointConcurrency = options.endpointConcurrency ?? 4;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.leaseMs = options.leaseMs ?? CLAIM_LEASE_MS;
+    this.leaseTenureMs = options.leaseTenureMs ?? LEASE_TENURE_MS;
     this.maxAttempts = maxAttempts(options.schedule);
     this.tokens =
       options.tokens ??
@@ -194,12 +233,75 @@ export class DeliveryWorker {
     this.heartbeat = setInterval(() => this.renewHeld(), this.leaseMs / 4);
   }
 
-  /** Renews the claims of the attempts under way; a failed renewal is tried at the next beat. */
+  /**
+   * Renews the claims this worker holds and the leases of their endpoints; a failed renewal is
+   * tried at the next beat.
+   */
   private renewHeld(): void {
-    if (this.held.size === 0) return;
-    renewClaims(this.db, [...this.held], this.leaseMs).catch((error: unknown) =>
+    if (this.held.size === 0 && this.tenureEnds.size === 0) return;
+    Promise.all([
+      renewClaims(this.db, [...this.held.keys()], this.leaseMs),
+      renewLeases(this.db, this.workerId, [...this.heldOf.keys()], {
+        leaseMs: this.leaseMs,
+        // Leases a claim took without rows to show for it. Not while a claim is under way: it
+        // may be taking deliveries under a lease this process holds nothing of yet.
+        giveBackOthers: this.claiming === 0,
+      }).then((notEnabled) => {
+        for (const endpointId of notEnabled) this.dropQueue(endpointId);
+      }),
+    ]).catch((error: unknown) =>
       log.warn("renewing webhook claims failed; will retry", { error: messageOf(error) }),
     );
+  }
+
+  /**
+   * An endpoint disabled or deleted since its deliveries were claimed: those queued here are not
+   * sent, but given back unsent (the periodic pass then stops them as its endpoint's).
+   */
+  private dropQueue(endpointId: string): void {
+    const queue = this.queues.get(endpointId);
+    if (!queue) return;
+    this.queues.delete(endpointId);
+    for (const queued of queue) this.letGo(queued.delivery.id);
+    this.track(
+      giveBackUnsent(
+        this.db,
+        queue.map((queued) => queued.delivery),
+      ),
+      "giving back the queued deliveries of a disabled endpoint failed; their claims lapse",
+    );
+  }
+
+  private hold(row: DeliveryRow): void {
+    this.held.set(row.id, row.endpointId);
+    this.heldOf.set(row.endpointId, (this.heldOf.get(row.endpointId) ?? 0) + 1);
+  }
+
+  private letGo(id: string): void {
+    const endpointId = this.held.get(id);
+    if (endpointId === undefined) return;
+    this.held.delete(id);
+    const left = (this.heldOf.get(endpointId) ?? 1) - 1;
+    if (left > 0) {
+      this.heldOf.set(endpointId, left);
+    } else {
+      this.heldOf.delete(endpointId);
+      // Its lease may be given back now: the next claim does it.
+      if ((this.tenureEnds.get(endpointId) ?? Infinity) <= Date.now()) this.kick();
+    }
+  }
+
+  /**
+   * Leases to give back with the next claim: their tenure is over and this process holds
+   * nothing of their endpoint. Only while no other claim of this process is under way: one
+   * could be taking that endpoint's deliveries still.
+   */
+  private leasesToGiveBack(now: number): string[] {
+    // Counted with the claim that asks, when it asks.
+    if (this.claiming > 1) return [];
+    return [...this.tenureEnds]
+      .filter(([endpointId, end]) => end <= now && !this.heldOf.has(endpointId))
+      .map(([endpointId]) => endpointId);
   }
 
   /** Look for due deliveries now. */
@@ -208,18 +310,40 @@ export class DeliveryWorker {
     this.wake?.();
   }
 
-  /** Stops claiming and waits for the attempts in flight to finish and be recorded. */
+  /**
+   * Stops claiming, gives back the deliveries still queued (their attempts unopened), waits for
+   * the attempts in flight to finish and be recorded, and gives back its endpoints' leases.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.kick();
     await this.loopDone;
-    while (this.starting.size > 0 || this.inFlight.size > 0) {
-      await Promise.allSettled([...this.starting, ...this.inFlight]);
+    while (this.starting.size > 0 || this.inFlight.size > 0 || this.queues.size > 0) {
+      const unsent = [...this.queues.values()].flat();
+      this.queues.clear();
+      for (const queued of unsent) this.letGo(queued.delivery.id);
+      await Promise.allSettled([
+        ...this.starting,
+        ...this.inFlight,
+        giveBackUnsent(
+          this.db,
+          unsent.map((queued) => queued.delivery),
+        ).catch((error: unknown) =>
+          log.warn("giving back queued webhook deliveries failed; their claims lapse", {
+            error: messageOf(error),
+          }),
+        ),
+      ]);
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     if (this.laterKick) clearTimeout(this.laterKick.timer);
     this.laterKick = null;
+    await releaseLeases(this.db, this.workerId).catch((error: unknown) =>
+      log.warn("giving back webhook endpoint leases failed; they lapse", {
+        error: messageOf(error),
+      }),
+    );
   }
 
   /** Kicks the loop in `ms`, unless a kick is already set for earlier. */
@@ -263,7 +387,8 @@ export class DeliveryWorker {
             this.claiming -= 1;
             this.reserved -= room;
             this.starting.delete(claim);
-            if (this.kickWaiting) {
+            // A lease this claim could not give back (another claim was under way) goes next.
+            if (this.kickWaiting || this.leasesToGiveBack(Date.now()).length > 0) {
               this.kickWaiting = false;
               this.kick();
             }
@@ -278,28 +403,51 @@ export class DeliveryWorker {
   }
 
   /**
-   * Claims up to `room` deliveries and starts them. The claim opens the attempts of the
-   * deliveries that need no place in a rate's window, in the same statement. Only the claim is
-   * awaited: the reads (and, for paced endpoints, their places and openings) run while the loop
-   * claims again. Up to `CLAIMS_AT_ONCE` claims run at once, so a slot freed while one runs is
-   * claimed for at once by the next; the per-endpoint cap holds as between replicas.
+   * Claims up to `room` deliveries and queues them for their endpoints' places. The claim opens
+   * the attempts of the deliveries that need no place in a rate's window, in the same statement.
+   * Only the claim is awaited: the reads (and, for paced endpoints, their places and openings)
+   * run while the loop claims again.
    */
   private async claimAndStart(room: number): Promise<number> {
+    const now = new Date();
+    const release = this.leasesToGiveBack(now.getTime());
+    for (const endpointId of release) {
+      this.tenureEnds.delete(endpointId);
+      this.courtesy.set(endpointId, now.getTime() + LEASE_COURTESY_MS);
+    }
+    for (const [endpointId, until] of this.courtesy) {
+      if (until <= now.getTime()) this.courtesy.delete(endpointId);
+    }
+    // Endpoints with enough queued and under way here (those being recorded do not count).
+    const full = [...this.queues]
+      .filter(
+        ([endpointId, queue]) =>
+          queue.length + (this.sendingTo.get(endpointId) ?? 0) >=
+          this.endpointConcurrency * QUEUE_FULL,
+      )
+      .map(([endpointId]) => endpointId);
+    const over = [...this.tenureEnds]
+      .filter(([, end]) => end <= now.getTime())
+      .map(([endpointId]) => endpointId);
     const { rows, opened, context } = await claimAndOpenAttempts(
       this.db,
       room,
       {
+        workerId: this.workerId,
         leaseMs: this.leaseMs,
-        perEndpoint: this.endpointConcurrency,
-        // Renewed claims are running attempts; a dead worker's stop counting when they lapse.
-        attemptMs: this.leaseMs,
+        perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
+        skipEndpoints: [...full, ...over, ...release, ...this.courtesy.keys()],
+        releaseEndpoints: release,
       },
-      new Date(),
-      [...this.answered],
+      now,
     );
+    for (const row of rows) {
+      if (!this.tenureEnds.has(row.endpointId)) {
+        this.tenureEnds.set(row.endpointId, now.getTime() + this.leaseTenureMs);
+      }
+    }
     if (rows.length === 0) return 0;
-    this.busy += rows.length;
-    for (const row of rows) this.held.add(row.id);
+    for (const row of rows) this.hold(row);
     const starting: Promise<void> = this.startClaimed(rows, opened, context)
       .catch((error: unknown) =>
         log.warn("starting webhook deliveries failed; their claims are given back", {
@@ -312,8 +460,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * Sends claimed deliveries with what their claim read. Those opened with their claim go at
-   * once; those of paced endpoints take their places first, and are opened or made to wait.
+   * Queues claimed deliveries with what their claim read. Those opened with their claim are
+   * queued at once; those of paced endpoints take their places first, and are opened or made to
+   * wait.
    */
   private async startClaimed(
     claimed: DeliveryRow[],
@@ -349,8 +498,7 @@ export class DeliveryWorker {
       ]);
       sendable = new Set([...openedWithClaim, ...openedNow]);
     } catch (error) {
-      this.busy -= rows.length;
-      for (const row of rows) this.held.delete(row.id);
+      for (const row of rows) this.letGo(row.id);
       await releaseClaims(
         this.db,
         claimed.map((row) => row.id),
@@ -374,19 +522,62 @@ export class DeliveryWorker {
       return found;
     };
     for (const row of rows) {
+      const endpoint = endpoints.get(row.endpointId);
+      if (!sendable.has(row.id) || !endpoint) {
+        // Nothing to send (a deleted or disabled endpoint): settled at once, no place taken.
+        this.track(this.settleUnsent(row, endpoint), "webhook delivery not sent");
+        continue;
+      }
       // A claim that opened the attempt returned the row with it counted; `openAttempts` did not.
       const attempt = openedWithClaim.has(row.id) ? row.attempts : row.attempts + 1;
-      this.track(
-        this.attempt(
-          row,
-          sendable.has(row.id),
-          attempt,
-          endpoints.get(row.endpointId),
-          bodies,
-          secretOf,
-        ),
-        "webhook attempt failed",
-      );
+      this.enqueue({ delivery: row, endpoint, attempt, bodies, secretOf });
+    }
+    for (const endpointId of new Set(rows.map((row) => row.endpointId))) {
+      this.startQueued(endpointId);
+    }
+  }
+
+  private enqueue(queued: QueuedAttempt): void {
+    const queue = this.queues.get(queued.delivery.endpointId);
+    if (queue) queue.push(queued);
+    else this.queues.set(queued.delivery.endpointId, [queued]);
+  }
+
+  /**
+   * Starts the endpoint's queued deliveries while it has a free place (its cap) and the process
+   * a free slot. Stopping, nothing more starts: `stop` gives the queued back.
+   */
+  private startQueued(endpointId: string): void {
+    const queue = this.queues.get(endpointId);
+    while (
+      !this.stopped &&
+      queue !== undefined &&
+      queue.length > 0 &&
+      this.busy < this.concurrency &&
+      (this.sendingTo.get(endpointId) ?? 0) < this.endpointConcurrency
+    ) {
+      const next = queue.shift()!;
+      this.busy += 1;
+      this.sendingTo.set(endpointId, (this.sendingTo.get(endpointId) ?? 0) + 1);
+      this.track(this.attempt(next), "webhook attempt failed");
+    }
+    if (queue?.length === 0) this.queues.delete(endpointId);
+  }
+
+  /**
+   * A request is over: its endpoint's next queued delivery takes its place, and the slot, if
+   * that endpoint has none waiting, goes to another endpoint's.
+   */
+  private requestOver(endpointId: string): void {
+    this.busy -= 1;
+    const sending = (this.sendingTo.get(endpointId) ?? 1) - 1;
+    if (sending > 0) this.sendingTo.set(endpointId, sending);
+    else this.sendingTo.delete(endpointId);
+    this.startQueued(endpointId);
+    if (this.busy >= this.concurrency) return;
+    for (const other of this.queues.keys()) {
+      if (this.busy >= this.concurrency) break;
+      this.startQueued(other);
     }
   }
 
@@ -397,18 +588,13 @@ export class DeliveryWorker {
    */
   private letWait(waiting: { delivery: DeliveryRow; waitMs: number }[]): void {
     if (waiting.length === 0) return;
-    this.busy -= waiting.length;
-    for (const { delivery } of waiting) this.held.delete(delivery.id);
+    for (const { delivery } of waiting) this.letGo(delivery.id);
     this.kickIn(Math.min(...waiting.map(({ waitMs }) => waitMs)));
   }
 
-  /**
-   * How many deliveries to claim now: the free request slots, or none while as many finished
-   * attempts as there are slots still wait to be recorded (the database is behind).
-   */
+  /** How many deliveries to claim now: what the process may hold, less what it holds. */
   private room(): number {
-    const recording = this.inFlight.size - this.busy;
-    return recording >= this.concurrency ? 0 : this.concurrency - this.busy - this.reserved;
+    return this.concurrency * HELD_PER_SLOT - this.held.size - this.reserved;
   }
 
   private refillIfRoom(): void {
@@ -419,32 +605,44 @@ export class DeliveryWorker {
   }
 
   /**
-   * An attempt's request is over (or its attempt ended without one), so its endpoint is one below
-   * its cap: rows the last claim left behind for that cap may be claimed now rather than at the
-   * next poll. While every slot is taken, the refill rule decides instead. Each kick is at most
-   * one claim, and there is none while no attempt ends: no busy loop when every due row waits
-   * on a capped endpoint.
+   * A request is over, or an answer recorded (or a delivery settled without one): its endpoint
+   * has room in its queue, or the process in what it holds, so the claims look again (spaced:
+   * those of a few milliseconds go in one claim). While the process holds all it may, the
+   * refill rule decides instead. There is no claim while no attempt ends: no busy loop when
+   * every due row waits on an endpoint another replica holds.
    */
   private attemptRecorded(): void {
     if (this.saturated) this.refillIfRoom();
     else this.kick();
   }
 
-  /** One claimed delivery: its slot is free once the request is over, before the recording. */
-  private async attempt(
+  /** A claimed delivery with nothing to send: its endpoint deleted, or not enabled. */
+  private async settleUnsent(
     delivery: DeliveryRow,
-    opened: boolean,
-    attempt: number,
     endpoint: EndpointRow | undefined,
-    bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
   ): Promise<void> {
-    let slotHeld = true;
-    const freeSlot = () => {
-      if (!slotHeld) return;
-      slotHeld = false;
-      this.busy -= 1;
-      this.refillIfRoom();
+    try {
+      // A deleted endpoint took its deliveries with it.
+      if (!endpoint) return;
+      // Its endpoint is disabled; or it was enabled between the two reads: claimed again later.
+      if (endpoint.status !== "enabled") await stopClaimedDelivery(this.db, delivery);
+      else await releaseClaims(this.db, [delivery.id]);
+    } finally {
+      this.letGo(delivery.id);
+      this.attemptRecorded();
+    }
+  }
+
+  /** One queued delivery sent: its place and slot are free once the request is over. */
+  private async attempt(queued: QueuedAttempt): Promise<void> {
+    const { delivery, attempt } = queued;
+    let placeHeld = true;
+    const freePlace = () => {
+      if (!placeHeld) return;
+      placeHeld = false;
+      this.requestOver(delivery.endpointId);
+      // Its endpoint's queue has room: the next claim may fill it while the answer is recorded.
+      this.attemptRecorded();
     };
     try {
       // Each attempt joins the trace of the transition that made its event (through the fan-out).
@@ -461,39 +659,22 @@ export class DeliveryWorker {
             "newsroom.webhook.attempt": attempt,
           },
         },
-        () => this.sendAndRecord(delivery, opened, endpoint, bodies, secretOf, freeSlot),
+        () => this.sendAndRecord(queued, freePlace),
       );
     } finally {
-      this.held.delete(delivery.id);
-      this.answered.delete(delivery.id);
-      // A request that never ended (no endpoint, not opened, a failure before it) frees its
-      // place only now. One that ended freed it then, and its claim was kicked then: its
-      // recording frees nothing more for this worker (only the room, when recordings held it up).
-      const placeFreedNow = slotHeld;
-      freeSlot();
-      if (placeFreedNow) this.attemptRecorded();
+      // A failure before the request ended frees its place only now.
+      freePlace();
+      // Recorded: what the process holds is one fewer, so the claims may take one more.
+      this.letGo(delivery.id);
+      this.attemptRecorded();
     }
   }
 
-  /** `opened`: its attempt was opened (still pending, its endpoint enabled): it is sent. */
-  private async sendAndRecord(
-    delivery: DeliveryRow,
-    opened: boolean,
-    endpoint: EndpointRow | undefined,
-    bodies: Map<string, string>,
-    secretOf: (endpoint: EndpointRow) => OpenedEndpoint,
-    requestOver: () => void,
-  ): Promise<void> {
-    // A deleted endpoint took its deliveries with it.
-    if (!endpoint) return;
-    if (!opened) {
-      // Its endpoint is disabled; or it was enabled between the two reads: claimed again later.
-      if (endpoint.status !== "enabled") await stopClaimedDelivery(this.db, delivery);
-      else await releaseClaims(this.db, [delivery.id]);
-      return;
-    }
+  private async sendAndRecord(queued: QueuedAttempt, requestOver: () => void): Promise<void> {
+    const { delivery, endpoint, bodies, secretOf } = queued;
     const { secrets, auth } = secretOf(endpoint);
     attemptStarted(endpoint.id);
+    const startedAt = new Date();
     let result: Awaited<ReturnType<typeof sendAuthenticated>>;
     try {
       result = await sendAuthenticated(endpoint.id, auth, this.tokens, {
@@ -509,10 +690,6 @@ export class DeliveryWorker {
       attemptEnded(endpoint.id);
     }
     requestOver();
-    // Its endpoint has one attempt fewer in flight: the next claim may fill its place while
-    // the answer is recorded.
-    this.answered.add(delivery.id);
-    this.attemptRecorded();
     this.attempts += 1;
     if (result.ok) {
       const at = new Date();
@@ -536,17 +713,23 @@ export class DeliveryWorker {
       return;
     }
     const outcome = await this.recordingTriedAgain(delivery, () =>
-      recordFailedAttempt(this.db, delivery, result, {
-        maxAttempts: this.maxAttempts,
-        nextAttemptAt: (attempts) =>
-          laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
-        disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
-        gone: result.statusCode === GONE,
-      }),
+      recordFailedAttempt(
+        this.db,
+        delivery,
+        { ...result, startedAt },
+        {
+          maxAttempts: this.maxAttempts,
+          nextAttemptAt: (attempts) =>
+            laterOf(nextAttemptAt(this.options.schedule, attempts), result.retryAfter),
+          disableAfter: DISABLE_AFTER_FAILED_DELIVERIES,
+          gone: result.statusCode === GONE,
+        },
+      ),
     );
     webhookAttempts.inc({ outcome: outcome.status === "failed" ? "failed" : "retry" });
     if (outcome.status === "failed") webhookDeliveries.inc({ outcome: "failed" });
     if (outcome.endpointDisabled) {
+      this.dropQueue(endpoint.id);
       webhookEndpointDisablements.inc({ reason: result.statusCode === GONE ? "gone" : "failing" });
       log.warn("webhook endpoint disabled after failed deliveries or a 410 Gone", {
         endpoint_id: endpoint.id,
@@ -609,6 +792,17 @@ export class DeliveryWorker {
       this.wake = done;
     });
   }
+}
+
+/** A claimed delivery, its attempt opened, waiting for a place of its endpoint. */
+interface QueuedAttempt {
+  delivery: DeliveryRow;
+  endpoint: EndpointRow;
+  /** Its attempt's number (the `webhook.attempt` of its span). */
+  attempt: number;
+  /** Its batch's bodies, by event. */
+  bodies: Map<string, string>;
+  secretOf: (endpoint: EndpointRow) => OpenedEndpoint;
 }
 
 function messageOf(error: unknown): string {
