@@ -375,7 +375,7 @@ export class DeliveryWorker {
         const claim: Promise<void> = this.claimAndStart(room)
           .then(
             (claimed) => {
-              // Full: wait for a quarter of the slots to free up (or the poll) before claiming.
+              // It took all the room: claim again once some frees up (`refillIfRoom`) or at the poll.
               this.saturated = claimed === room;
             },
             (error: unknown) =>
