@@ -209,8 +209,8 @@ export interface OpenedClaim {
  * (`openAttempts`, `deferDeliveries`); one of a disabled endpoint is stopped.
  *
  * The statement also reads what the deliveries are sent with: each one's endpoint, story (with
- * its current version's title and summary and its topics) and event order, so a claimed batch
- * needs no other read before its requests (the status page's and alerts' events read their own
+ * its current version's title and summary and its topics) and event order, each event's once
+ * for all its endpoints, so a claimed batch needs no other read before its requests (the status page's and alerts' events read their own
  * data after).
  */
 export async function claimAndOpenAttempts(
@@ -256,15 +256,22 @@ export async function claimAndOpenAttempts(
       select (${uuidArray(attemptIds)})[numbered.n], numbered.organization_id, numbered.id,
         numbered.attempts, ${now.toISOString()}::timestamptz, 0, true
       from numbered
+    ),
+    events as materialized (select distinct event_id, story_id from claimed),
+    event_reads as materialized (
+      select events.event_id as "read.event_id",
+        ${prefixedColumns(stories, '"stories"', "story.")},
+        ${storyVersions.title} as "version.title", ${storyVersions.summary} as "version.summary",
+        ${storyRecordColumns.topics} as "story_topics",
+        o.organization_id as "event.organization_id", o.sequence as "event.sequence",
+        o.previous_status as "event.previous_status"
+      from events
+      left join stories on stories.id = events.story_id
+      left join story_versions on ${currentVersionOf}
+      left join outbox_events as o on o.id = events.event_id
     )
-    select claimed.*, ${prefixedColumns(stories, '"stories"', "story.")},
-      ${storyVersions.title} as "version.title", ${storyVersions.summary} as "version.summary",
-      ${storyRecordColumns.topics} as "story_topics", o.organization_id as "event.organization_id",
-      o.sequence as "event.sequence", o.previous_status as "event.previous_status"
-    from claimed
-    left join stories on stories.id = claimed.story_id
-    left join story_versions on ${currentVersionOf}
-    left join outbox_events as o on o.id = claimed.event_id`,
+    select claimed.*, event_reads.* from claimed
+    left join event_reads on event_reads."read.event_id" = claimed.event_id`,
   );
   const context = new Map<string, ClaimedContext>();
   for (const row of rows) {
