@@ -6,7 +6,8 @@
 CREATE TABLE "webhook_endpoint_leases" (
 	"endpoint_id" uuid PRIMARY KEY NOT NULL,
 	"worker_id" uuid NOT NULL,
-	"leased_until" timestamp with time zone NOT NULL
+	"leased_until" timestamp with time zone NOT NULL,
+	"wanted" boolean DEFAULT false NOT NULL
 );
 --> statement-breakpoint
 DROP INDEX "webhook_deliveries_endpoint_claimed_idx";--> statement-breakpoint

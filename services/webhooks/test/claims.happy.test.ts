@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Database, openDatabase } from "@newsroom/shared/db/index";
-import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { webhookDeliveries, webhookEndpointLeases } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
 import { type ClaimRequest, claimAndOpenAttempts, releaseLeases } from "../src/delivery/store.ts";
@@ -161,6 +161,12 @@ describe("claiming due deliveries with a backlog", () => {
     const second = claimant();
     const others = await claim(second);
     expect(others.some((row) => row.endpointId === endpoint)).toBe(false);
+    // The second found that endpoint's deliveries due and its lease taken: it wants a turn.
+    const [lease] = await fx.db
+      .select()
+      .from(webhookEndpointLeases)
+      .where(eq(webhookEndpointLeases.endpointId, endpoint));
+    expect(lease).toMatchObject({ workerId: first.workerId, wanted: true });
 
     // The first worker's deliveries are answered, and it gives the lease back with a claim
     // (skipping that endpoint in it).

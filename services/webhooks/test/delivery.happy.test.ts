@@ -286,7 +286,9 @@ describe("delivery workers", () => {
       schedule: [0.05],
       pollIntervalMs: 20,
       concurrency,
-      // Replicas take turns at a busy endpoint within a test's time.
+      // Replicas take turns at a busy endpoint within a test's time: a turn wanted is seen at a
+      // renewal (every quarter of the lease) and given after 300 ms.
+      leaseMs: 1_000,
       leaseTenureMs: 300,
       allowInsecureTargets: true,
     });

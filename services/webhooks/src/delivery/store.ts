@@ -71,9 +71,9 @@ const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not
  * and counts its cap on requests in flight itself: across any number of replicas, an endpoint
  * never has more than its cap in flight. Two replicas taking one lease at once meet on its row:
  * the second finds it taken (re-checked after the first commits) and claims none of that
- * endpoint's rows. A worker gives a lease back in a claim (`releaseEndpoints`) once it holds
- * nothing of the endpoint, after a tenure of its own choosing, so replicas take turns at a busy
- * endpoint. The rows are locked with `FOR UPDATE SKIP LOCKED` and their
+ * endpoint's rows, and marks the lease `wanted`. A worker gives a wanted lease back in a claim
+ * (`releaseEndpoints`) once it holds nothing of the endpoint, after a tenure of its own
+ * choosing, so replicas take turns at a busy endpoint when another wants one. The rows are locked with `FOR UPDATE SKIP LOCKED` and their
  * `locked_until` set in the same statement, so two claims never take one row, and a crashed
  * worker's claims and leases lapse. A delivery behind an earlier event of its story (endpoints
  * in story order) is passed over, and the endpoint's next rows are taken. Works across every
@@ -131,6 +131,13 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
           where held.endpoint_id = endpoints.endpoint_id and held.leased_until > ${at}
             and held.worker_id <> ${me})
     ),
+    -- Endpoints with work whose lease another worker holds: it gives them back after its tenure.
+    wanting as (
+      update webhook_endpoint_leases as lease set wanted = true
+      from endpoints
+      where lease.endpoint_id = endpoints.endpoint_id and lease.worker_id <> ${me}
+        and lease.leased_until > ${at} and not lease.wanted
+    ),
     -- Given back: the worker skips these endpoints in this claim (\`skipEndpoints\`), so the
     -- statement never both deletes and takes one lease.
     released as (
@@ -148,7 +155,8 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
         ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz
       from picked order by endpoint_id
       on conflict (endpoint_id) do update
-        set worker_id = excluded.worker_id, leased_until = excluded.leased_until
+        set worker_id = excluded.worker_id, leased_until = excluded.leased_until,
+          wanted = lease.wanted and lease.worker_id = excluded.worker_id
         where lease.worker_id = excluded.worker_id or lease.leased_until <= ${at}
       returning lease.endpoint_id
     ),
@@ -409,11 +417,18 @@ export async function renewClaims(
     .execute();
 }
 
+/** What a renewal learns of the endpoints a worker holds deliveries of. */
+export interface LeaseNews {
+  /** Disabled or deleted since: their queued deliveries are not to be sent. */
+  notEnabled: string[];
+  /** Another worker wants a turn: given back once the worker's tenure is over. */
+  wanted: string[];
+}
+
 /**
  * Renews the leases a live worker holds on the endpoints whose deliveries it holds, with its
  * claims. With `giveBackOthers`, its leases of other endpoints are given back (one a claim
- * took without a row to show for it). Answers which of the held endpoints are no longer enabled
- * (disabled or deleted since): their queued deliveries are not to be sent.
+ * took without a row to show for it).
  */
 export async function renewLeases(
   db: Db,
@@ -421,8 +436,8 @@ export async function renewLeases(
   heldEndpoints: string[],
   options: { leaseMs: number; giveBackOthers: boolean },
   now: Date = new Date(),
-): Promise<string[]> {
-  const rows = await executePrepared<{ id: string }>(
+): Promise<LeaseNews> {
+  const rows = await executePrepared<{ id: string; enabled: boolean; wanted: boolean }>(
     db,
     "webhooks_renew_leases",
     sql`
@@ -431,17 +446,23 @@ export async function renewLeases(
       set leased_until = ${new Date(now.getTime() + options.leaseMs).toISOString()}::timestamptz
       where lease.worker_id = ${workerId}::uuid
         and lease.endpoint_id = any(${uuidArray(heldEndpoints)})
+      returning lease.endpoint_id, lease.wanted
     ),
     given_back as (
       delete from webhook_endpoint_leases as lease
       where ${options.giveBackOthers} and lease.worker_id = ${workerId}::uuid
         and lease.endpoint_id <> all(${uuidArray(heldEndpoints)})
     )
-    select held.id from unnest(${uuidArray(heldEndpoints)}) as held(id)
-    where not exists (
-      select 1 from webhook_endpoints as e where e.id = held.id and e.status = 'enabled')`,
+    select held.id, coalesce(e.status = 'enabled', false) as enabled,
+      coalesce(renewed.wanted, false) as wanted
+    from unnest(${uuidArray(heldEndpoints)}) as held(id)
+    left join webhook_endpoints as e on e.id = held.id
+    left join renewed on renewed.endpoint_id = held.id`,
   );
-  return rows.map((row) => row.id);
+  return {
+    notEnabled: rows.filter((row) => !row.enabled).map((row) => row.id),
+    wanted: rows.filter((row) => row.wanted).map((row) => row.id),
+  };
 }
 
 /** Gives a stopping worker's leases back: its endpoints are another replica's to claim at once. */

@@ -76,10 +76,12 @@ const CLAIM_AHEAD = 3;
 /** An endpoint with this many caps' worth of deliveries queued and under way here is not claimed for. */
 const QUEUE_FULL = 2;
 /**
- * How long this process claims an endpoint's deliveries under one lease (by default). After
- * it, the process lets the endpoint's queue run out, gives the lease back, and leaves the
+ * How long this process claims an endpoint's deliveries under one lease (by default) while
+ * another replica wants a turn (it found the endpoint's deliveries due and the lease taken).
+ * After it, the process lets the endpoint's queue run out, gives the lease back, and leaves the
  * endpoint to the other replicas for `LEASE_COURTESY_MS`: replicas take turns at a busy
- * endpoint, and a handover costs the endpoint the time its last requests take.
+ * endpoint, and a handover costs the endpoint the time its last requests take. Alone, a
+ * process keeps its leases.
  */
 export const LEASE_TENURE_MS = 5_000;
 const LEASE_COURTESY_MS = 20;
@@ -193,8 +195,13 @@ export class DeliveryWorker {
   private readonly queues = new Map<string, QueuedAttempt[]>();
   /** Per endpoint, its requests under way in this process: at most `endpointConcurrency`. */
   private readonly sendingTo = new Map<string, number>();
-  /** Per endpoint this process holds the lease of, when its tenure ends. */
+  /**
+   * Per endpoint whose lease this process may hold (from its first claim of the endpoint until
+   * it gives the lease back), when its tenure ends.
+   */
   private readonly tenureEnds = new Map<string, number>();
+  /** Endpoints whose lease another process wants a turn at: given back after the tenure. */
+  private readonly wanted = new Set<string>();
   /** Endpoints whose lease this process gave back, and until when it leaves them to others. */
   private readonly courtesy = new Map<string, number>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
@@ -242,15 +249,24 @@ export class DeliveryWorker {
    */
   private renewHeld(): void {
     if (this.held.size === 0 && this.tenureEnds.size === 0) return;
+    // The leases of endpoints it holds nothing of now are given back (unless a claim under way
+    // may be taking deliveries under one): another replica may take them at once.
+    const giveBackOthers = this.claiming === 0;
+    if (giveBackOthers) {
+      for (const endpointId of this.tenureEnds.keys()) {
+        if (this.heldOf.has(endpointId)) continue;
+        this.tenureEnds.delete(endpointId);
+        this.wanted.delete(endpointId);
+      }
+    }
     Promise.all([
       renewClaims(this.db, [...this.held.keys()], this.leaseMs),
       renewLeases(this.db, this.workerId, [...this.heldOf.keys()], {
         leaseMs: this.leaseMs,
-        // Leases a claim took without rows to show for it. Not while a claim is under way: it
-        // may be taking deliveries under a lease this process holds nothing of yet.
-        giveBackOthers: this.claiming === 0,
-      }).then((notEnabled) => {
+        giveBackOthers,
+      }).then(({ notEnabled, wanted }) => {
         for (const endpointId of notEnabled) this.dropQueue(endpointId);
+        for (const endpointId of wanted) this.wanted.add(endpointId);
       }),
     ]).catch((error: unknown) =>
       log.warn("renewing webhook claims failed; will retry", { error: messageOf(error) }),
@@ -290,7 +306,7 @@ export class DeliveryWorker {
     } else {
       this.heldOf.delete(endpointId);
       // Its lease may be given back now: the next claim does it.
-      if ((this.tenureEnds.get(endpointId) ?? Infinity) <= Date.now()) this.kick();
+      if (this.leasesToGiveBack(Date.now()).includes(endpointId)) this.kick();
     }
   }
 
@@ -303,7 +319,10 @@ export class DeliveryWorker {
     // Counted with the claim that asks, when it asks.
     if (this.claiming > 1) return [];
     return [...this.tenureEnds]
-      .filter(([endpointId, end]) => end <= now && !this.heldOf.has(endpointId))
+      .filter(
+        ([endpointId, end]) =>
+          end <= now && this.wanted.has(endpointId) && !this.heldOf.has(endpointId),
+      )
       .map(([endpointId]) => endpointId);
   }
 
@@ -416,6 +435,7 @@ export class DeliveryWorker {
     const release = this.leasesToGiveBack(now.getTime());
     for (const endpointId of release) {
       this.tenureEnds.delete(endpointId);
+      this.wanted.delete(endpointId);
       this.courtesy.set(endpointId, now.getTime() + LEASE_COURTESY_MS);
     }
     for (const [endpointId, until] of this.courtesy) {
@@ -430,7 +450,7 @@ export class DeliveryWorker {
       )
       .map(([endpointId]) => endpointId);
     const over = [...this.tenureEnds]
-      .filter(([, end]) => end <= now.getTime())
+      .filter(([endpointId, end]) => end <= now.getTime() && this.wanted.has(endpointId))
       .map(([endpointId]) => endpointId);
     const { rows, opened, context } = await claimAndOpenAttempts(
       this.db,
