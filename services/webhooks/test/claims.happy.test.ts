@@ -3,7 +3,13 @@ import { type Database, openDatabase } from "@newsroom/shared/db/index";
 import { webhookDeliveries, webhookEndpointLeases } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { and, count, eq, isNotNull, sql } from "drizzle-orm";
-import { type ClaimRequest, claimAndOpenAttempts, releaseLeases } from "../src/delivery/store.ts";
+import {
+  type ClaimRequest,
+  claimAndOpenAttempts,
+  giveBackUnsent,
+  releaseLeases,
+  renewLeases,
+} from "../src/delivery/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 const ENDPOINTS = 10;
@@ -166,16 +172,24 @@ describe("claiming due deliveries with a backlog", () => {
       .select()
       .from(webhookEndpointLeases)
       .where(eq(webhookEndpointLeases.endpointId, endpoint));
-    expect(lease).toMatchObject({ workerId: first.workerId, wanted: true });
+    expect(lease).toMatchObject({ workerId: first.workerId, wantedBy: second.workerId });
 
-    // The first worker's deliveries are answered, and it gives the lease back with a claim
-    // (skipping that endpoint in it).
+    // The first worker's deliveries are answered, and it hands the lease to the second with a
+    // claim (skipping that endpoint in it).
     const giving = await claimAndOpenAttempts(single.db, 64, {
       ...first,
       releaseEndpoints: [endpoint],
       skipEndpoints: [endpoint],
     });
     expect(giving.rows.some((row) => row.endpointId === endpoint)).toBe(false);
+    const [handed] = await fx.db
+      .select()
+      .from(webhookEndpointLeases)
+      .where(eq(webhookEndpointLeases.endpointId, endpoint));
+    expect(handed).toMatchObject({ workerId: second.workerId, wantedBy: null });
+    // The first may not take it back now.
+    const back = await claim(first);
+    expect(back.some((row) => row.endpointId === endpoint)).toBe(false);
     await fx.db
       .update(webhookDeliveries)
       .set({ status: "delivered", lockedUntil: null, nextAttemptAt: null })
@@ -186,6 +200,69 @@ describe("claiming due deliveries with a backlog", () => {
     // A dead worker's lease lapses with its claims: a minute on, the endpoint is the first's.
     const lapsed = await claimAndOpenAttempts(single.db, 64, first, new Date(Date.now() + 61_000));
     expect(lapsed.rows.some((row) => row.endpointId === endpoint)).toBe(true);
+  });
+
+  test("a renewal keeps a lease a later claim wrote, gives back an idle one, and tells of one lost", async () => {
+    await releaseAll();
+    const worker = claimant();
+    const [row] = await claim(worker, 1);
+    const endpoint = row!.endpointId;
+    const leaseOf = async () =>
+      (
+        await fx.db
+          .select()
+          .from(webhookEndpointLeases)
+          .where(eq(webhookEndpointLeases.endpointId, endpoint))
+      )[0];
+    const written = (await leaseOf())!.leasedUntil.getTime();
+    // Holding nothing of it: a renewal that began before the claim leaves the lease alone...
+    await renewLeases(fx.db, worker.workerId, [], {
+      leaseMs: 60_000,
+      giveBackBefore: new Date(written),
+    });
+    expect(await leaseOf()).toMatchObject({ workerId: worker.workerId });
+    // ...one that began after gives it back.
+    await renewLeases(fx.db, worker.workerId, [], {
+      leaseMs: 60_000,
+      giveBackBefore: new Date(written + 1),
+    });
+    expect(await leaseOf()).toBeUndefined();
+
+    // Another worker took the lease while this one held a delivery (its renewals failed for a
+    // lease's time): the next renewal says it is lost.
+    const other = claimant();
+    await claimAndOpenAttempts(single.db, 64, other, new Date(Date.now() + 61_000));
+    const news = await renewLeases(fx.db, worker.workerId, [endpoint], {
+      leaseMs: 60_000,
+      giveBackBefore: new Date(),
+    });
+    expect(news.lost).toEqual([endpoint]);
+    expect(news.notEnabled).toEqual([]);
+  });
+
+  test("giving back an unsent delivery another worker has claimed since leaves it alone", async () => {
+    await releaseAll();
+    const first = claimant();
+    const [row] = await claim(first, 1);
+    const opened = row!.attempts;
+    // The first worker's claim lapses; another claims the delivery and opens the next attempt.
+    await releaseAll();
+    const [again] = await claim(claimant(), 1);
+    expect(again).toMatchObject({ id: row!.id, attempts: opened + 1 });
+    await giveBackUnsent(fx.db, [{ delivery: row!, attempt: opened }]);
+    const [now] = await fx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, row!.id));
+    expect(now!.attempts).toBe(opened + 1);
+    expect(now!.lockedUntil).not.toBeNull();
+    // Its own opening is given back: as if never claimed.
+    await giveBackUnsent(fx.db, [{ delivery: again!, attempt: opened + 1 }]);
+    const [after] = await fx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, row!.id));
+    expect(after).toMatchObject({ attempts: opened, lockedUntil: null });
   });
 
   test("two claims of one worker at once never take one row twice nor another's endpoint", async () => {

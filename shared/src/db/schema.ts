@@ -803,8 +803,9 @@ export const webhookDeliveries = pgTable(
  * Which dispatcher holds an endpoint's deliveries: one process at a time claims an endpoint's
  * rows, and holds its per-endpoint cap on requests in flight itself, so a freed place goes to
  * the endpoint's next claimed delivery without a database round trip. Taken by a claim when free
- * or lapsed, renewed with the claims it holds, given back after a tenure when another process
- * wants it; a dead process's lease lapses as its claims do.
+ * or lapsed, renewed with the claims it holds, handed after a tenure to a process that wants
+ * it, given back when the process holds nothing of the endpoint; a dead process's lease lapses
+ * as its claims do.
  */
 export const webhookEndpointLeases = pgTable("webhook_endpoint_leases", {
   endpointId: uuid("endpoint_id")
@@ -815,10 +816,10 @@ export const webhookEndpointLeases = pgTable("webhook_endpoint_leases", {
   /** Renewed while the process holds deliveries of the endpoint; lapses when it dies. */
   leasedUntil: tstz("leased_until").notNull(),
   /**
-   * Another process found the endpoint's deliveries due and the lease taken: the holder gives
-   * it back after its tenure, so that replicas take turns only when another wants a turn.
+   * The process that found the endpoint's deliveries due and the lease taken: the holder hands
+   * the lease to it after its tenure, so that replicas take turns only when another wants one.
    */
-  wanted: boolean("wanted").notNull().default(false),
+  wantedBy: uuid("wanted_by"),
 });
 
 /**

@@ -43,8 +43,8 @@ export interface ClaimRequest {
   /** Endpoints not claimed for: the worker holds enough of them, or is giving them back. */
   skipEndpoints?: string[];
   /**
-   * Endpoints whose lease the worker gives back, holding nothing of them (their tenure in the
-   * worker is over): another replica may take them at once. Skipped in the same claim.
+   * Endpoints whose lease the worker hands to the worker that wants it, holding nothing of
+   * them (its tenure over). Skipped in the same claim.
    */
   releaseEndpoints?: string[];
 }
@@ -71,10 +71,12 @@ const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not
  * and counts its cap on requests in flight itself: across any number of replicas, an endpoint
  * never has more than its cap in flight. Two replicas taking one lease at once meet on its row:
  * the second finds it taken (re-checked after the first commits) and claims none of that
- * endpoint's rows, and marks the lease `wanted`. A worker gives a wanted lease back in a claim
- * (`releaseEndpoints`) once it holds nothing of the endpoint, after a tenure of its own
- * choosing, so replicas take turns at a busy endpoint when another wants one. The rows are locked with `FOR UPDATE SKIP LOCKED` and their
- * `locked_until` set in the same statement, so two claims never take one row, and a crashed
+ * endpoint's rows. A claim that finds an endpoint's deliveries due and its lease another's
+ * marks the lease `wanted_by` itself; the holder, after a tenure of its own choosing and once
+ * it holds nothing of the endpoint, hands the lease over in a claim (`releaseEndpoints`), so
+ * replicas take turns at a busy endpoint when another wants one. The rows are locked with
+ * `FOR UPDATE SKIP LOCKED` and their `locked_until` set in the same statement, so two claims
+ * never take one row, and a crashed
  * worker's claims and leases lapse. A delivery behind an earlier event of its story (endpoints
  * in story order) is passed over, and the endpoint's next rows are taken. Works across every
  * organization.
@@ -131,19 +133,39 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
           where held.endpoint_id = endpoints.endpoint_id and held.leased_until > ${at}
             and held.worker_id <> ${me})
     ),
-    -- Endpoints with work whose lease another worker holds: it gives them back after its tenure.
+    -- Endpoints with due, unclaimed deliveries whose lease another worker holds: this worker
+    -- wants a turn, and the holder hands the lease over after its tenure. A lease row another
+    -- statement holds is passed over (asked again at the next claim), so that this never waits
+    -- on a lock while holding its own leases' locks.
     wanting as (
-      update webhook_endpoint_leases as lease set wanted = true
-      from endpoints
-      where lease.endpoint_id = endpoints.endpoint_id and lease.worker_id <> ${me}
-        and lease.leased_until > ${at} and not lease.wanted
+      update webhook_endpoint_leases as lease set wanted_by = ${me}
+      where lease.endpoint_id in (
+        select other.endpoint_id from webhook_endpoint_leases as other
+        join endpoints on endpoints.endpoint_id = other.endpoint_id
+        where other.worker_id <> ${me} and other.leased_until > ${at}
+          and other.wanted_by is null
+          and other.endpoint_id <> all(${uuidArray(request.skipEndpoints ?? [])})
+          and exists (
+            select 1 from webhook_deliveries as waiting
+            where waiting.endpoint_id = other.endpoint_id and waiting.status = 'pending'
+              and waiting.next_attempt_at <= ${at}
+              and (waiting.locked_until is null or waiting.locked_until < ${at}))
+        order by other.endpoint_id
+        for update of other skip locked)
     ),
-    -- Given back: the worker skips these endpoints in this claim (\`skipEndpoints\`), so the
-    -- statement never both deletes and takes one lease.
-    released as (
-      delete from webhook_endpoint_leases as lease
-      where lease.worker_id = ${me}
-        and lease.endpoint_id = any(${uuidArray(request.releaseEndpoints ?? [])})
+    -- Handed to the worker that wants a turn, for a lease's time: it claims the endpoint's
+    -- deliveries from its next claim on. This worker skips these endpoints in this claim
+    -- (\`skipEndpoints\`), so the statement never both hands over and takes one lease.
+    handed as (
+      update webhook_endpoint_leases as lease
+      set worker_id = lease.wanted_by, wanted_by = null,
+        leased_until = ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz
+      where lease.endpoint_id in (
+        select mine.endpoint_id from webhook_endpoint_leases as mine
+        where mine.worker_id = ${me} and mine.wanted_by is not null
+          and mine.endpoint_id = any(${uuidArray(request.releaseEndpoints ?? [])})
+        order by mine.endpoint_id
+        for update of mine skip locked)
     ),
     picked as materialized (
       select id, endpoint_id from queued
@@ -156,7 +178,7 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
       from picked order by endpoint_id
       on conflict (endpoint_id) do update
         set worker_id = excluded.worker_id, leased_until = excluded.leased_until,
-          wanted = lease.wanted and lease.worker_id = excluded.worker_id
+          wanted_by = case when lease.worker_id = excluded.worker_id then lease.wanted_by end
         where lease.worker_id = excluded.worker_id or lease.leased_until <= ${at}
       returning lease.endpoint_id
     ),
@@ -325,13 +347,14 @@ export async function releaseClaims(db: Db, ids: string[]): Promise<void> {
 
 /**
  * Gives back claimed deliveries whose attempts were opened but whose requests never left (a
- * worker stopping with deliveries queued for their endpoint's places): each open attempt is
- * removed and the delivery's count goes back with its claim, as if it had not been claimed. A
- * delivery whose open attempt is not its latest (another worker's since) is left alone.
+ * worker stopping with deliveries queued for their endpoint's places, or whose start failed):
+ * each open attempt is removed and the delivery's count goes back with its claim, as if it had
+ * not been claimed. Each is matched on its attempt's number: a delivery whose claim lapsed and
+ * that another worker claimed and opened since is left alone.
  */
 export async function giveBackUnsent(
   db: Db,
-  deliveries: Pick<DeliveryRow, "id" | "organizationId">[],
+  deliveries: { delivery: Pick<DeliveryRow, "id" | "organizationId">; attempt: number }[],
 ): Promise<void> {
   if (deliveries.length === 0) return;
   await executePrepared(
@@ -340,16 +363,18 @@ export async function giveBackUnsent(
     sql`
     with v as (
       select * from unnest(
-        ${uuidArray(deliveries.map((delivery) => delivery.organizationId))},
-        ${uuidArray(deliveries.map((delivery) => delivery.id))}
-      ) as v(organization_id, id)
+        ${uuidArray(deliveries.map(({ delivery }) => delivery.organizationId))},
+        ${uuidArray(deliveries.map(({ delivery }) => delivery.id))},
+        ${integerArray(deliveries.map(({ attempt }) => attempt))}
+      ) as v(organization_id, id, attempt)
     ),
     unsent as (
       delete from webhook_attempts as a
       using v, webhook_deliveries as d
       where a.organization_id = v.organization_id and a.delivery_id = v.id and a.in_flight
+        and a.attempt = v.attempt
         and d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
-        and a.attempt = d.attempts
+        and d.attempts = v.attempt
       returning a.organization_id, a.delivery_id
     )
     update webhook_deliveries as d
@@ -421,40 +446,61 @@ export async function renewClaims(
 export interface LeaseNews {
   /** Disabled or deleted since: their queued deliveries are not to be sent. */
   notEnabled: string[];
-  /** Another worker wants a turn: given back once the worker's tenure is over. */
+  /** Another worker wants a turn: handed over once the worker's tenure is over. */
   wanted: string[];
+  /**
+   * Leases no longer the worker's (it failed to renew them within the lease, and another took
+   * one): their queued deliveries are not to be sent by it.
+   */
+  lost: string[];
 }
 
 /**
  * Renews the leases a live worker holds on the endpoints whose deliveries it holds, with its
- * claims. With `giveBackOthers`, its leases of other endpoints are given back (one a claim
- * took without a row to show for it).
+ * claims, and gives back its leases of other endpoints not written since `giveBackBefore`
+ * (a claim under way writes a later time, so a lease it is taking is kept). The rows are locked
+ * in endpoint order, as claims lock them, and a lease another statement holds is given back at
+ * a later renewal rather than waited for.
  */
 export async function renewLeases(
   db: Db,
   workerId: string,
   heldEndpoints: string[],
-  options: { leaseMs: number; giveBackOthers: boolean },
+  options: { leaseMs: number; giveBackBefore: Date },
   now: Date = new Date(),
 ): Promise<LeaseNews> {
-  const rows = await executePrepared<{ id: string; enabled: boolean; wanted: boolean }>(
+  const rows = await executePrepared<{
+    id: string;
+    enabled: boolean;
+    renewed: boolean;
+    wanted: boolean;
+  }>(
     db,
     "webhooks_renew_leases",
     sql`
     with renewed as (
       update webhook_endpoint_leases as lease
       set leased_until = ${new Date(now.getTime() + options.leaseMs).toISOString()}::timestamptz
-      where lease.worker_id = ${workerId}::uuid
-        and lease.endpoint_id = any(${uuidArray(heldEndpoints)})
-      returning lease.endpoint_id, lease.wanted
+      where lease.endpoint_id in (
+        select mine.endpoint_id from webhook_endpoint_leases as mine
+        where mine.worker_id = ${workerId}::uuid
+          and mine.endpoint_id = any(${uuidArray(heldEndpoints)})
+        order by mine.endpoint_id
+        for update of mine)
+      returning lease.endpoint_id, lease.wanted_by is not null as wanted
     ),
     given_back as (
       delete from webhook_endpoint_leases as lease
-      where ${options.giveBackOthers} and lease.worker_id = ${workerId}::uuid
-        and lease.endpoint_id <> all(${uuidArray(heldEndpoints)})
+      where lease.endpoint_id in (
+        select idle.endpoint_id from webhook_endpoint_leases as idle
+        where idle.worker_id = ${workerId}::uuid
+          and idle.endpoint_id <> all(${uuidArray(heldEndpoints)})
+          and idle.leased_until < ${options.giveBackBefore.toISOString()}::timestamptz
+        order by idle.endpoint_id
+        for update of idle skip locked)
     )
     select held.id, coalesce(e.status = 'enabled', false) as enabled,
-      coalesce(renewed.wanted, false) as wanted
+      renewed.endpoint_id is not null as renewed, coalesce(renewed.wanted, false) as wanted
     from unnest(${uuidArray(heldEndpoints)}) as held(id)
     left join webhook_endpoints as e on e.id = held.id
     left join renewed on renewed.endpoint_id = held.id`,
@@ -462,6 +508,7 @@ export async function renewLeases(
   return {
     notEnabled: rows.filter((row) => !row.enabled).map((row) => row.id),
     wanted: rows.filter((row) => row.wanted).map((row) => row.id),
+    lost: rows.filter((row) => row.enabled && !row.renewed).map((row) => row.id),
   };
 }
 

@@ -78,13 +78,12 @@ const QUEUE_FULL = 2;
 /**
  * How long this process claims an endpoint's deliveries under one lease (by default) while
  * another replica wants a turn (it found the endpoint's deliveries due and the lease taken).
- * After it, the process lets the endpoint's queue run out, gives the lease back, and leaves the
- * endpoint to the other replicas for `LEASE_COURTESY_MS`: replicas take turns at a busy
- * endpoint, and a handover costs the endpoint the time its last requests take. Alone, a
- * process keeps its leases.
+ * After it, the process lets the endpoint's queue run out and hands the lease to that replica,
+ * which claims the endpoint's deliveries from its next claim on: replicas take turns at a busy
+ * endpoint, a handover costing the endpoint the time its last requests take and the time until
+ * the other's next claim (its poll at most). Alone, a process keeps its leases.
  */
 export const LEASE_TENURE_MS = 5_000;
-const LEASE_COURTESY_MS = 20;
 /** Deliveries the process holds at most (claimed, queued, in flight or being recorded), as a multiple of `concurrency`. */
 const HELD_PER_SLOT = 2;
 
@@ -202,8 +201,6 @@ export class DeliveryWorker {
   private readonly tenureEnds = new Map<string, number>();
   /** Endpoints whose lease another process wants a turn at: given back after the tenure. */
   private readonly wanted = new Set<string>();
-  /** Endpoints whose lease this process gave back, and until when it leaves them to others. */
-  private readonly courtesy = new Map<string, number>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   /**
    * A look for due deliveries set for later (`kickIn`): when the earliest delivery waiting for
@@ -249,23 +246,22 @@ export class DeliveryWorker {
    */
   private renewHeld(): void {
     if (this.held.size === 0 && this.tenureEnds.size === 0) return;
-    // The leases of endpoints it holds nothing of now are given back (unless a claim under way
-    // may be taking deliveries under one): another replica may take them at once.
-    const giveBackOthers = this.claiming === 0;
-    if (giveBackOthers) {
-      for (const endpointId of this.tenureEnds.keys()) {
-        if (this.heldOf.has(endpointId)) continue;
-        this.tenureEnds.delete(endpointId);
-        this.wanted.delete(endpointId);
-      }
+    // The leases of endpoints it holds nothing of now are given back: another replica may take
+    // them at once. Not one a claim under way is taking: it writes a time after its start.
+    for (const endpointId of this.tenureEnds.keys()) {
+      if (this.heldOf.has(endpointId)) continue;
+      this.tenureEnds.delete(endpointId);
+      this.wanted.delete(endpointId);
     }
+    const now = Date.now();
+    const since = this.claiming > 0 ? Math.min(this.lastClaimAt, now) : now;
     Promise.all([
       renewClaims(this.db, [...this.held.keys()], this.leaseMs),
       renewLeases(this.db, this.workerId, [...this.heldOf.keys()], {
         leaseMs: this.leaseMs,
-        giveBackOthers,
-      }).then(({ notEnabled, wanted }) => {
-        for (const endpointId of notEnabled) this.dropQueue(endpointId);
+        giveBackBefore: new Date(since + this.leaseMs),
+      }).then(({ notEnabled, wanted, lost }) => {
+        for (const endpointId of [...notEnabled, ...lost]) this.dropQueue(endpointId);
         for (const endpointId of wanted) this.wanted.add(endpointId);
       }),
     ]).catch((error: unknown) =>
@@ -274,8 +270,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * An endpoint disabled or deleted since its deliveries were claimed: those queued here are not
-   * sent, but given back unsent (the periodic pass then stops them as its endpoint's).
+   * An endpoint disabled or deleted since its deliveries were claimed, or whose lease this
+   * process lost: those queued here are not sent, but given back unsent (a disabled endpoint's
+   * are then stopped by the periodic pass).
    */
   private dropQueue(endpointId: string): void {
     const queue = this.queues.get(endpointId);
@@ -283,10 +280,7 @@ export class DeliveryWorker {
     this.queues.delete(endpointId);
     for (const queued of queue) this.letGo(queued.delivery.id);
     this.track(
-      giveBackUnsent(
-        this.db,
-        queue.map((queued) => queued.delivery),
-      ),
+      giveBackUnsent(this.db, queue),
       "giving back the queued deliveries of a disabled endpoint failed; their claims lapse",
     );
   }
@@ -305,8 +299,12 @@ export class DeliveryWorker {
       this.heldOf.set(endpointId, left);
     } else {
       this.heldOf.delete(endpointId);
-      // Its lease may be given back now: the next claim does it.
-      if (this.leasesToGiveBack(Date.now()).includes(endpointId)) this.kick();
+      // Its lease may be given back now (its tenure over, another wanting it): the next claim
+      // does it.
+      const tenureEnd = this.tenureEnds.get(endpointId);
+      if (tenureEnd !== undefined && tenureEnd <= Date.now() && this.wanted.has(endpointId)) {
+        this.kick();
+      }
     }
   }
 
@@ -347,10 +345,7 @@ export class DeliveryWorker {
       await Promise.allSettled([
         ...this.starting,
         ...this.inFlight,
-        giveBackUnsent(
-          this.db,
-          unsent.map((queued) => queued.delivery),
-        ).catch((error: unknown) =>
+        giveBackUnsent(this.db, unsent).catch((error: unknown) =>
           log.warn("giving back queued webhook deliveries failed; their claims lapse", {
             error: messageOf(error),
           }),
@@ -436,10 +431,6 @@ export class DeliveryWorker {
     for (const endpointId of release) {
       this.tenureEnds.delete(endpointId);
       this.wanted.delete(endpointId);
-      this.courtesy.set(endpointId, now.getTime() + LEASE_COURTESY_MS);
-    }
-    for (const [endpointId, until] of this.courtesy) {
-      if (until <= now.getTime()) this.courtesy.delete(endpointId);
     }
     // Endpoints with enough queued and under way here (those being recorded do not count).
     const full = [...this.queues]
@@ -459,7 +450,7 @@ export class DeliveryWorker {
         workerId: this.workerId,
         leaseMs: this.leaseMs,
         perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
-        skipEndpoints: [...full, ...over, ...release, ...this.courtesy.keys()],
+        skipEndpoints: [...full, ...over, ...release],
         releaseEndpoints: release,
       },
       now,
@@ -507,11 +498,13 @@ export class DeliveryWorker {
       // Those over their endpoint's rate wait, unopened; the others' attempts are opened. Both
       // at once: a place in an endpoint's window is used as soon after it is taken as can be.
       // Deliveries opened with the claim need no place (their endpoint had no rate then).
-      const { go, waiting } = await paceDeliveries(
-        this.pacing,
+      const { fit, beyond } = this.pacedThatFit(
         rows.filter((row) => !openedWithClaim.has(row.id)),
         endpoints,
       );
+      const paced = await paceDeliveries(this.pacing, fit, endpoints);
+      const go = paced.go;
+      const waiting = [...paced.waiting, ...beyond];
       this.letWait(waiting);
       const toOpen = new Set(go.map((row) => row.id));
       rows = rows.filter((row) => openedWithClaim.has(row.id) || toOpen.has(row.id));
@@ -521,11 +514,20 @@ export class DeliveryWorker {
       ]);
       sendable = new Set([...openedWithClaim, ...openedNow]);
     } catch (error) {
-      for (const row of rows) this.letGo(row.id);
-      await releaseClaims(
-        this.db,
-        claimed.map((row) => row.id),
-      ).catch(() => undefined);
+      for (const row of claimed) this.letGo(row.id);
+      // Nothing was sent: the attempts the claim opened are removed, the other claims let go.
+      await Promise.all([
+        giveBackUnsent(
+          this.db,
+          claimed
+            .filter((row) => openedWithClaim.has(row.id))
+            .map((delivery) => ({ delivery, attempt: delivery.attempts })),
+        ),
+        releaseClaims(
+          this.db,
+          claimed.filter((row) => !openedWithClaim.has(row.id)).map((row) => row.id),
+        ),
+      ]).catch(() => undefined);
       this.refillIfRoom();
       if (this.stopped) return;
       throw error;
@@ -558,6 +560,38 @@ export class DeliveryWorker {
     for (const endpointId of new Set(rows.map((row) => row.endpointId))) {
       this.startQueued(endpointId);
     }
+  }
+
+  /**
+   * A paced endpoint's deliveries take places in its rate's window only as they can start here
+   * (its free places, less those queued): a place is then used as soon as it is taken, and the
+   * receiver never sees queued requests of one window arrive with the next. The others wait,
+   * unopened, about the time one place of its rate takes.
+   */
+  private pacedThatFit(
+    rows: DeliveryRow[],
+    endpoints: Map<string, EndpointRow>,
+  ): { fit: DeliveryRow[]; beyond: { delivery: DeliveryRow; waitMs: number }[] } {
+    const free = new Map<string, number>();
+    const fit: DeliveryRow[] = [];
+    const beyond: { delivery: DeliveryRow; waitMs: number }[] = [];
+    for (const row of rows) {
+      const endpoint = endpoints.get(row.endpointId);
+      const rate = endpoint?.status === "enabled" ? endpoint.rateLimitPerSecond : null;
+      if (rate === null || rate === undefined) {
+        fit.push(row);
+        continue;
+      }
+      const places =
+        free.get(row.endpointId) ??
+        this.endpointConcurrency -
+          (this.sendingTo.get(row.endpointId) ?? 0) -
+          (this.queues.get(row.endpointId)?.length ?? 0);
+      if (places > 0) fit.push(row);
+      else beyond.push({ delivery: row, waitMs: Math.ceil(1_000 / rate) });
+      free.set(row.endpointId, places - 1);
+    }
+    return { fit, beyond };
   }
 
   private enqueue(queued: QueuedAttempt): void {
