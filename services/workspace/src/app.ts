@@ -180,7 +180,7 @@ export async function createWorkspaceService(
     db,
     houseOrg: config.HOUSE_ORG,
     publicBaseUrl: config.PUBLIC_BASE_URL.replace(/\/+$/, ""),
-    kickRelay: relay.kick,
+    kickRelay: relay.kickStatus,
     changed: () => snapshots.invalidate(),
   };
   // The status page's probes: each process's readiness (over HTTP when it runs apart, else this

@@ -8,7 +8,7 @@ import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./servi
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
 export const FAN_OUT_CONSUMER = "webhooks-fanout";
-/** Events per fan-out transaction at most: small enough that deliveries start early. */
+/** Events per fan-out statement at most: small enough that deliveries start early. */
 const FAN_OUT_BATCH = 100;
 
 export interface FanOutHooks {
@@ -20,7 +20,7 @@ export interface FanOutHooks {
  * Consumes story events from the bus: JetStream in distributed mode, the
  * in-process bus when embedded. A story event is acked once its deliveries are written and it
  * is recorded as fanned out; a failure leaves it unacked, so the bus delivers it again.
- * Events that arrive while a fan-out transaction runs go together in the next one (the
+ * Events that arrive while a fan-out statement runs go together in the next one (the
  * bus hands over up to a batch at once); the batch's statements run under the span of the message
  * that started it, each event's deliveries join the trace of its own message. Malformed messages are dropped (acked) with a warning.
  */
@@ -30,7 +30,7 @@ export function startFanOutConsumer(
   hooks: FanOutHooks,
   durable = FAN_OUT_CONSUMER,
 ): Promise<Subscription> {
-  // Each event goes with the trace its message is handled under: the batch's transaction runs
+  // Each event goes with the trace its message is handled under: the batch's statement runs
   // under the first message's span, but every event's deliveries join their own.
   const fanOut = new Batcher<{ event: StoryEvent; traceParent: string | null }, FanOutResult>(
     (items) =>
@@ -50,7 +50,7 @@ export function startFanOutConsumer(
       const result = await fanOut.submit({ event, traceParent: activeTraceParent() });
       if (result.created > 0) hooks.onDeliveries();
     },
-    // As many events at once as one fan-out transaction takes, so that they share it.
+    // As many events at once as one fan-out statement takes, so that they share it.
     { durable, types: [...WEBHOOK_EVENT_TYPES], concurrency: FAN_OUT_BATCH },
   );
 }

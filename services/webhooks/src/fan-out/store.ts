@@ -1,16 +1,13 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import {
   outboxEvents,
-  storyTopics,
-  topics,
   webhookDeliveries,
-  webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
 import { type SubscribableEventType, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
-import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
-import { and, asc, eq, gte, inArray, lt, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, lt, notExists, sql } from "drizzle-orm";
+import { executePrepared } from "../prepared.ts";
 import {
   integerArray,
   nullableUuidArray,
@@ -49,78 +46,6 @@ export async function recordFannedOut(
     .prepare("webhooks_record_fanned_out")
     .execute();
   return rows.map((row) => row.eventId);
-}
-
-/** The outbox rows of these events (the record of each: its fields win over a message's). */
-export async function outboxEventsOf(tx: Queryable, eventIds: string[]): Promise<OutboxRow[]> {
-  if (eventIds.length === 0) return [];
-  return tx
-    .select()
-    .from(outboxEvents)
-    .where(sql`${outboxEvents.id} = any(${uuidArray(eventIds)})`)
-    .prepare("webhooks_fan_out_events")
-    .execute();
-}
-
-export interface SubscribedEndpoint {
-  id: string;
-  organizationId: string;
-  events: SubscribableEventType[];
-  /** Topic slugs the endpoint is limited to; null for every story. */
-  topics: string[] | null;
-  ordering: EndpointOrdering;
-}
-
-/** The enabled endpoints of these organizations, with the event types each is subscribed to. */
-export async function enabledEndpointsOf(
-  tx: Queryable,
-  organizationIds: string[],
-): Promise<SubscribedEndpoint[]> {
-  if (organizationIds.length === 0) return [];
-  return tx
-    .select({
-      id: webhookEndpoints.id,
-      organizationId: webhookEndpoints.organizationId,
-      events: webhookEndpoints.events,
-      topics: webhookEndpoints.topics,
-      ordering: webhookEndpoints.ordering,
-    })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        sql`${webhookEndpoints.organizationId} = any(${uuidArray(organizationIds)})`,
-        eq(webhookEndpoints.status, "enabled"),
-      ),
-    )
-    .prepare("webhooks_fan_out_endpoints")
-    .execute();
-}
-
-/** The topic slugs of these stories (a story without topics is absent), by story id. */
-export async function topicsOfStories(
-  tx: Queryable,
-  stories: { organizationId: string; storyId: string }[],
-): Promise<Map<string, string[]>> {
-  if (stories.length === 0) return new Map();
-  const organizationOf = new Map(stories.map((story) => [story.storyId, story.organizationId]));
-  const rows = await tx
-    .select({
-      storyId: storyTopics.storyId,
-      organizationId: topics.organizationId,
-      slug: topics.slug,
-    })
-    .from(storyTopics)
-    .innerJoin(topics, eq(topics.id, storyTopics.topicId))
-    .where(sql`${storyTopics.storyId} = any(${uuidArray([...organizationOf.keys()])})`)
-    .prepare("webhooks_fan_out_topics")
-    .execute();
-  const slugs = new Map<string, string[]>();
-  for (const row of rows) {
-    // A story id never crosses organizations.
-    if (organizationOf.get(row.storyId) !== row.organizationId) continue;
-    slugs.set(row.storyId, [...(slugs.get(row.storyId) ?? []), row.slug]);
-  }
-  return slugs;
 }
 
 export interface DeliveryEvent {
@@ -162,6 +87,25 @@ function dueBehindEarlierEventsOfItsStory(now: Date) {
       for key share of first)) end`;
 }
 
+/** `webhook_deliveries`' columns, in the order of its schema (drizzle's `insert ... select`). */
+const DELIVERY_COLUMNS = sql.raw(
+  Object.values(getTableColumns(webhookDeliveries))
+    .map((column) => `"${column.name}"`)
+    .join(", "),
+);
+
+/**
+ * A new pending delivery's columns, every one of the table in its schema's order
+ * (`DELIVERY_COLUMNS`), from a row `v` (id, organization_id, endpoint_id, event_id, event_type,
+ * story_id, event_created_at, trace_parent, story_order).
+ */
+function pendingDeliveryColumns(now: Date) {
+  return sql`select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
+             v.event_created_at, 'pending', 0, null, null, null,
+             ${dueBehindEarlierEventsOfItsStory(now)},
+             null, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order`;
+}
+
 /**
  * Pending deliveries, due now (an event in story order: see above), for several events at once
  * (one statement); an endpoint that
@@ -180,14 +124,10 @@ export async function insertManyDeliveries(
 ): Promise<string[]> {
   if (wanted.length === 0) return [];
   const column = <T>(pick: (item: (typeof wanted)[number]) => T) => wanted.map(pick);
-  // Every column of the table, in its order (insert ... select names them all).
   const rows = await tx
     .insert(webhookDeliveries)
     .select(sql`
-      select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', 0, null, null, null,
-             ${dueBehindEarlierEventsOfItsStory(now)},
-             null, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order
+      ${pendingDeliveryColumns(now)}
       from unnest(
         ${uuidArray(column(() => newId()))},
         ${uuidArray(column((item) => item.organizationId))},
@@ -205,6 +145,97 @@ export async function insertManyDeliveries(
     .prepare("webhooks_insert_deliveries")
     .execute();
   return rows.map((row) => row.eventId);
+}
+
+/** A story event as a message or the reconciler hands it over, with the trace it joins. */
+export interface IncomingEvent {
+  id: string;
+  type: string;
+  organizationId: string;
+  storyId: string | null;
+  createdAt: Date;
+  /** The trace its attempts join; else the one the outbox row names. */
+  traceParent: string | null;
+}
+
+/**
+ * Story events fanned out in one statement (its own transaction): records each as fanned out
+ * unless it is already (`recordFannedOut`'s rule: first, in id order), reads its outbox row
+ * (whose fields win over the message's), and inserts one pending delivery per enabled endpoint
+ * of its organization subscribed to its type (and, for an endpoint limited to topics, whose
+ * story has one of them as it reads now), due as `insertManyDeliveries` makes them. Returns, per
+ * event this call recorded, how many deliveries it created. Events must be distinct.
+ *
+ * One statement rather than a transaction of five: a fan-out under load spent most of its time
+ * waiting between round trips (p50 10 ms and p99 66 ms for a few events at 2,000 deliveries a
+ * second), and each round trip is a write to the database's socket on both sides.
+ */
+export async function fanOutStoryEvents(
+  db: Queryable,
+  events: IncomingEvent[],
+  now: Date,
+): Promise<{ eventId: string; created: number }[]> {
+  if (events.length === 0) return [];
+  const column = <T>(pick: (event: IncomingEvent) => T) => events.map(pick);
+  const rows = await executePrepared<{ event_id: string; created: number }>(
+    db,
+    "webhooks_fan_out_story_events",
+    sql`
+      with incoming as (
+        select * from unnest(
+          ${uuidArray(column((event) => event.id))},
+          ${tokenArray(column((event) => event.type))},
+          ${uuidArray(column((event) => event.organizationId))},
+          ${nullableUuidArray(column((event) => event.storyId))},
+          ${timestampArray(column((event) => event.createdAt))},
+          ${textArray(column((event) => event.traceParent))}
+        ) as m(id, type, organization_id, story_id, created_at, trace_parent)
+      ),
+      recorded as (
+        insert into webhook_fanned_out_events (event_id, fanned_out_at)
+        select id, ${now.toISOString()}::timestamptz from incoming order by id
+        on conflict (event_id) do nothing
+        returning event_id
+      ),
+      events as (
+        select i.id,
+               case when o.id is null then i.type else o.type end as type,
+               case when o.id is null then i.organization_id else o.organization_id end
+                 as organization_id,
+               case when o.id is null then i.story_id else o.story_id end as story_id,
+               case when o.id is null then i.created_at else o.created_at end as created_at,
+               coalesce(i.trace_parent, o.trace_parent) as trace_parent,
+               o.sequence
+        from recorded r
+        join incoming i on i.id = r.event_id
+        left join outbox_events o on o.id = r.event_id
+      ),
+      v as (
+        select gen_random_uuid() as id, e.organization_id, endpoint.id as endpoint_id,
+               e.id as event_id, e.type as event_type, e.story_id,
+               e.created_at as event_created_at, e.trace_parent,
+               case when endpoint.ordering = 'story' and e.story_id is not null
+                 then e.sequence end as story_order
+        from events e
+        join webhook_endpoints endpoint
+          on endpoint.organization_id = e.organization_id and endpoint.status = 'enabled'
+          and endpoint.events @> jsonb_build_array(e.type)
+        where endpoint.topics is null or exists (
+          select 1 from story_topics st join topics t on t.id = st.topic_id
+          where st.story_id = e.story_id and t.organization_id = e.organization_id
+            and endpoint.topics @> jsonb_build_array(t.slug))
+      ),
+      inserted as (
+        insert into webhook_deliveries (${DELIVERY_COLUMNS})
+        ${pendingDeliveryColumns(now)} from v
+        on conflict (endpoint_id, event_id) do nothing
+        returning event_id
+      )
+      select r.event_id,
+             (select count(*) from inserted where inserted.event_id = r.event_id)::int as created
+      from recorded r`,
+  );
+  return rows.map((row) => ({ eventId: row.event_id, created: Number(row.created) }));
 }
 
 /**

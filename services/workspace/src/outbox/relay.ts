@@ -96,35 +96,44 @@ async function measureLag(db: Db): Promise<number> {
 }
 
 export interface OutboxRelay {
-  /** Asks for a pass now (after a transition commits). */
+  /** Asks for a pass over the story outbox now (after a transition commits). */
   kick(): void;
+  /** Asks for a pass over the status page's outbox now (after an incident is written). */
+  kickStatus(): void;
   stop(): Promise<void>;
 }
 
 /**
- * Runs the relay every `intervalMs` and whenever kicked, one pass at a time. Each pass sets
+ * Runs the relay every `intervalMs` over both outboxes, and whenever kicked over the one
+ * kicked, one pass at a time. A transition's pass reads only the story outbox: a read of the
+ * other is a round trip the event's way to the bus would wait for. Each story pass sets
  * `outbox_lag_seconds` from its own read; a failed pass measures it with a query of its own.
  */
 export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): OutboxRelay {
   let running: Promise<void> | null = null;
-  let again = false;
+  const wanted = { stories: false, status: false };
   let stopped = false;
-  const pass = () => {
+  const pass = (which: { stories: boolean; status: boolean }) => {
     if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
+    wanted.stories ||= which.stories;
+    wanted.status ||= which.status;
+    if (running) return;
     // A kick comes from a transition's request: the pass is none of that request's work.
     running = outsideAnyTrace(async () => {
       do {
-        again = false;
+        const { stories, status } = wanted;
+        wanted.stories = false;
+        wanted.status = false;
         try {
-          const { published, lagSeconds } = await relayOnce(db, bus);
-          if (published === BATCH) again = true;
-          outboxLag.set(lagSeconds);
+          if (stories) {
+            const { published, lagSeconds } = await relayOnce(db, bus);
+            if (published === BATCH) wanted.stories = true;
+            outboxLag.set(lagSeconds);
+          }
           // The status page's events (incidents and their updates), kept in a table of their own.
-          if ((await relayStatusOnce(db, bus)) === STATUS_RELAY_BATCH) again = true;
+          if (status && (await relayStatusOnce(db, bus)) === STATUS_RELAY_BATCH) {
+            wanted.status = true;
+          }
         } catch (error) {
           log.warn("outbox relay pass failed; will retry", {
             error: error instanceof Error ? error.message : String(error),
@@ -134,14 +143,16 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
             () => {},
           );
         }
-      } while (again && !stopped);
+      } while ((wanted.stories || wanted.status) && !stopped);
       running = null;
     });
   };
-  const timer = setInterval(pass, intervalMs);
-  pass();
+  const both = () => pass({ stories: true, status: true });
+  const timer = setInterval(both, intervalMs);
+  both();
   return {
-    kick: pass,
+    kick: () => pass({ stories: true, status: false }),
+    kickStatus: () => pass({ stories: false, status: true }),
     stop: async () => {
       stopped = true;
       clearInterval(timer);
