@@ -7,7 +7,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { type Receiver, startReceiver } from "@newsroom/shared/testing/webhook-receiver";
 import { eq } from "drizzle-orm";
 import { createWebhooksService } from "../src/app.ts";
-import { fanOutEvent } from "../src/fan-out/service.ts";
+import { fanOutEvent, isWellFormedStoryEvent } from "../src/fan-out/service.ts";
 import { attemptsRecorded, type Fixture, webhooksFixture } from "./support/harness.ts";
 
 let fx: Fixture;
@@ -107,6 +107,13 @@ describe("bus input", () => {
       },
       // The test event is no bus message any more: one on the bus is dropped like junk.
       { id: newId(), type: "webhook.test", created_at: "now", data: { endpoint_id: 7 } },
+      // A time past the year 9999: no timestamp holds it.
+      {
+        id: newId(),
+        type: "story.submitted",
+        created_at: "+010000-01-01T00:00:00.000Z",
+        data: { organization_id: org, story_id: null },
+      },
     ];
     for (const event of junk) await fx.bus.publish(event as unknown as BusEvent);
     const { eventId } = await fx.submitted(org);
@@ -114,5 +121,19 @@ describe("bus input", () => {
       message: "the good event",
     });
     expect(hit.headers.get("webhook-id")).toBe(eventId);
+  });
+
+  test("a story event's time must be one a timestamp holds (years 0-9999)", () => {
+    const event = (createdAt: string) => ({
+      id: newId(),
+      type: "story.submitted",
+      created_at: createdAt,
+      data: { organization_id: newId(), story_id: newId() },
+    });
+    expect(isWellFormedStoryEvent(event("2026-11-27T16:00:00.000Z"))).toBe(true);
+    // Each of these reads as a date, and would fail the fan-out of every event batched with it.
+    expect(isWellFormedStoryEvent(event("+010000-01-01T00:00:00.000Z"))).toBe(false);
+    expect(isWellFormedStoryEvent(event("-000001-01-01T00:00:00.000Z"))).toBe(false);
+    expect(isWellFormedStoryEvent(event("10000-01-01"))).toBe(false);
   });
 });

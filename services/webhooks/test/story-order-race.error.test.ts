@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Database, openDatabase } from "@newsroom/shared/db/index";
-import { webhookDeliveries } from "@newsroom/shared/db/schema";
+import { outboxEvents, webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { type DeliveryRow, openAttempts, recordFailedAttempt } from "../src/delivery/store.ts";
 import { updateWebhookEndpointOptions } from "../src/endpoints/service.ts";
-import { insertManyDeliveries } from "../src/fan-out/store.ts";
+import { fanOutStoryEvents } from "../src/fan-out/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
 
 const databaseUrl = requireService("DATABASE_URL");
@@ -96,7 +96,10 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
       },
     );
 
-  /** The fan-out of the story's second event, in a transaction left open until `commit`. */
+  /**
+   * The fan-out of the story's second event (its outbox row says its place: 2), in a
+   * transaction left open until `commit`.
+   */
   function fanOutSecondEvent(storyId: string) {
     const eventId = newId();
     let commit!: () => void;
@@ -104,29 +107,37 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
       commit = resolve;
     });
     let inserted = false;
-    const transaction = fanOut.db.transaction(async (tx) => {
-      await insertManyDeliveries(
-        tx,
-        [
-          {
-            organizationId: fx.orgId,
-            endpointId,
-            event: {
+    const transaction = (async () => {
+      const createdAt = new Date();
+      await fx.db.insert(outboxEvents).values({
+        id: eventId,
+        organizationId: fx.orgId,
+        type: "story.approved",
+        storyId,
+        sequence: 2,
+        previousStatus: "review_required",
+        createdAt,
+      });
+      await fanOut.db.transaction(async (tx) => {
+        const [fanned] = await fanOutStoryEvents(
+          tx,
+          [
+            {
               id: eventId,
               type: "story.approved",
+              organizationId: fx.orgId,
               storyId,
-              createdAt: new Date(),
+              createdAt,
               traceParent: null,
-              sequence: 2,
             },
-            storyOrder: 2,
-          },
-        ],
-        new Date(),
-      );
-      inserted = true;
-      await committed;
-    });
+          ],
+          new Date(),
+        );
+        expect(fanned).toEqual({ eventId, created: 1 });
+        inserted = true;
+        await committed;
+      });
+    })();
     return { eventId, transaction, commit, inserted: () => inserted };
   }
 
@@ -258,5 +269,76 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
     const placed = (await fx.delivery(unordered, eventId))!;
     expect(placed).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 500 });
     expect(placed.storyOrder).not.toBeNull();
+  }, 30_000);
+
+  test("a fan-out waiting for another's record of one of its events holds no lock on the story's earlier delivery", async () => {
+    const storyId = newId();
+    // The story's first event waits for its retry (its failed attempt recorded).
+    const [earlier] = await fx.db
+      .insert(webhookDeliveries)
+      .values({
+        id: newId(),
+        organizationId: fx.orgId,
+        endpointId,
+        eventId: newId(),
+        eventType: "story.submitted",
+        storyId,
+        eventCreatedAt: new Date(),
+        attempts: 1,
+        nextAttemptAt: new Date(Date.now() + RETRY_IN_MS),
+        storyOrder: 1,
+      })
+      .returning();
+    // Its next two events, the second being recorded by another fan-out that has not committed.
+    const [firstId, secondId] = [newId(), newId()].sort() as [string, string];
+    const createdAt = new Date();
+    const events = [firstId, secondId].map((id, index) => ({
+      id,
+      organizationId: fx.orgId,
+      type: "story.approved" as const,
+      storyId,
+      sequence: 2 + index,
+      createdAt,
+    }));
+    await fx.db.insert(outboxEvents).values(events);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let recorded!: () => void;
+    const isRecorded = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
+    const otherFanOut = blocker.begin(async (tx) => {
+      await tx`insert into webhook_fanned_out_events (event_id, fanned_out_at)
+        values (${secondId}, now())`;
+      recorded();
+      await released;
+    });
+    await isRecorded;
+    const fanning = fanOutStoryEvents(
+      fanOut.db,
+      events.map((event) => ({ ...event, traceParent: null })),
+      new Date(),
+    );
+    await doneOrWaiting(() => false, 1, "the fan-out waiting for the other's record");
+    // Meanwhile a recording of the earlier delivery's next attempt locks its row at once: the
+    // waiting fan-out has written nothing yet, no delivery and no lock.
+    const probe = postgres(fx.database.url!, { max: 1, onnotice: () => {} });
+    try {
+      await probe.begin(async (tx) => {
+        await tx`set local lock_timeout = '1s'`;
+        const locked = await tx`select id from webhook_deliveries where id = ${earlier!.id}
+          for update`;
+        expect(locked).toHaveLength(1);
+      });
+    } finally {
+      release();
+      await otherFanOut;
+      await probe.end();
+    }
+    // The other recorded the second event: this one fans out the first alone.
+    expect((await fanning).map((row) => row.eventId)).toEqual([firstId]);
+    expect(await fx.delivery(endpointId, firstId)).toMatchObject({ storyOrder: 2 });
   }, 30_000);
 });

@@ -3,8 +3,9 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { EventBus } from "@newsroom/shared/bus/index";
 import { JetStreamBus } from "@newsroom/shared/bus/jetstream";
-import { outboxEvents, stories } from "@newsroom/shared/db/schema";
+import { outboxEvents, statusOutboxEvents, stories } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
+import { newId } from "@newsroom/shared/ids";
 import { outboxLag } from "@newsroom/shared/metrics";
 import { requireService } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
@@ -79,6 +80,38 @@ describe("outbox", () => {
     expect(await lag()).toBeGreaterThanOrEqual(600);
     await onePass(h.bus);
     expect(await lag()).toBe(0);
+  });
+
+  test("the status page's events are relayed while the story outbox's pass fails", async () => {
+    const { orgId, storyId } = await orgWithDraft(h, "outbox-status-apart");
+    await transitionStory(h.database.db, orgId, storyId, { action: "submit" });
+    const statusEventId = newId();
+    await h.database.db.insert(statusOutboxEvents).values({
+      id: statusEventId,
+      type: "status.incident_updated",
+      payload: { id: statusEventId, type: "status.incident_updated", data: {} },
+    });
+    const refusingStories: EventBus = {
+      ...h.bus,
+      kind: h.bus.kind,
+      publish: async (event) => {
+        if (event.type.startsWith("story.")) throw new Error("the story subjects are down");
+        return h.bus.publish(event);
+      },
+      subscribe: (handler, options) => h.bus.subscribe(handler, options),
+    };
+    // One pass over both outboxes (the relay's first), then stopped.
+    await startOutboxRelay(h.database.db, refusingStories, 60_000).stop();
+    const [statusRow] = await h.database.db
+      .select()
+      .from(statusOutboxEvents)
+      .where(eq(statusOutboxEvents.id, statusEventId));
+    expect(statusRow?.publishedAt).not.toBeNull();
+    const [storyRow] = await h.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(storyRow?.publishedAt).toBeNull();
   });
 
   test("the relay publishes unsent rows once and marks them sent", async () => {

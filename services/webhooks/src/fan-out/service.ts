@@ -21,6 +21,12 @@ export function storyEventOf(row: OutboxRow): StoryEvent {
   };
 }
 
+/** A time `Date` reads, in years 0-9999 (what an ISO 8601 timestamp and PostgreSQL's array literal hold). */
+function isInstantWithinYears(value: string): boolean {
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && /^\d{4}-/.test(new Date(time).toISOString());
+}
+
 /** Whether a bus message is a story event this service can fan out (ids, type, time). */
 export function isWellFormedStoryEvent(event: unknown): event is StoryEvent {
   const e = event as Partial<StoryEvent> | null;
@@ -29,7 +35,7 @@ export function isWellFormedStoryEvent(event: unknown): event is StoryEvent {
     isUuid(e.id) &&
     (WEBHOOK_EVENT_TYPES as readonly string[]).includes(e.type as string) &&
     typeof e.created_at === "string" &&
-    !Number.isNaN(Date.parse(e.created_at)) &&
+    isInstantWithinYears(e.created_at) &&
     typeof e.data?.organization_id === "string" &&
     isUuid(e.data.organization_id) &&
     (e.data.story_id === null || (typeof e.data.story_id === "string" && isUuid(e.data.story_id)))

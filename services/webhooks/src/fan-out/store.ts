@@ -197,6 +197,11 @@ export async function fanOutStoryEvents(
         on conflict (event_id) do nothing
         returning event_id
       ),
+      -- Every record written before any delivery: a statement's CTE runs lazily, row by row
+      -- with what reads it, and the aggregate reads it whole first. Without it, the first event's
+      -- deliveries (and their key-share locks) were written while a later event's record waited
+      -- on another fan-out's transaction.
+      recorded_first as (select unnest(array_agg(event_id)) as event_id from recorded),
       events as (
         select i.id,
                case when o.id is null then i.type else o.type end as type,
@@ -206,7 +211,7 @@ export async function fanOutStoryEvents(
                case when o.id is null then i.created_at else o.created_at end as created_at,
                coalesce(i.trace_parent, o.trace_parent) as trace_parent,
                o.sequence
-        from recorded r
+        from recorded_first r
         join incoming i on i.id = r.event_id
         left join outbox_events o on o.id = r.event_id
       ),

@@ -124,24 +124,31 @@ export function startOutboxRelay(db: Db, bus: EventBus, intervalMs = 1_000): Out
         const { stories, status } = wanted;
         wanted.stories = false;
         wanted.status = false;
-        try {
-          if (stories) {
+        if (stories) {
+          try {
             const { published, lagSeconds } = await relayOnce(db, bus);
             if (published === BATCH) wanted.stories = true;
             outboxLag.set(lagSeconds);
+          } catch (error) {
+            log.warn("outbox relay pass failed; will retry", {
+              error: error instanceof Error ? error.message : String(error),
+            });
+            await measureLag(db).then(
+              (lagSeconds) => outboxLag.set(lagSeconds),
+              () => {},
+            );
           }
-          // The status page's events (incidents and their updates), kept in a table of their own.
-          if (status && (await relayStatusOnce(db, bus)) === STATUS_RELAY_BATCH) {
-            wanted.status = true;
+        }
+        // The status page's events (incidents and their updates), kept in a table of their own:
+        // passed on even while the story outbox's pass fails.
+        if (status) {
+          try {
+            if ((await relayStatusOnce(db, bus)) === STATUS_RELAY_BATCH) wanted.status = true;
+          } catch (error) {
+            log.warn("status outbox relay pass failed; will retry", {
+              error: error instanceof Error ? error.message : String(error),
+            });
           }
-        } catch (error) {
-          log.warn("outbox relay pass failed; will retry", {
-            error: error instanceof Error ? error.message : String(error),
-          });
-          await measureLag(db).then(
-            (lagSeconds) => outboxLag.set(lagSeconds),
-            () => {},
-          );
         }
       } while ((wanted.stories || wanted.status) && !stopped);
       running = null;
