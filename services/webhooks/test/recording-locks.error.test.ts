@@ -17,6 +17,7 @@ import {
 } from "../src/delivery/store.ts";
 import { CLAIM_LEASE_MS } from "../src/delivery/worker.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
+import { holdTransaction } from "./support/held-transaction.ts";
 
 const databaseUrl = requireService("DATABASE_URL");
 
@@ -84,28 +85,18 @@ describe.skipIf(!databaseUrl)("recording answers while a fan-out is inserting de
 
   /** Runs `record` while another transaction has inserted a delivery of the endpoint, uncommitted. */
   async function duringFanOut<T>(record: () => Promise<T>): Promise<T> {
-    let inserted!: () => void;
-    const ready = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const transaction = fanOut.begin(async (tx) => {
-      await tx`insert into webhook_deliveries
+    const fanOutInserting = await holdTransaction(
+      fanOut,
+      (tx) => tx`insert into webhook_deliveries
         (id, organization_id, endpoint_id, event_id, event_type, event_created_at, next_attempt_at)
         values (${newId()}, ${fx.orgId}, ${endpointId}, ${newId()}, 'story.published', now(),
-          now() + interval '1 hour')`;
-      inserted();
-      await done;
-    });
-    await ready;
+          now() + interval '1 hour')`,
+    );
     try {
       return await record();
     } finally {
-      finish();
-      await transaction;
+      fanOutInserting.release();
+      await fanOutInserting.done;
     }
   }
 
@@ -167,21 +158,11 @@ describe.skipIf(!databaseUrl)("a failed recording", () => {
 
   /** Holds the endpoint's row as another recording would, until `release` is called. */
   async function holdEndpointRow(endpointId: string) {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = blocker.begin(async (tx) => {
-      await tx`select 1 from webhook_endpoints where id = ${endpointId} for no key update`;
-      locked();
-      await released;
-    });
-    await isLocked;
-    return { release, holding };
+    const held = await holdTransaction(
+      blocker,
+      (tx) => tx`select 1 from webhook_endpoints where id = ${endpointId} for no key update`,
+    );
+    return { release: held.release, holding: held.done };
   }
 
   test("of a failure is tried again until it is written, once; the delivery is not sent again", async () => {

@@ -10,6 +10,7 @@ import { type DeliveryRow, openAttempts, recordFailedAttempt } from "../src/deli
 import { updateWebhookEndpointOptions } from "../src/endpoints/service.ts";
 import { fanOutStoryEvents } from "../src/fan-out/store.ts";
 import { type Fixture, webhooksFixture } from "./support/harness.ts";
+import { holdTransaction } from "./support/held-transaction.ts";
 
 const databaseUrl = requireService("DATABASE_URL");
 
@@ -194,20 +195,10 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
     const first = await firstEventInFlight(storyId);
     // Another recording of the endpoint holds its row: this recording stops there, after it has
     // written the first event's retry and before it holds the story's later events.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = blocker.begin(async (tx) => {
-      await tx`select 1 from webhook_endpoints where id = ${endpointId} for no key update`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const { release, done: holding } = await holdTransaction(
+      blocker,
+      (tx) => tx`select 1 from webhook_endpoints where id = ${endpointId} for no key update`,
+    );
     const recording = recordFailure(first);
     await doneOrWaiting(() => false, 1, "the recording waiting for the endpoint's row");
     // The fan-out of the second event now: it either inserts at once (reading the first event
@@ -236,20 +227,10 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
     const first = await firstEventInFlight(storyId, unordered, eventId);
     // Another transaction holds the attempt's row: the recording stops there, having locked
     // its delivery and before it locks the endpoint's row.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = blocker.begin(async (tx) => {
-      await tx`select 1 from webhook_attempts where delivery_id = ${first.id} for update`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const { release, done: holding } = await holdTransaction(
+      blocker,
+      (tx) => tx`select 1 from webhook_attempts where delivery_id = ${first.id} for update`,
+    );
     const recording = recordFailure(first);
     await doneOrWaiting(() => false, 1, "the recording waiting for its attempt's row");
     // The ordering changes now: the endpoint's row and its pending deliveries, in one transaction.
@@ -273,22 +254,8 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
 
   test("a fan-out waiting for another's record of one of its events holds no lock on the story's earlier delivery", async () => {
     const storyId = newId();
-    // The story's first event waits for its retry (its failed attempt recorded).
-    const [earlier] = await fx.db
-      .insert(webhookDeliveries)
-      .values({
-        id: newId(),
-        organizationId: fx.orgId,
-        endpointId,
-        eventId: newId(),
-        eventType: "story.submitted",
-        storyId,
-        eventCreatedAt: new Date(),
-        attempts: 1,
-        nextAttemptAt: new Date(Date.now() + RETRY_IN_MS),
-        storyOrder: 1,
-      })
-      .returning();
+    // The story's first event, in flight: its recording will lock its row.
+    const earlier = await firstEventInFlight(storyId);
     // Its next two events, the second being recorded by another fan-out that has not committed.
     const [firstId, secondId] = [newId(), newId()].sort() as [string, string];
     const createdAt = new Date();
@@ -301,21 +268,11 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
       createdAt,
     }));
     await fx.db.insert(outboxEvents).values(events);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let recorded!: () => void;
-    const isRecorded = new Promise<void>((resolve) => {
-      recorded = resolve;
-    });
-    const otherFanOut = blocker.begin(async (tx) => {
-      await tx`insert into webhook_fanned_out_events (event_id, fanned_out_at)
-        values (${secondId}, now())`;
-      recorded();
-      await released;
-    });
-    await isRecorded;
+    const otherFanOut = await holdTransaction(
+      blocker,
+      (tx) => tx`insert into webhook_fanned_out_events (event_id, fanned_out_at)
+        values (${secondId}, now())`,
+    );
     const fanning = fanOutStoryEvents(
       fanOut.db,
       events.map((event) => ({ ...event, traceParent: null })),
@@ -328,13 +285,13 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
     try {
       await probe.begin(async (tx) => {
         await tx`set local lock_timeout = '1s'`;
-        const locked = await tx`select id from webhook_deliveries where id = ${earlier!.id}
+        const locked = await tx`select id from webhook_deliveries where id = ${earlier.id}
           for update`;
         expect(locked).toHaveLength(1);
       });
     } finally {
-      release();
-      await otherFanOut;
+      otherFanOut.release();
+      await otherFanOut.done;
       await probe.end();
     }
     // The other recorded the second event: this one fans out the first alone.
