@@ -201,14 +201,19 @@ describe.skipIf(!ready)("the database unable to serve", () => {
   /** After the outage: every probe answers as before it within two seconds. */
   async function expectBackSoon(label: string, since: number): Promise<void> {
     const pending = new Set(probes.map((probe) => probe.name));
+    /** Per probe, when its first good answer came back (the sweep's end), from `since`. */
+    const backAfter = new Map<string, number>();
     while (pending.size > 0 && performance.now() - since < BACK_WITHIN_MS + 5_000) {
       for (const answer of await sweep()) {
-        if (answer.status > 0 && answer.status < 500) pending.delete(answer.name);
+        if (answer.status > 0 && answer.status < 500 && pending.delete(answer.name)) {
+          backAfter.set(answer.name, performance.now() - since);
+        }
       }
       if (pending.size > 0) await Bun.sleep(50);
     }
     const took = performance.now() - since;
-    console.log(`${label}: every route back ${Math.round(took)} ms after the database`);
+    const each = [...backAfter].map(([name, ms]) => `${name} ${Math.round(ms)}`).join(", ");
+    console.log(`${label}: every route back ${Math.round(took)} ms after the database (${each})`);
     expect([...pending]).toEqual([]);
     expect(took).toBeLessThan(BACK_WITHIN_MS);
   }
