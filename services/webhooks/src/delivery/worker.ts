@@ -201,7 +201,7 @@ export class DeliveryWorker {
    * it gives the lease back), when its tenure ends.
    */
   private readonly tenureEnds = new Map<string, number>();
-  /** Endpoints whose lease another process wants a turn at: given back after the tenure. */
+  /** Endpoints whose lease another process wants a turn at: handed to it after the tenure. */
   private readonly wanted = new Set<string>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   /**
@@ -255,8 +255,7 @@ export class DeliveryWorker {
       this.tenureEnds.delete(endpointId);
       this.wanted.delete(endpointId);
     }
-    const now = Date.now();
-    const since = this.claiming > 0 ? Math.min(this.lastClaimAt, now) : now;
+    const since = this.claiming > 0 ? this.lastClaimAt : Date.now();
     Promise.all([
       renewClaims(this.db, [...this.held.keys()], this.leaseMs),
       renewLeases(this.db, this.workerId, [...this.heldOf.keys()], {

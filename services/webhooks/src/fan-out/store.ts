@@ -236,11 +236,12 @@ export async function fanOutStoryEvents(
         on conflict (endpoint_id, event_id) do nothing
         returning event_id
       )
-      select r.event_id,
-             (select count(*) from inserted where inserted.event_id = r.event_id)::int as created
-      from recorded r`,
+      select r.event_id, coalesce(made.n, 0)::int as created
+      from recorded r
+      left join (select event_id, count(*) as n from inserted group by event_id) as made
+        on made.event_id = r.event_id`,
   );
-  return rows.map((row) => ({ eventId: row.event_id, created: Number(row.created) }));
+  return rows.map((row) => ({ eventId: row.event_id, created: row.created }));
 }
 
 /**
