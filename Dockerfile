@@ -13,6 +13,10 @@ COPY services/client-api/package.json services/client-api/
 COPY services/webhooks/package.json services/webhooks/
 COPY services/workspace/package.json services/workspace/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# The fixes the project carries for its dependencies (patches/, applied by npm's postinstall on a
+# developer's machine); patch-package is a dependency so that it is here without the dev tools.
+COPY patches patches
+RUN npx patch-package
 
 # The SES v2 emulator for compose.yaml: a devDependency, so it gets the full install.
 FROM deps AS ses-emulator

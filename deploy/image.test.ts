@@ -86,6 +86,18 @@ describe("Dockerfile", () => {
     }
   });
 
+  test("applies the project's patches to the installed packages, after the install", () => {
+    const deps = stages().get("deps") ?? [];
+    const install = deps.findIndex((line) => /^RUN\s+npm ci\b/.test(line));
+    const copied = deps.indexOf("COPY patches patches");
+    const applied = deps.findIndex((line) => /^RUN\s+npx patch-package\b/.test(line));
+    expect(copied).toBeGreaterThan(install);
+    expect(applied).toBeGreaterThan(copied);
+    // A production install leaves out devDependencies: the tool must be a dependency.
+    expect(pkg.dependencies["patch-package"]).toBeDefined();
+    expect(readdirSync(`${root}patches`).length).toBeGreaterThan(0);
+  });
+
   test("compose.yaml runs the SES emulator from its own stage, not the services' image", () => {
     const compose = parse(read("compose.yaml"), { merge: true });
     expect(compose.services.ses.build).toEqual({ context: ".", target: "ses-emulator" });
