@@ -1,16 +1,61 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import net from "node:net";
 import postgres from "postgres";
+import { isDatabaseUnavailable } from "../src/db/unavailable.ts";
 import { requireService } from "../src/testing/database.ts";
 
 /**
- * The PostgreSQL driver (postgres.js, patched: `patches/`) after a connection closes while a
- * small write of it is still waiting for the next turn of the event loop, as when the database
- * ends its sessions during an outage. Unpatched, the connection's next start never sends its
- * startup message: every later query on it waits out `connect_timeout` and fails, for the
- * life of the process.
+ * The PostgreSQL driver (postgres.js) where its patch (`patches/`) mends it:
+ * - a connection that closed while a small write of it waited for the next turn of the event
+ *   loop, as when the database ends its sessions: unpatched, its next start never sent its
+ *   startup message, so every later query on it waited out `connect_timeout` and failed, for
+ *   the life of the process;
+ * - a server that closes the connection during its start: unpatched, the driver started again
+ *   at once, for ever, and the query waited until the server took connections again.
  */
 const databaseUrl = requireService("DATABASE_URL");
+
+describe("the database driver against a server that closes every connection as it starts", () => {
+  test("the query fails at once as a closed connection (a 503), and is not held", async () => {
+    let connections = 0;
+    const server = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open() {
+          connections += 1;
+        },
+        // The startup message, answered by closing the connection without a word.
+        data(socket) {
+          socket.end();
+        },
+      },
+    });
+    const sql = postgres(`postgres://nobody@127.0.0.1:${server.port}/none`, {
+      max: 1,
+      onnotice: () => {},
+      connect_timeout: 1,
+      backoff: () => 0.05,
+    });
+    try {
+      const started = performance.now();
+      const answer = await Promise.race([
+        sql`select 1`.then(
+          () => "answered",
+          (error: unknown) => error,
+        ),
+        Bun.sleep(3_000).then(() => "still waiting after 3 s"),
+      ]);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(isDatabaseUnavailable(answer)).toBe(true);
+      expect((answer as { code?: string }).code).toBe("CONNECTION_CLOSED");
+      expect(connections).toBe(1);
+    } finally {
+      await sql.end({ timeout: 0 });
+      server.stop(true);
+    }
+  });
+});
 
 describe.skipIf(!databaseUrl)("the database driver after a connection closed mid-write", () => {
   let sql: postgres.Sql | undefined;
