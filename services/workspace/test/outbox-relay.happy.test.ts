@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { EventBus } from "@newsroom/shared/bus/index";
 import { outboxEvents, statusOutboxEvents } from "@newsroom/shared/db/schema";
 import type { BusEvent } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
@@ -7,7 +6,12 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { eq } from "drizzle-orm";
 import { startOutboxRelay } from "../src/outbox/relay.ts";
 import { transitionStory } from "../src/stories/service.ts";
-import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
+import {
+  busPublishingWith,
+  type Harness,
+  orgWithDraft,
+  workspaceHarness,
+} from "./support/harness.ts";
 
 describe("the outbox relay's kicks", () => {
   let h: Harness;
@@ -17,15 +21,11 @@ describe("the outbox relay's kicks", () => {
   });
   afterAll(() => h.close());
 
-  const recording = (): EventBus => ({
-    ...h.bus,
-    kind: h.bus.kind,
-    publish: async (event) => {
+  const recording = () =>
+    busPublishingWith(h.bus, async (event) => {
       published.push(event);
       return h.bus.publish(event);
-    },
-    subscribe: (...args) => h.bus.subscribe(...args),
-  });
+    });
 
   test("a transition's kick relays its story event; the status page's outbox waits for its own kick", async () => {
     // The timer's pass (both outboxes) is a minute away: only kicks run passes here.

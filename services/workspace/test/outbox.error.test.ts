@@ -11,7 +11,12 @@ import { requireService } from "@newsroom/shared/testing/database";
 import { eq } from "drizzle-orm";
 import { relayOnce, startOutboxRelay } from "../src/outbox/relay.ts";
 import { transitionStory } from "../src/stories/service.ts";
-import { type Harness, orgWithDraft, workspaceHarness } from "./support/harness.ts";
+import {
+  busPublishingWith,
+  type Harness,
+  orgWithDraft,
+  workspaceHarness,
+} from "./support/harness.ts";
 
 describe("outbox", () => {
   let h: Harness;
@@ -65,14 +70,9 @@ describe("outbox", () => {
       .update(outboxEvents)
       .set({ createdAt: new Date(Date.now() - 600_000) })
       .where(eq(outboxEvents.storyId, storyId));
-    const refusing: EventBus = {
-      kind: "memory",
-      publish: async () => {
-        throw new Error("the bus is down");
-      },
-      subscribe: (handler, options) => h.bus.subscribe(handler, options),
-      close: async () => {},
-    };
+    const refusing = busPublishingWith(h.bus, async () => {
+      throw new Error("the bus is down");
+    });
     await onePass(refusing);
     expect(await lag()).toBeGreaterThanOrEqual(600);
     // The pass that publishes it reports how long it waited; the next finds nothing waiting.
@@ -91,15 +91,10 @@ describe("outbox", () => {
       type: "status.incident_updated",
       payload: { id: statusEventId, type: "status.incident_updated", data: {} },
     });
-    const refusingStories: EventBus = {
-      ...h.bus,
-      kind: h.bus.kind,
-      publish: async (event) => {
-        if (event.type.startsWith("story.")) throw new Error("the story subjects are down");
-        return h.bus.publish(event);
-      },
-      subscribe: (handler, options) => h.bus.subscribe(handler, options),
-    };
+    const refusingStories = busPublishingWith(h.bus, async (event) => {
+      if (event.type.startsWith("story.")) throw new Error("the story subjects are down");
+      return h.bus.publish(event);
+    });
     // One pass over both outboxes (the relay's first), then stopped.
     await startOutboxRelay(h.database.db, refusingStories, 60_000).stop();
     const [statusRow] = await h.database.db
@@ -147,15 +142,10 @@ describe("outbox relay and a slow bus (PGlite: one connection for everything)", 
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slowBus: EventBus = {
-      kind: "memory",
-      publish: async (event) => {
-        await gate;
-        return h.bus.publish(event);
-      },
-      subscribe: (handler, options) => h.bus.subscribe(handler, options),
-      close: async () => {},
-    };
+    const slowBus = busPublishingWith(h.bus, async (event) => {
+      await gate;
+      return h.bus.publish(event);
+    });
     const relaying = relayOnce(h.database.db, slowBus);
     await Bun.sleep(50);
     const answer = await Promise.race([

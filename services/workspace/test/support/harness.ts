@@ -116,3 +116,16 @@ export function transition(
 ) {
   return h.call("POST", `/stories/${storyId}/transitions`, { action, ...extra });
 }
+
+/**
+ * `bus` with another `publish` (one that fails, waits or records what it is given), subscribing
+ * through `bus` itself; closing it leaves `bus` open.
+ */
+export function busPublishingWith(bus: EventBus, publish: EventBus["publish"]): EventBus {
+  return {
+    kind: bus.kind,
+    publish,
+    subscribe: (handler, options) => bus.subscribe(handler, options),
+    close: async () => {},
+  };
+}
