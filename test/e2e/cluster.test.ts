@@ -144,6 +144,8 @@ describe.skipIf(!ready)("the cluster end to end", () => {
         "story.published",
         "story.unpublished",
       ],
+      // Arrival order is asserted below; an endpoint without ordering gets events in parallel.
+      ordering: "story",
     });
     verify = new Webhook(endpoint.secret);
     const story = await admin("POST", `/orgs/${house}/stories`, {
