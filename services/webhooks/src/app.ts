@@ -104,7 +104,7 @@ export async function createWebhooksService(
   const consumer = await startFanOutConsumer(
     db,
     runtime.bus,
-    { onDeliveries: () => worker.kick() },
+    { onDeliveries: () => worker.kick(), claimer: worker },
     options.consumerName ?? FAN_OUT_CONSUMER,
   );
   // The status page's events, to the endpoints of every organization subscribed to them.

@@ -188,12 +188,12 @@ describe("fan-out of several events in one transaction", () => {
       noOutbox,
     ]);
     expect(results).toEqual([
-      { created: 1, alreadyFannedOut: false },
-      { created: 1, alreadyFannedOut: false },
-      { created: 1, alreadyFannedOut: false },
-      { created: 0, alreadyFannedOut: true },
-      { created: 0, alreadyFannedOut: true },
-      { created: 1, alreadyFannedOut: false },
+      { created: 1, claimed: 0, alreadyFannedOut: false },
+      { created: 1, claimed: 0, alreadyFannedOut: false },
+      { created: 1, claimed: 0, alreadyFannedOut: false },
+      { created: 0, claimed: 0, alreadyFannedOut: true },
+      { created: 0, claimed: 0, alreadyFannedOut: true },
+      { created: 1, claimed: 0, alreadyFannedOut: false },
     ]);
     const rows = await fx.db
       .select()

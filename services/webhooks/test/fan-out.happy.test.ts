@@ -102,16 +102,28 @@ for (const kind of busKinds()) {
 
     test("a redelivered event creates nothing new", async () => {
       const event = storyEventOf(await outboxRow(eventId));
-      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
+      expect(await fanOutEvent(fx.db, event)).toEqual({
+        created: 0,
+        claimed: 0,
+        alreadyFannedOut: true,
+      });
 
       // Even if the record were missing, the unique (endpoint, event) pair holds.
       await fx.db.delete(webhookFannedOutEvents).where(eq(webhookFannedOutEvents.eventId, eventId));
-      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: false });
+      expect(await fanOutEvent(fx.db, event)).toEqual({
+        created: 0,
+        claimed: 0,
+        alreadyFannedOut: false,
+      });
       expect(await fannedOutAt(eventId)).not.toBeNull();
 
       // An endpoint added after the fan-out does not get the old event on redelivery.
       await fx.endpoint(receiver.url("/late"), ["story.submitted"], org);
-      expect(await fanOutEvent(fx.db, event)).toEqual({ created: 0, alreadyFannedOut: true });
+      expect(await fanOutEvent(fx.db, event)).toEqual({
+        created: 0,
+        claimed: 0,
+        alreadyFannedOut: true,
+      });
       const rows = await deliveriesOfEvent(eventId);
       expect(rows.map((row) => row.endpointId).sort()).toEqual(subscribed);
       await Bun.sleep(200);

@@ -109,6 +109,7 @@ for (const kind of busKinds()) {
       // A redelivered message creates nothing.
       expect(await fanOutStatusEvent(fx.db, event)).toEqual({
         created: 0,
+        claimed: 0,
         alreadyFannedOut: true,
       });
       await Bun.sleep(300);

@@ -120,7 +120,9 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
         createdAt,
       });
       await fanOut.db.transaction(async (tx) => {
-        const [fanned] = await fanOutStoryEvents(
+        const {
+          events: [fanned],
+        } = await fanOutStoryEvents(
           tx,
           [
             {
@@ -295,7 +297,7 @@ describe.skipIf(!databaseUrl)("story order while a failed attempt is recorded", 
       await probe.end();
     }
     // The other recorded the second event: this one fans out the first alone.
-    expect((await fanning).map((row) => row.eventId)).toEqual([firstId]);
+    expect((await fanning).events.map((row) => row.eventId)).toEqual([firstId]);
     expect(await fx.delivery(endpointId, firstId)).toMatchObject({ storyOrder: 2 });
   }, 30_000);
 });

@@ -62,6 +62,31 @@ const notBehindAnEarlierEventOfItsStory = sql`(queued.story_order is null or not
     and earlier.status = 'pending' and earlier.story_order < queued.story_order))`;
 
 /**
+ * The common table expression `leased`: the lease of each endpoint of the CTE `picked`
+ * (`endpoint_id`), taken for `request.workerId` where it is free, lapsed or already its own, in
+ * endpoint order (so two statements never wait on each other's in a cycle). Returns the
+ * endpoints whose lease the worker now holds; one another worker holds is left alone (a row
+ * another statement is taking is re-checked once it commits). A claim and a fan-out that claims
+ * what it inserts take leases alike.
+ */
+export function leasesOfPicked(
+  request: Pick<ClaimRequest, "workerId" | "leaseMs">,
+  now: Date,
+): SQL {
+  return sql`leased as (
+      insert into webhook_endpoint_leases as lease (endpoint_id, worker_id, leased_until)
+      select distinct endpoint_id, ${request.workerId}::uuid,
+        ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz
+      from picked order by endpoint_id
+      on conflict (endpoint_id) do update
+        set worker_id = excluded.worker_id, leased_until = excluded.leased_until,
+          wanted_by = case when lease.worker_id = excluded.worker_id then lease.wanted_by end
+        where lease.worker_id = excluded.worker_id or lease.leased_until <= ${sql`${now.toISOString()}::timestamptz`}
+      returning lease.endpoint_id
+    )`;
+}
+
+/**
  * The ids a claim takes, locked, in its statement (`claimAndOpenAttempts`): up to `limit`
  * pending deliveries that are due and unclaimed, at most `perEndpoint` of one endpoint, the
  * endpoint whose first due delivery waited longest first (a claim takes whole endpoints' next
@@ -171,17 +196,7 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
       select id, endpoint_id from queued
       order by first_due, endpoint_id, next_attempt_at, id limit ${limit}
     ),
-    leased as (
-      insert into webhook_endpoint_leases as lease (endpoint_id, worker_id, leased_until)
-      select distinct endpoint_id, ${me},
-        ${new Date(now.getTime() + request.leaseMs).toISOString()}::timestamptz
-      from picked order by endpoint_id
-      on conflict (endpoint_id) do update
-        set worker_id = excluded.worker_id, leased_until = excluded.leased_until,
-          wanted_by = case when lease.worker_id = excluded.worker_id then lease.wanted_by end
-        where lease.worker_id = excluded.worker_id or lease.leased_until <= ${at}
-      returning lease.endpoint_id
-    ),
+    ${leasesOfPicked(request, now)},
     due as (
       select locked.id
       from unnest(array(
@@ -252,8 +267,7 @@ export async function claimAndOpenAttempts(
   if (limit <= 0 && (request.releaseEndpoints ?? []).length === 0) {
     return { rows: [], opened: new Set(), context: new Map() };
   }
-  const attemptIds = Array.from({ length: limit }, () => newId());
-  const rows = await executePrepared<Record<string, unknown> & { opened: boolean }>(
+  const rows = await executePrepared<Record<string, unknown>>(
     db,
     "webhooks_claim_and_open",
     sql`
@@ -269,40 +283,65 @@ export async function claimAndOpenAttempts(
       returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened,
         ${prefixedColumns(e, "e", "endpoint.")}
     ),
-    numbered as (
-      select claimed.organization_id, claimed.id, claimed.attempts,
-        row_number() over (order by claimed.id) as n
-      from claimed where claimed.opened
-    ),
+    ${attemptsOpenedForClaimed(limit, now)},
     closed as (
       update webhook_attempts as a set in_flight = false, reason = ${UNRECORDED_ANSWER}
       from numbered
       where a.organization_id = numbered.organization_id and a.delivery_id = numbered.id
         and a.in_flight
     ),
-    inserted as (
+    ${readsOfClaimed}
+    select claimed.*, event_reads.* from claimed
+    left join event_reads on event_reads."read.event_id" = claimed.event_id`,
+  );
+  return openedClaimOf(rows);
+}
+
+/**
+ * The common table expressions `numbered` and `opened_attempts`: an open attempt for each
+ * delivery of the CTE `claimed` (`d.*` as it is now, `opened`) whose attempt opens with its claim,
+ * numbered by its `attempts`, at `now` (the recording of its answer sets when the request left).
+ * Up to `limit` of them.
+ */
+export function attemptsOpenedForClaimed(limit: number, now: Date): SQL {
+  const attemptIds = Array.from({ length: Math.max(0, limit) }, () => newId());
+  return sql`numbered as (
+      select claimed.organization_id, claimed.id, claimed.attempts,
+        row_number() over (order by claimed.id) as n
+      from claimed where claimed.opened
+    ),
+    opened_attempts as (
       insert into webhook_attempts
         (id, organization_id, delivery_id, attempt, at, duration_ms, in_flight)
       select (${uuidArray(attemptIds)})[numbered.n], numbered.organization_id, numbered.id,
         numbered.attempts, ${now.toISOString()}::timestamptz, 0, true
       from numbered
-    ),
-    events as materialized (select distinct event_id, story_id from claimed),
+    )`;
+}
+
+/**
+ * The common table expression `event_reads`: what the deliveries of the CTE `claimed` are sent
+ * with, each event's once for all its endpoints: its story (with its current version's title and
+ * summary and its topics) and its place in its story's order. Rows of `claimed` joined with it
+ * (`"read.event_id"`) are read back by `openedClaimOf`.
+ */
+export const readsOfClaimed = sql`
+    claimed_events as materialized (select distinct event_id, story_id from claimed),
     event_reads as materialized (
-      select events.event_id as "read.event_id",
+      select claimed_events.event_id as "read.event_id",
         ${prefixedColumns(stories, '"stories"', "story.")},
         ${storyVersions.title} as "version.title", ${storyVersions.summary} as "version.summary",
         ${storyRecordColumns.topics} as "story_topics",
         o.organization_id as "event.organization_id", o.sequence as "event.sequence",
         o.previous_status as "event.previous_status"
-      from events
-      left join stories on stories.id = events.story_id
+      from claimed_events
+      left join stories on stories.id = claimed_events.story_id
       left join story_versions on ${currentVersionOf}
-      left join outbox_events as o on o.id = events.event_id
-    )
-    select claimed.*, event_reads.* from claimed
-    left join event_reads on event_reads."read.event_id" = claimed.event_id`,
-  );
+      left join outbox_events as o on o.id = claimed_events.event_id
+    )`;
+
+/** Claimed deliveries read back from rows of `claimed` joined with `event_reads`. */
+export function openedClaimOf(rows: Record<string, unknown>[]): OpenedClaim {
   const context = new Map<string, ClaimedContext>();
   for (const row of rows) {
     // Joined by id alone, so that each is one primary-key probe whatever the planner thinks of

@@ -19,6 +19,7 @@ import {
 } from "@newsroom/shared/tracing/index";
 import type { EndpointAuthIn } from "@newsroom/shared/webhook-endpoint-commands";
 import { openEndpointAuth } from "../endpoints/auth.ts";
+import type { FanOutClaim, FanOutClaimer } from "../fan-out/store.ts";
 import { signingSecrets } from "../signing/endpoint-secrets.ts";
 import { OAuthTokens, sendAuthenticated } from "./endpoint-auth.ts";
 import { paceDeliveries } from "./pacing.ts";
@@ -34,6 +35,7 @@ import {
   deferDeliveries,
   type EndpointRow,
   giveBackUnsent,
+  type OpenedClaim,
   openAttempts,
   recordDeliveredBatch,
   recordFailedAttempt,
@@ -155,7 +157,7 @@ interface OpenedEndpoint {
  * and signs each body, POSTs it and records the attempt. Polls every `pollIntervalMs` and
  * whenever kicked (new deliveries in this process, a request over).
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements FanOutClaimer {
   /** Attempts this worker made (delivered or failed); test events not included. */
   attempts = 0;
   /** This process's id in the endpoints' leases. */
@@ -203,6 +205,8 @@ export class DeliveryWorker {
   private readonly tenureEnds = new Map<string, number>();
   /** Endpoints whose lease another process wants a turn at: handed to it after the tenure. */
   private readonly wanted = new Set<string>();
+  /** Fan-out statements under way that may claim for this worker: when each began, and its end. */
+  private readonly fanOutOffers = new Map<FanOutClaim, { at: number; end: () => void }>();
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   /**
    * A look for due deliveries set for later (`kickIn`): when the earliest delivery waiting for
@@ -212,6 +216,11 @@ export class DeliveryWorker {
   private stopped = false;
   private kicked = false;
   private saturated = false;
+  /**
+   * The last claim took nothing and passed over no endpoint of its own: no answer makes one due
+   * (`attemptRecorded`); only a kick does.
+   */
+  private foundNothingDue = false;
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
 
@@ -255,7 +264,11 @@ export class DeliveryWorker {
       this.tenureEnds.delete(endpointId);
       this.wanted.delete(endpointId);
     }
-    const since = this.claiming > 0 ? this.lastClaimAt : Date.now();
+    // Nor one a fan-out under way may be taking for this worker.
+    const since = Math.min(
+      this.claiming > 0 ? this.lastClaimAt : Date.now(),
+      ...[...this.fanOutOffers.values()].map((offer) => offer.at),
+    );
     Promise.all([
       renewClaims(this.db, [...this.held.keys()], this.leaseMs),
       renewLeases(this.db, this.workerId, [...this.heldOf.keys()], {
@@ -313,6 +326,7 @@ export class DeliveryWorker {
 
   /** Look for due deliveries now. */
   kick(): void {
+    this.foundNothingDue = false;
     this.kicked = true;
     this.wake?.();
   }
@@ -415,21 +429,16 @@ export class DeliveryWorker {
     const now = new Date();
     // Endpoints whose turn here is over are claimed for no more; those it holds nothing of any
     // more are handed over with this claim (the only one under way: `CLAIMS_AT_ONCE`).
-    const over = [...this.tenureEnds.keys()].filter((id) => this.turnIsOver(id, now.getTime()));
-    const release = over.filter((endpointId) => !this.heldOf.has(endpointId));
+    const over = this.turnsOver(now.getTime());
+    // None while a fan-out may be claiming for this process: it may be taking one of them.
+    const release =
+      this.fanOutOffers.size > 0 ? [] : over.filter((endpointId) => !this.heldOf.has(endpointId));
     for (const endpointId of release) {
       this.tenureEnds.delete(endpointId);
       this.wanted.delete(endpointId);
     }
-    // Endpoints with enough queued and under way here (those being recorded do not count).
-    const full = [...this.queues]
-      .filter(
-        ([endpointId, queue]) =>
-          queue.length + (this.sendingTo.get(endpointId) ?? 0) >=
-          this.endpointConcurrency * QUEUE_FULL,
-      )
-      .map(([endpointId]) => endpointId);
-    const { rows, opened, context } = await claimAndOpenAttempts(
+    const full = this.fullEndpoints();
+    const claimed = await claimAndOpenAttempts(
       this.db,
       room,
       {
@@ -441,12 +450,35 @@ export class DeliveryWorker {
       },
       now,
     );
+    this.adopt(claimed, now);
+    this.foundNothingDue = claimed.rows.length === 0 && full.length + over.length === 0;
+    return claimed.rows.length;
+  }
+
+  /** Endpoints whose turn here is over: claimed for no more. */
+  private turnsOver(now: number): string[] {
+    return [...this.tenureEnds.keys()].filter((id) => this.turnIsOver(id, now));
+  }
+
+  /** Endpoints with enough queued and under way here (those being recorded do not count). */
+  private fullEndpoints(): string[] {
+    return [...this.queues]
+      .filter(
+        ([endpointId, queue]) =>
+          queue.length + (this.sendingTo.get(endpointId) ?? 0) >=
+          this.endpointConcurrency * QUEUE_FULL,
+      )
+      .map(([endpointId]) => endpointId);
+  }
+
+  /** Claimed deliveries (claimed at `now`) are held and queued for their endpoints' places. */
+  private adopt({ rows, opened, context }: OpenedClaim, now: Date): void {
     for (const row of rows) {
       if (!this.tenureEnds.has(row.endpointId)) {
         this.tenureEnds.set(row.endpointId, now.getTime() + this.leaseTenureMs);
       }
     }
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return;
     for (const row of rows) this.hold(row);
     const starting: Promise<void> = this.startClaimed(rows, opened, context)
       .catch((error: unknown) =>
@@ -456,7 +488,48 @@ export class DeliveryWorker {
       )
       .finally(() => this.starting.delete(starting));
     this.starting.add(starting);
-    return rows.length;
+  }
+
+  /**
+   * What the next fan-out statement of this process may claim of the deliveries it inserts
+   * (`fanOutStoryEvents`): half the room, so that the claims keep the rest for retries and for
+   * endpoints with a backlog; not for endpoints with enough queued here, or whose turn is over.
+   * Reserved until the statement ends (`claimedByFanOut`), and `stop` waits for that.
+   */
+  offerToFanOut(): FanOutClaim | null {
+    const limit = Math.floor(this.room() / 2);
+    if (this.stopped || limit <= 0) return null;
+    const offer: FanOutClaim = {
+      workerId: this.workerId,
+      leaseMs: this.leaseMs,
+      perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
+      limit,
+      skipEndpoints: [...this.fullEndpoints(), ...this.turnsOver(Date.now())],
+    };
+    this.reserved += limit;
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    }).then(() => {
+      this.starting.delete(ended);
+    });
+    this.starting.add(ended);
+    this.fanOutOffers.set(offer, { at: Date.now(), end });
+    return offer;
+  }
+
+  /** A fan-out statement of an offer ended: what it claimed is queued as a claim's would be. */
+  claimedByFanOut(offer: FanOutClaim, claimed: OpenedClaim | null): void {
+    const pending = this.fanOutOffers.get(offer);
+    if (!pending) return;
+    this.fanOutOffers.delete(offer);
+    this.reserved -= offer.limit;
+    try {
+      if (claimed) this.adopt(claimed, new Date(pending.at));
+    } finally {
+      pending.end();
+    }
+    this.refillIfRoom();
   }
 
   /**
@@ -654,7 +727,11 @@ export class DeliveryWorker {
    * refill rule decides instead. There is no claim while no attempt ends: no busy loop when
    * every due row waits on an endpoint another replica holds.
    */
-  private attemptRecorded(): void {
+  private attemptRecorded(delivery: DeliveryRow, dueAgain = false): void {
+    // The last claim found nothing due and skipped nothing: what the answer freed waits for
+    // what makes a delivery due (a kick: a fan-out leaving some unclaimed, a rate's window, the
+    // poll), unless it let one due (given back, or the next event of its story in order).
+    if (this.foundNothingDue && !dueAgain && delivery.storyOrder === null) return;
     if (this.saturated) this.refillIfRoom();
     else this.kick();
   }
@@ -672,7 +749,7 @@ export class DeliveryWorker {
       else await releaseClaims(this.db, [delivery.id]);
     } finally {
       this.letGo(delivery.id);
-      this.attemptRecorded();
+      this.attemptRecorded(delivery, endpoint?.status === "enabled");
     }
   }
 
@@ -685,7 +762,7 @@ export class DeliveryWorker {
       placeHeld = false;
       this.requestOver(delivery.endpointId);
       // Its endpoint's queue has room: the next claim may fill it while the answer is recorded.
-      this.attemptRecorded();
+      this.attemptRecorded(delivery);
     };
     try {
       // Each attempt joins the trace of the transition that made its event (through the fan-out).
@@ -709,7 +786,7 @@ export class DeliveryWorker {
       freePlace();
       // Recorded: what the process holds is one fewer, so the claims may take one more.
       this.letGo(delivery.id);
-      this.attemptRecorded();
+      this.attemptRecorded(delivery);
     }
   }
 

@@ -5,6 +5,7 @@ import { type StoryEvent, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { activeTraceParent } from "@newsroom/shared/tracing/index";
 import { type FanOutResult, fanOutEvents, isWellFormedStoryEvent } from "./service.ts";
+import type { FanOutClaimer } from "./store.ts";
 
 /** The durable consumer name: every replica shares it, so each event is handled once. */
 export const FAN_OUT_CONSUMER = "webhooks-fanout";
@@ -12,8 +13,10 @@ export const FAN_OUT_CONSUMER = "webhooks-fanout";
 const FAN_OUT_BATCH = 100;
 
 export interface FanOutHooks {
-  /** New deliveries were created: the worker may look now rather than at its next poll. */
+  /** New deliveries were left unclaimed: the worker may look now rather than at its next poll. */
   onDeliveries(): void;
+  /** The dispatcher of this process: each fan-out statement may claim for it (`FanOutClaimer`). */
+  claimer?: FanOutClaimer;
 }
 
 /**
@@ -38,6 +41,7 @@ export function startFanOutConsumer(
         db,
         items.map((item) => item.event),
         items.map((item) => item.traceParent),
+        hooks.claimer,
       ),
     { maxBatch: FAN_OUT_BATCH },
   );
@@ -48,7 +52,7 @@ export function startFanOutConsumer(
         return;
       }
       const result = await fanOut.submit({ event, traceParent: activeTraceParent() });
-      if (result.created > 0) hooks.onDeliveries();
+      if (result.created > result.claimed) hooks.onDeliveries();
     },
     // As many events at once as one fan-out statement takes, so that they share it.
     { durable, types: [...WEBHOOK_EVENT_TYPES], concurrency: FAN_OUT_BATCH },

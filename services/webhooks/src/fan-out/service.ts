@@ -2,11 +2,19 @@ import type { Db } from "@newsroom/shared/db/index";
 import { type StoryEvent, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { isUuid } from "@newsroom/shared/ids";
 import { activeTraceParent } from "@newsroom/shared/tracing/index";
-import { fanOutStoryEvents, type IncomingEvent, type OutboxRow } from "./store.ts";
+import {
+  type FannedOut,
+  type FanOutClaimer,
+  fanOutStoryEvents,
+  type IncomingEvent,
+  type OutboxRow,
+} from "./store.ts";
 
 export interface FanOutResult {
   /** Delivery rows created by this call. */
   created: number;
+  /** Of them, claimed with the fan-out by the dispatcher of its process (queued there). */
+  claimed: number;
   /** The event was recorded as fanned out already: nothing was done. */
   alreadyFannedOut: boolean;
 }
@@ -69,6 +77,8 @@ export async function fanOutEvents(
    * holds several messages, each with its own consume span. Default: the active one for all.
    */
   handledUnder: (string | null)[] = events.map(() => activeTraceParent()),
+  /** The dispatcher of this process, which takes what the statement claims for it. */
+  claimer?: FanOutClaimer,
 ): Promise<FanOutResult[]> {
   if (events.length === 0) return [];
   // The first of an event listed twice is the one fanned out.
@@ -86,18 +96,30 @@ export async function fanOutEvents(
       traceParent: handledUnder[index] ?? null,
     });
   }
-  const created = new Map(
-    (await fanOutStoryEvents(db, [...incoming.values()], new Date())).map((row) => [
-      row.eventId,
-      row.created,
-    ]),
-  );
+  const offer = claimer?.offerToFanOut() ?? null;
+  let fannedOut: FannedOut;
+  try {
+    fannedOut = await fanOutStoryEvents(db, [...incoming.values()], new Date(), offer ?? undefined);
+  } catch (error) {
+    if (offer) claimer?.claimedByFanOut(offer, null);
+    throw error;
+  }
+  if (offer) claimer?.claimedByFanOut(offer, fannedOut.claimed);
+  const created = new Map(fannedOut.events.map((row) => [row.eventId, row.created]));
+  const claimed = new Map<string, number>();
+  for (const row of fannedOut.claimed.rows) {
+    claimed.set(row.eventId, (claimed.get(row.eventId) ?? 0) + 1);
+  }
   const answered = new Set<string>();
   return events.map((event) => {
     const first = created.has(event.id) && !answered.has(event.id);
     answered.add(event.id);
     return first
-      ? { created: created.get(event.id)!, alreadyFannedOut: false }
-      : { created: 0, alreadyFannedOut: true };
+      ? {
+          created: created.get(event.id)!,
+          claimed: claimed.get(event.id) ?? 0,
+          alreadyFannedOut: false,
+        }
+      : { created: 0, claimed: 0, alreadyFannedOut: true };
   });
 }

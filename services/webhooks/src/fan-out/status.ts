@@ -67,7 +67,7 @@ export async function fanOutStatusEvent(
   return db.transaction(async (tx) => {
     const now = new Date();
     const recorded = await recordFannedOut(tx, [event.id], now);
-    if (recorded.length === 0) return { created: 0, alreadyFannedOut: true };
+    if (recorded.length === 0) return { created: 0, claimed: 0, alreadyFannedOut: true };
     const createdAt = new Date(event.created_at);
     await tx
       .insert(webhookStatusEvents)
@@ -91,6 +91,6 @@ export async function fanOutStatusEvent(
       })),
       now,
     );
-    return { created: created.length, alreadyFannedOut: false };
+    return { created: created.length, claimed: 0, alreadyFannedOut: false };
   });
 }

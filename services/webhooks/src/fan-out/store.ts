@@ -2,12 +2,32 @@ import type { Queryable } from "@newsroom/shared/db/index";
 import {
   outboxEvents,
   webhookDeliveries,
+  webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
 import { type SubscribableEventType, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
-import { and, asc, eq, getTableColumns, gte, inArray, lt, notExists, sql } from "drizzle-orm";
-import { executePrepared } from "../prepared.ts";
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  lt,
+  notExists,
+  type SQL,
+  sql,
+} from "drizzle-orm";
+import {
+  attemptsOpenedForClaimed,
+  type ClaimRequest,
+  leasesOfPicked,
+  type OpenedClaim,
+  openedClaimOf,
+  readsOfClaimed,
+} from "../delivery/store.ts";
+import { executePrepared, prefixedColumns } from "../prepared.ts";
 import {
   integerArray,
   nullableUuidArray,
@@ -97,13 +117,19 @@ const DELIVERY_COLUMNS = sql.raw(
 /**
  * A new pending delivery's columns, every one of the table in its schema's order
  * (`DELIVERY_COLUMNS`), from a row `v` (id, organization_id, endpoint_id, event_id, event_type,
- * story_id, event_created_at, trace_parent, story_order).
+ * story_id, event_created_at, trace_parent, story_order). With `claimedUntil`, a condition on
+ * `v` and a time: the rows it holds for are inserted claimed until then, their first attempt
+ * counted (its open attempt written beside them).
  */
-function pendingDeliveryColumns(now: Date) {
+function pendingDeliveryColumns(now: Date, claimedUntil?: { where: SQL; until: Date }) {
+  const attempts = claimedUntil ? sql`case when ${claimedUntil.where} then 1 else 0 end` : sql`0`;
+  const lockedUntil = claimedUntil
+    ? sql`case when ${claimedUntil.where} then ${claimedUntil.until.toISOString()}::timestamptz end`
+    : sql`null`;
   return sql`select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', 0, null, null, null,
+             v.event_created_at, 'pending', ${attempts}, null, null, null,
              ${dueBehindEarlierEventsOfItsStory(now)},
-             null, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order`;
+             ${lockedUntil}, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order`;
 }
 
 /**
@@ -159,12 +185,61 @@ export interface IncomingEvent {
 }
 
 /**
+ * What a fan-out may claim of the deliveries it inserts, for the dispatcher of its own process
+ * (`DeliveryWorker.offerToFanOut`): up to `limit` of them, at most `perEndpoint` of one endpoint,
+ * none of `skipEndpoints`.
+ */
+export interface FanOutClaim extends Pick<ClaimRequest, "workerId" | "leaseMs" | "perEndpoint"> {
+  limit: number;
+  skipEndpoints: string[];
+}
+
+/**
+ * The dispatcher of the fan-out's process (`DeliveryWorker`), which takes the deliveries a
+ * fan-out statement claims for it.
+ */
+export interface FanOutClaimer {
+  /** What the next fan-out statement may claim, reserved until `claimedByFanOut`; null: nothing. */
+  offerToFanOut(): FanOutClaim | null;
+  /**
+   * The statement of an offer ended: what it claimed is the worker's to send (null: the
+   * statement failed, and nothing is known to be claimed).
+   */
+  claimedByFanOut(offer: FanOutClaim, claimed: OpenedClaim | null): void;
+}
+
+/** A fan-out that claims nothing. */
+const NO_CLAIM: FanOutClaim = {
+  workerId: "00000000-0000-0000-0000-000000000000",
+  leaseMs: 0,
+  perEndpoint: 0,
+  limit: 0,
+  skipEndpoints: [],
+};
+
+/** What one fan-out statement did. */
+export interface FannedOut {
+  /** Per event this call recorded as fanned out, how many deliveries it created. */
+  events: { eventId: string; created: number }[];
+  /** The deliveries it claimed, their attempts open, with what they are sent with. */
+  claimed: OpenedClaim;
+}
+
+/**
  * Story events fanned out in one statement (its own transaction): records each as fanned out
  * unless it is already (`recordFannedOut`'s rule: first, in id order), reads its outbox row
  * (whose fields win over the message's), and inserts one pending delivery per enabled endpoint
  * of its organization subscribed to its type (and, for an endpoint limited to topics, whose
- * story has one of them as it reads now), due as `insertManyDeliveries` makes them. Returns, per
- * event this call recorded, how many deliveries it created. Events must be distinct.
+ * story has one of them as it reads now), due as `insertManyDeliveries` makes them. Events must
+ * be distinct.
+ *
+ * With a `claim`, it also claims some of the deliveries it inserts for the dispatcher of its
+ * process, as a claim would (`claimAndOpenAttempts`), so that their first attempt needs no claim
+ * statement of its own: inserted claimed with their attempt open, their endpoints' leases taken,
+ * and read back with what they are sent with. Only deliveries a claim would take at once and in
+ * any order: of an endpoint without a rate, not in story order, whose lease is free, lapsed or
+ * the worker's, and with no due delivery left unclaimed (those go first, through the claims, so
+ * a new event never overtakes a backlog).
  *
  * One statement rather than a transaction of five: a fan-out under load spent most of its time
  * waiting between round trips (p50 10 ms and p99 66 ms for a few events at 2,000 deliveries a
@@ -174,10 +249,12 @@ export async function fanOutStoryEvents(
   db: Queryable,
   events: IncomingEvent[],
   now: Date,
-): Promise<{ eventId: string; created: number }[]> {
-  if (events.length === 0) return [];
+  claim: FanOutClaim = NO_CLAIM,
+): Promise<FannedOut> {
+  if (events.length === 0) return { events: [], claimed: openedClaimOf([]) };
   const column = <T>(pick: (event: IncomingEvent) => T) => events.map(pick);
-  const rows = await executePrepared<{ event_id: string; created: number }>(
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const rows = await executePrepared<Record<string, unknown>>(
     db,
     "webhooks_fan_out_story_events",
     sql`
@@ -193,7 +270,7 @@ export async function fanOutStoryEvents(
       ),
       recorded as (
         insert into webhook_fanned_out_events (event_id, fanned_out_at)
-        select id, ${now.toISOString()}::timestamptz from incoming order by id
+        select id, ${at} from incoming order by id
         on conflict (event_id) do nothing
         returning event_id
       ),
@@ -202,7 +279,7 @@ export async function fanOutStoryEvents(
       -- deliveries (and their key-share locks) were written while a later event's record waited
       -- on another fan-out's transaction.
       recorded_first as (select unnest(array_agg(event_id)) as event_id from recorded),
-      events as (
+      fanned as (
         select i.id,
                case when o.id is null then i.type else o.type end as type,
                case when o.id is null then i.organization_id else o.organization_id end
@@ -215,13 +292,14 @@ export async function fanOutStoryEvents(
         join incoming i on i.id = r.event_id
         left join outbox_events o on o.id = r.event_id
       ),
-      v as (
+      v as materialized (
         select gen_random_uuid() as id, e.organization_id, endpoint.id as endpoint_id,
                e.id as event_id, e.type as event_type, e.story_id,
                e.created_at as event_created_at, e.trace_parent,
                case when endpoint.ordering = 'story' and e.story_id is not null
-                 then e.sequence end as story_order
-        from events e
+                 then e.sequence end as story_order,
+               endpoint.rate_limit_per_second is null as unpaced
+        from fanned e
         join webhook_endpoints endpoint
           on endpoint.organization_id = e.organization_id and endpoint.status = 'enabled'
           and endpoint.events @> jsonb_build_array(e.type)
@@ -230,18 +308,61 @@ export async function fanOutStoryEvents(
           where st.story_id = e.story_id and t.organization_id = e.organization_id
             and endpoint.topics @> jsonb_build_array(t.slug))
       ),
+      -- The deliveries this fan-out may claim, the first of each endpoint first.
+      offered as materialized (
+        select v.id, v.endpoint_id,
+          row_number() over (partition by v.endpoint_id order by v.event_created_at, v.event_id)
+            as nth
+        from v
+        where ${claim.limit}::int > 0 and v.unpaced and v.story_order is null
+          and v.endpoint_id <> all(${uuidArray(claim.skipEndpoints)})
+          and not exists (
+            select 1 from webhook_deliveries as waiting
+            where waiting.endpoint_id = v.endpoint_id and waiting.status = 'pending'
+              and waiting.next_attempt_at <= ${at}
+              and (waiting.locked_until is null or waiting.locked_until < ${at}))
+      ),
+      picked as materialized (
+        select id, endpoint_id from offered where nth <= ${claim.perEndpoint}::int
+        order by nth, endpoint_id limit ${claim.limit}::int
+      ),
+      ${leasesOfPicked(claim, now)},
+      taken as materialized (
+        select picked.id from picked join leased on leased.endpoint_id = picked.endpoint_id
+      ),
       inserted as (
         insert into webhook_deliveries (${DELIVERY_COLUMNS})
-        ${pendingDeliveryColumns(now)} from v
+        ${pendingDeliveryColumns(now, {
+          where: sql`v.id in (select id from taken)`,
+          until: new Date(now.getTime() + claim.leaseMs),
+        })} from v
         on conflict (endpoint_id, event_id) do nothing
-        returning event_id
-      )
-      select r.event_id, coalesce(made.n, 0)::int as created
+        returning *
+      ),
+      claimed as (
+        select inserted.*, true as opened, ${prefixedColumns(webhookEndpoints, "e", "endpoint.")}
+        from inserted
+        join webhook_endpoints as e
+          on e.organization_id = inserted.organization_id and e.id = inserted.endpoint_id
+        where inserted.locked_until is not null
+      ),
+      ${attemptsOpenedForClaimed(claim.limit, now)},
+      ${readsOfClaimed}
+      select r.event_id as "fan.event_id", coalesce(made.n, 0)::int as "fan.created", c.*
       from recorded r
       left join (select event_id, count(*) as n from inserted group by event_id) as made
-        on made.event_id = r.event_id`,
+        on made.event_id = r.event_id
+      left join (
+        select claimed.*, event_reads.* from claimed
+        left join event_reads on event_reads."read.event_id" = claimed.event_id
+      ) as c on c.event_id = r.event_id`,
   );
-  return rows.map((row) => ({ eventId: row.event_id, created: row.created }));
+  const created = new Map<string, number>();
+  for (const row of rows) created.set(row["fan.event_id"] as string, row["fan.created"] as number);
+  return {
+    events: [...created].map(([eventId, n]) => ({ eventId, created: n })),
+    claimed: openedClaimOf(rows.filter((row) => row.id !== null && row.id !== undefined)),
+  };
 }
 
 /**
