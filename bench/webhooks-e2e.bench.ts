@@ -55,6 +55,28 @@ const RUN_LIMIT_MS = 60_000;
 
 const wall = () => performance.timeOrigin + performance.now();
 
+/** Adds each process's CPU between two readings, in µs per delivery, to `into`. */
+function addCpuPerDelivery(
+  into: Record<string, number[]>,
+  before: Record<string, number>,
+  after: Record<string, number>,
+  deliveries: number,
+): void {
+  for (const [name, seconds] of Object.entries(after)) {
+    // A backend opened meanwhile counts from zero.
+    const spent = seconds - (before[name] ?? 0);
+    into[name] = [...(into[name] ?? []), (spent * 1e6) / deliveries];
+  }
+}
+
+/** CPU µs per delivery by process, medians over the rounds. */
+function cpuLine(perDelivery: Record<string, number[]>): string {
+  return Object.entries(perDelivery)
+    .filter(([name, values]) => !name.startsWith("postgres for") || median(values) >= 0.5)
+    .map(([name, values]) => `${name} ${median(values).toFixed(0)}`)
+    .join(", ");
+}
+
 function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -352,6 +374,7 @@ try {
     gentle: Awaited<ReturnType<typeof transitions>>;
   }[] = [];
   const cpuPerDelivery: Record<string, number[]> = {};
+  const gentleCpuPerDelivery: Record<string, number[]> = {};
   const transactionsPerDelivery: number[] = [];
   for (let round = 0; round < BENCH_ROUNDS; round++) {
     const burstStories = await drafts(TRANSITIONS);
@@ -365,16 +388,19 @@ try {
     await waitForQuiet();
     const cpuAfter = cpuNow();
     transactionsPerDelivery.push(((await transactions()) - xactBefore) / DELIVERIES);
-    for (const [name, seconds] of Object.entries(cpuAfter)) {
-      // A backend opened during the burst counts from zero.
-      const spent = seconds - (cpuBefore[name] ?? 0);
-      cpuPerDelivery[name] = [...(cpuPerDelivery[name] ?? []), (spent * 1e6) / DELIVERIES];
-    }
+    addCpuPerDelivery(cpuPerDelivery, cpuBefore, cpuAfter, DELIVERIES);
     if (round % 2 === 1) base = await baseline();
     const paced = await transitions(pacedStories, { perSecond: PACED_PER_SECOND });
     await waitForQuiet();
+    const gentleCpuBefore = cpuNow();
     const gentle = await transitions(gentleStories, { perSecond: GENTLE_PER_SECOND });
     await waitForQuiet();
+    addCpuPerDelivery(
+      gentleCpuPerDelivery,
+      gentleCpuBefore,
+      cpuNow(),
+      GENTLE_TRANSITIONS * ENDPOINTS,
+    );
     rounds.push({
       baseline: base,
       burst,
@@ -424,12 +450,8 @@ first transition sent; and in the paced run, each stage's median and p99 over it
 | -> last endpoint's request at the receiver | ${stage("arrived")} |
 
 Transactions per delivery (burst, every process, \`pg_stat_database\`): ${median(transactionsPerDelivery).toFixed(2)}.
-CPU µs per delivery (burst; "postgres" is every session of the machine, "postgres for" a process its own connections): ${Object.entries(
-    cpuPerDelivery,
-  )
-    .filter(([name, values]) => !name.startsWith("postgres for") || median(values) >= 0.5)
-    .map(([name, values]) => `${name} ${median(values).toFixed(0)}`)
-    .join(", ")}.`);
+CPU µs per delivery (burst; "postgres" is every session of the machine, "postgres for" a process its own connections): ${cpuLine(cpuPerDelivery)}.
+The same at ${GENTLE_PER_SECOND * ENDPOINTS} deliveries a second (paced, within what the machine delivers): ${cpuLine(gentleCpuPerDelivery)}.`);
 } finally {
   await cleanup();
 }
