@@ -161,20 +161,25 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
     -- Endpoints with due, unclaimed deliveries whose lease another worker holds: this worker
     -- wants a turn, and the holder hands the lease over after its tenure. A lease row another
     -- statement holds is passed over (asked again at the next claim), so that this never waits
-    -- on a lock while holding its own leases' locks.
+    -- on a lock while holding its own leases' locks. One probe of an endpoint's queue per lease
+    -- another holds: as an \`exists\`, it was planned as a pass over every due delivery of every
+    -- endpoint (2,840 rows, 1.6-2 ms of a claim's 2.6 ms behind a burst's backlog), whatever the
+    -- leases.
     wanting as (
       update webhook_endpoint_leases as lease set wanted_by = ${me}
       where lease.endpoint_id in (
         select other.endpoint_id from webhook_endpoint_leases as other
         join endpoints on endpoints.endpoint_id = other.endpoint_id
+        cross join lateral (
+          select 1 from webhook_deliveries as waiting
+          where waiting.endpoint_id = other.endpoint_id and waiting.status = 'pending'
+            and waiting.next_attempt_at <= ${at}
+            and (waiting.locked_until is null or waiting.locked_until < ${at})
+          order by waiting.endpoint_id, waiting.next_attempt_at, waiting.id
+          limit 1) as waiting
         where other.worker_id <> ${me} and other.leased_until > ${at}
           and other.wanted_by is null
           and other.endpoint_id <> all(${uuidArray(request.skipEndpoints ?? [])})
-          and exists (
-            select 1 from webhook_deliveries as waiting
-            where waiting.endpoint_id = other.endpoint_id and waiting.status = 'pending'
-              and waiting.next_attempt_at <= ${at}
-              and (waiting.locked_until is null or waiting.locked_until < ${at}))
         order by other.endpoint_id
         for update of other skip locked)
     ),
