@@ -153,7 +153,11 @@ describe("a fan-out that claims for its dispatcher", () => {
       endpoints.push(await fx.endpoint(`http://127.0.0.1:1/${path}`, ["story.submitted"], org));
     }
     const events: StoryEvent[] = [];
-    for (let n = 0; n < 3; n++) events.push(await eventOf((await fx.submitted(org)).eventId));
+    for (let n = 0; n < 3; n++) {
+      events.push(await eventOf((await fx.submitted(org)).eventId));
+      // Each event in a millisecond of its own: the first events are the earliest.
+      await Bun.sleep(2);
+    }
     const { claimer, ended } = offering({ limit: 5, perEndpoint: 2 });
 
     const results = await fanOutEvents(fx.db, events, [null, null, null], claimer);
@@ -199,6 +203,56 @@ describe("a fan-out that claims for its dispatcher", () => {
         attempts: 1,
         lockedUntil: null,
       });
+    } finally {
+      await worker.stop();
+      receiver.stop();
+    }
+  });
+
+  test("a worker fed by its own fan-out still claims, within moments, what another fan-out left it", async () => {
+    const receiver = startReceiver();
+    // Each answer takes 100 ms: the worker's answers keep coming for a while.
+    receiver.on("/busy", async () => {
+      await Bun.sleep(100);
+      return new Response("ok");
+    });
+    const org = await fx.organization();
+    const elsewhere = await fx.organization();
+    await fx.endpoint(receiver.url("/busy"), ["story.submitted"], org);
+    const quiet = await fx.endpoint(receiver.url("/quiet"), ["story.submitted"], elsewhere);
+    // Nothing else due: the worker's first claim finds nothing, and answers alone can start
+    // the next one (its poll is far off).
+    await fx.db
+      .update(webhookDeliveries)
+      .set({ status: "failed", nextAttemptAt: null })
+      .where(eq(webhookDeliveries.status, "pending"));
+    const worker = new DeliveryWorker({
+      db: fx.db,
+      secretsKey: secretsKey(fx.config),
+      schedule: [1],
+      pollIntervalMs: 30_000,
+      allowInsecureTargets: true,
+    });
+    worker.start();
+    try {
+      await Bun.sleep(200);
+      const events: StoryEvent[] = [];
+      for (let n = 0; n < 12; n++) events.push(await eventOf((await fx.submitted(org)).eventId));
+      const fed = await fanOutEvents(
+        fx.db,
+        events,
+        events.map(() => null),
+        worker,
+      );
+      expect(fed.every((result) => result.claimed === 1)).toBe(true);
+      // Another replica's fan-out: nothing claimed, and nothing tells this worker.
+      const other = await fx.submitted(elsewhere);
+      await fanOutEvents(fx.db, [await eventOf(other.eventId)]);
+      await eventually(
+        async () => (await fx.delivery(quiet.id, other.eventId))?.status === "delivered",
+        { message: "the other fan-out's delivery", timeoutMs: 5_000 },
+      );
+      expect(receiver.at("/busy").length).toBeGreaterThan(0);
     } finally {
       await worker.stop();
       receiver.stop();

@@ -99,6 +99,14 @@ const HELD_PER_SLOT = 2;
  */
 const CLAIM_SPACING_MS = 5;
 
+/**
+ * After a claim that found nothing due, how long answers start no claim: the deliveries of
+ * another replica's fan-out under this process's leases (which kick only that replica) wait at
+ * most this long, and a worker fed by its own fan-out runs a few empty claims a second, not one
+ * per answer.
+ */
+const IDLE_CLAIM_PAUSE_MS = 50;
+
 /** How many times an answer's recording is tried before the answer is given up. */
 const RECORDING_TRIES = 4;
 /** The wait before the next try, times the tries so far. */
@@ -217,10 +225,12 @@ export class DeliveryWorker implements FanOutClaimer {
   private kicked = false;
   private saturated = false;
   /**
-   * The last claim took nothing and passed over no endpoint of its own: no answer makes one due
-   * (`attemptRecorded`); only a kick does.
+   * When the last claim took nothing and passed over no endpoint of its own (else null): for a
+   * while after it, answers start no claim (`attemptRecorded`), kicks do.
    */
-  private foundNothingDue = false;
+  private foundNothingDueAt: number | null = null;
+  /** Endpoints whose lease the claim under way hands over: no fan-out claims for them. */
+  private readonly releasing = new Set<string>();
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
 
@@ -326,7 +336,7 @@ export class DeliveryWorker implements FanOutClaimer {
 
   /** Look for due deliveries now. */
   kick(): void {
-    this.foundNothingDue = false;
+    this.foundNothingDueAt = null;
     this.kicked = true;
     this.wake?.();
   }
@@ -430,29 +440,36 @@ export class DeliveryWorker implements FanOutClaimer {
     // Endpoints whose turn here is over are claimed for no more; those it holds nothing of any
     // more are handed over with this claim (the only one under way: `CLAIMS_AT_ONCE`).
     const over = this.turnsOver(now.getTime());
-    // None while a fan-out may be claiming for this process: it may be taking one of them.
+    // None while a fan-out may be claiming for this process: it may be taking one of them. And
+    // a fan-out offered while this claim runs skips those it hands over (`releasing`).
     const release =
       this.fanOutOffers.size > 0 ? [] : over.filter((endpointId) => !this.heldOf.has(endpointId));
     for (const endpointId of release) {
       this.tenureEnds.delete(endpointId);
       this.wanted.delete(endpointId);
+      this.releasing.add(endpointId);
     }
     const full = this.fullEndpoints();
-    const claimed = await claimAndOpenAttempts(
-      this.db,
-      room,
-      {
-        workerId: this.workerId,
-        leaseMs: this.leaseMs,
-        perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
-        skipEndpoints: [...full, ...over],
-        releaseEndpoints: release,
-      },
-      now,
-    );
-    this.adopt(claimed, now);
-    this.foundNothingDue = claimed.rows.length === 0 && full.length + over.length === 0;
-    return claimed.rows.length;
+    try {
+      const claimed = await claimAndOpenAttempts(
+        this.db,
+        room,
+        {
+          workerId: this.workerId,
+          leaseMs: this.leaseMs,
+          perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
+          skipEndpoints: [...full, ...over],
+          releaseEndpoints: release,
+        },
+        now,
+      );
+      this.adopt(claimed, now);
+      this.foundNothingDueAt =
+        claimed.rows.length === 0 && full.length + over.length === 0 ? Date.now() : null;
+      return claimed.rows.length;
+    } finally {
+      for (const endpointId of release) this.releasing.delete(endpointId);
+    }
   }
 
   /** Endpoints whose turn here is over: claimed for no more. */
@@ -493,8 +510,9 @@ export class DeliveryWorker implements FanOutClaimer {
   /**
    * What the next fan-out statement of this process may claim of the deliveries it inserts
    * (`fanOutStoryEvents`): half the room, so that the claims keep the rest for retries and for
-   * endpoints with a backlog; not for endpoints with enough queued here, or whose turn is over.
-   * Reserved until the statement ends (`claimedByFanOut`), and `stop` waits for that.
+   * endpoints with a backlog; not for endpoints with enough queued here, whose turn is over, or
+   * whose lease the claim under way hands over. Reserved until the statement ends
+   * (`claimedByFanOut`), and `stop` waits for that.
    */
   offerToFanOut(): FanOutClaim | null {
     const limit = Math.floor(this.room() / 2);
@@ -504,7 +522,7 @@ export class DeliveryWorker implements FanOutClaimer {
       leaseMs: this.leaseMs,
       perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
       limit,
-      skipEndpoints: [...this.fullEndpoints(), ...this.turnsOver(Date.now())],
+      skipEndpoints: [...this.fullEndpoints(), ...this.turnsOver(Date.now()), ...this.releasing],
     };
     this.reserved += limit;
     let end = () => {};
@@ -728,10 +746,19 @@ export class DeliveryWorker implements FanOutClaimer {
    * every due row waits on an endpoint another replica holds.
    */
   private attemptRecorded(delivery: DeliveryRow, dueAgain = false): void {
-    // The last claim found nothing due and skipped nothing: what the answer freed waits for
-    // what makes a delivery due (a kick: a fan-out leaving some unclaimed, a rate's window, the
-    // poll), unless it let one due (given back, or the next event of its story in order).
-    if (this.foundNothingDue && !dueAgain && delivery.storyOrder === null) return;
+    // The last claim, less than `IDLE_CLAIM_PAUSE_MS` ago, found nothing due and skipped
+    // nothing: what the answer freed waits for what makes a delivery due (a kick: this
+    // process's fan-out leaving some unclaimed, a rate's window, the poll), unless it let one
+    // due (given back, or the next event of its story in order). Another replica's fan-out does
+    // not kick this process, so the pause is short.
+    if (
+      this.foundNothingDueAt !== null &&
+      Date.now() - this.foundNothingDueAt < IDLE_CLAIM_PAUSE_MS &&
+      !dueAgain &&
+      delivery.storyOrder === null
+    ) {
+      return;
+    }
     if (this.saturated) this.refillIfRoom();
     else this.kick();
   }

@@ -117,18 +117,22 @@ const DELIVERY_COLUMNS = sql.raw(
 /**
  * A new pending delivery's columns, every one of the table in its schema's order
  * (`DELIVERY_COLUMNS`), from a row `v` (id, organization_id, endpoint_id, event_id, event_type,
- * story_id, event_created_at, trace_parent, story_order). With `claimedUntil`, a condition on
+ * story_id, event_created_at, trace_parent, story_order), due at `due` (by default as
+ * `dueBehindEarlierEventsOfItsStory` makes it). With `claimedUntil`, a condition on
  * `v` and a time: the rows it holds for are inserted claimed until then, their first attempt
  * counted (its open attempt written beside them).
  */
-function pendingDeliveryColumns(now: Date, claimedUntil?: { where: SQL; until: Date }) {
+function pendingDeliveryColumns(
+  now: Date,
+  claimedUntil?: { where: SQL; until: Date },
+  due: SQL = dueBehindEarlierEventsOfItsStory(now),
+) {
   const attempts = claimedUntil ? sql`case when ${claimedUntil.where} then 1 else 0 end` : sql`0`;
   const lockedUntil = claimedUntil
     ? sql`case when ${claimedUntil.where} then ${claimedUntil.until.toISOString()}::timestamptz end`
     : sql`null`;
   return sql`select v.id, v.organization_id, v.endpoint_id, v.event_id, v.event_type, v.story_id,
-             v.event_created_at, 'pending', ${attempts}, null, null, null,
-             ${dueBehindEarlierEventsOfItsStory(now)},
+             v.event_created_at, 'pending', ${attempts}, null, null, null, ${due},
              ${lockedUntil}, ${now.toISOString()}::timestamptz, null, v.trace_parent, v.story_order`;
 }
 
@@ -292,7 +296,7 @@ export async function fanOutStoryEvents(
         join incoming i on i.id = r.event_id
         left join outbox_events o on o.id = r.event_id
       ),
-      v as materialized (
+      subscribed as (
         select gen_random_uuid() as id, e.organization_id, endpoint.id as endpoint_id,
                e.id as event_id, e.type as event_type, e.story_id,
                e.created_at as event_created_at, e.trace_parent,
@@ -308,7 +312,14 @@ export async function fanOutStoryEvents(
           where st.story_id = e.story_id and t.organization_id = e.organization_id
             and endpoint.topics @> jsonb_build_array(t.slug))
       ),
-      -- The deliveries this fan-out may claim, the first of each endpoint first.
+      -- Each with its due time, read (and the key-share lock it takes, see
+      -- \`dueBehindEarlierEventsOfItsStory\`) before any lease is locked below: a wait there holds
+      -- no lease row that claims and renewals would then wait on.
+      v as materialized (
+        select v.*, ${dueBehindEarlierEventsOfItsStory(now)} as due_at from subscribed as v
+      ),
+      -- The deliveries this fan-out may claim, the first of each endpoint first; not those of an
+      -- endpoint whose lease another worker holds (its row is not even locked).
       offered as materialized (
         select v.id, v.endpoint_id,
           row_number() over (partition by v.endpoint_id order by v.event_created_at, v.event_id)
@@ -316,6 +327,10 @@ export async function fanOutStoryEvents(
         from v
         where ${claim.limit}::int > 0 and v.unpaced and v.story_order is null
           and v.endpoint_id <> all(${uuidArray(claim.skipEndpoints)})
+          and not exists (
+            select 1 from webhook_endpoint_leases as held
+            where held.endpoint_id = v.endpoint_id and held.leased_until > ${at}
+              and held.worker_id <> ${claim.workerId}::uuid)
           and not exists (
             select 1 from webhook_deliveries as waiting
             where waiting.endpoint_id = v.endpoint_id and waiting.status = 'pending'
@@ -332,10 +347,14 @@ export async function fanOutStoryEvents(
       ),
       inserted as (
         insert into webhook_deliveries (${DELIVERY_COLUMNS})
-        ${pendingDeliveryColumns(now, {
-          where: sql`v.id in (select id from taken)`,
-          until: new Date(now.getTime() + claim.leaseMs),
-        })} from v
+        ${pendingDeliveryColumns(
+          now,
+          {
+            where: sql`v.id in (select id from taken)`,
+            until: new Date(now.getTime() + claim.leaseMs),
+          },
+          sql`v.due_at`,
+        )} from v
         on conflict (endpoint_id, event_id) do nothing
         returning *
       ),
