@@ -236,6 +236,9 @@ describe("a fan-out that claims for its dispatcher", () => {
     worker.start();
     try {
       await Bun.sleep(200);
+      // Another replica's fan-out: nothing claimed, and nothing tells this worker.
+      const other = await fx.submitted(elsewhere);
+      await fanOutEvents(fx.db, [await eventOf(other.eventId)]);
       const events: StoryEvent[] = [];
       for (let n = 0; n < 12; n++) events.push(await eventOf((await fx.submitted(org)).eventId));
       const fed = await fanOutEvents(
@@ -245,9 +248,6 @@ describe("a fan-out that claims for its dispatcher", () => {
         worker,
       );
       expect(fed.every((result) => result.claimed === 1)).toBe(true);
-      // Another replica's fan-out: nothing claimed, and nothing tells this worker.
-      const other = await fx.submitted(elsewhere);
-      await fanOutEvents(fx.db, [await eventOf(other.eventId)]);
       await eventually(
         async () => (await fx.delivery(quiet.id, other.eventId))?.status === "delivered",
         { message: "the other fan-out's delivery", timeoutMs: 5_000 },

@@ -100,10 +100,10 @@ const HELD_PER_SLOT = 2;
 const CLAIM_SPACING_MS = 5;
 
 /**
- * After a claim that found nothing due, how long answers start no claim: the deliveries of
- * another replica's fan-out under this process's leases (which kick only that replica) wait at
- * most this long, and a worker fed by its own fan-out runs a few empty claims a second, not one
- * per answer.
+ * After a claim that found nothing due, how long answers start no claim (those within it start
+ * one at its end): the deliveries of another replica's fan-out under this process's leases
+ * (which kick only that replica) wait about this long more, and a worker fed by its own fan-out
+ * runs at most about 20 empty claims a second, not one per answer.
  */
 const IDLE_CLAIM_PAUSE_MS = 50;
 
@@ -229,6 +229,8 @@ export class DeliveryWorker implements FanOutClaimer {
    * while after it, answers start no claim (`attemptRecorded`), kicks do.
    */
   private foundNothingDueAt: number | null = null;
+  /** The end of the pause after an empty claim, set when an answer came within it. */
+  private pauseEnd: ReturnType<typeof setTimeout> | null = null;
   /** Endpoints whose lease the claim under way hands over: no fan-out claims for them. */
   private readonly releasing = new Set<string>();
   private wake: (() => void) | null = null;
@@ -367,6 +369,8 @@ export class DeliveryWorker implements FanOutClaimer {
     this.heartbeat = null;
     if (this.laterKick) clearTimeout(this.laterKick.timer);
     this.laterKick = null;
+    if (this.pauseEnd) clearTimeout(this.pauseEnd);
+    this.pauseEnd = null;
     await releaseLeases(this.db, this.workerId).catch((error: unknown) =>
       log.warn("giving back webhook endpoint leases failed; they lapse", {
         error: messageOf(error),
@@ -747,18 +751,26 @@ export class DeliveryWorker implements FanOutClaimer {
    */
   private attemptRecorded(delivery: DeliveryRow, dueAgain = false): void {
     // The last claim, less than `IDLE_CLAIM_PAUSE_MS` ago, found nothing due and skipped
-    // nothing: what the answer freed waits for what makes a delivery due (a kick: this
-    // process's fan-out leaving some unclaimed, a rate's window, the poll), unless it let one
-    // due (given back, or the next event of its story in order). Another replica's fan-out does
-    // not kick this process, so the pause is short.
-    if (
-      this.foundNothingDueAt !== null &&
-      Date.now() - this.foundNothingDueAt < IDLE_CLAIM_PAUSE_MS &&
-      !dueAgain &&
-      delivery.storyOrder === null
-    ) {
+    // nothing: the claims look again when the pause ends (or at a kick: this process's fan-out
+    // leaving some unclaimed, a rate's window), unless the answer let a delivery due (given
+    // back, or the next event of its story in order). Another replica's fan-out does not kick
+    // this process, so the pause is short; the answers within one go in one claim.
+    const pauseLeft =
+      this.foundNothingDueAt === null
+        ? 0
+        : this.foundNothingDueAt + IDLE_CLAIM_PAUSE_MS - Date.now();
+    if (pauseLeft > 0 && !dueAgain && delivery.storyOrder === null) {
+      this.pauseEnd ??= setTimeout(() => {
+        this.pauseEnd = null;
+        this.lookAgain();
+      }, pauseLeft);
       return;
     }
+    this.lookAgain();
+  }
+
+  /** The claims look again now, unless the process holds all it may (the refill rule then). */
+  private lookAgain(): void {
     if (this.saturated) this.refillIfRoom();
     else this.kick();
   }
