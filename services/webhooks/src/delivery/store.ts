@@ -81,7 +81,8 @@ export function leasesOfPicked(
       on conflict (endpoint_id) do update
         set worker_id = excluded.worker_id, leased_until = excluded.leased_until,
           wanted_by = case when lease.worker_id = excluded.worker_id then lease.wanted_by end
-        where lease.worker_id = excluded.worker_id or lease.leased_until <= ${sql`${now.toISOString()}::timestamptz`}
+        where lease.worker_id = excluded.worker_id
+          or lease.leased_until <= ${now.toISOString()}::timestamptz
       returning lease.endpoint_id
     )`;
 }

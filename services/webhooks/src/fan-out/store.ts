@@ -243,7 +243,7 @@ export interface FannedOut {
  * and read back with what they are sent with. Only deliveries a claim would take at once and in
  * any order: of an endpoint without a rate, not in story order, whose lease is free, lapsed or
  * the worker's, and with no due delivery left unclaimed (those go first, through the claims, so
- * a new event never overtakes a backlog).
+ * a new event does not overtake a backlog this statement can see).
  *
  * One statement rather than a transaction of five: a fan-out under load spent most of its time
  * waiting between round trips (p50 10 ms and p99 66 ms for a few events at 2,000 deliveries a
