@@ -140,6 +140,24 @@ function emailLine(env: Record<string, string | undefined>, ses: LocalSes | null
   return env.FORMS_FROM_EMAIL ? where : `${where}; FORMS_FROM_EMAIL unset: forms answer 503`;
 }
 
+/** The ports `npm run start:cluster` takes: PORT and its neighbours, and WORKSPACE_PORT. */
+function clusterPortsFrom(base: number, workspace: number): ClusterPorts {
+  return {
+    gateway: base,
+    publicRead: base + 101,
+    forms: base + 102,
+    clientApi: base + 103,
+    webhooks: base + 104,
+    workspace,
+    metrics: base + 201,
+  };
+}
+
+/** What `npm run start:cluster` adds to PORT for each port it derives from it (0 for its own). */
+export const PORT_OFFSETS = clusterPortList(clusterPortsFrom(0, 0)).flatMap(([variable, port]) =>
+  variable === "PORT" ? [port] : [],
+);
+
 /** Every port the cluster would listen on, each with the variable that chose it. */
 function clusterPortList(ports: ClusterPorts): [PortVariable, number][] {
   const { gateway, publicRead, forms, clientApi, webhooks, metrics } = ports;
@@ -154,15 +172,7 @@ function clusterPortList(ports: ClusterPorts): [PortVariable, number][] {
 if (import.meta.main) {
   const config = loadConfigOrExit();
   const base = config.PORT;
-  const ports: ClusterPorts = {
-    gateway: base,
-    publicRead: base + 101,
-    forms: base + 102,
-    clientApi: base + 103,
-    webhooks: base + 104,
-    workspace: config.WORKSPACE_PORT,
-    metrics: base + 201,
-  };
+  const ports = clusterPortsFrom(base, config.WORKSPACE_PORT);
   // A port in use is refused at once, before anything starts (the processes would fail one by one).
   await startOrExit(async () => {
     await refuseBusyPort("PORT", ports.gateway);

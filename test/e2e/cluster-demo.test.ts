@@ -3,7 +3,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { freePort } from "@newsroom/shared/testing/ports";
+import { freePort, freePortsAt } from "@newsroom/shared/testing/ports";
+import { PORT_OFFSETS } from "../../scripts/cluster.ts";
 
 /**
  * `npm run start:cluster -- --demo`: the six processes up within seconds, with the local SES
@@ -18,14 +19,6 @@ const ready = Boolean(databaseUrl && natsUrl && redisUrl);
 const suffix = Math.random().toString(36).slice(2, 8);
 const stream = `T_DEMO_${suffix.toUpperCase()}`;
 
-/** A gateway port whose neighbours the cluster uses (+101..+104, +201..+206) stay in range. */
-async function basePort(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    if (port < 65_000) return port;
-  }
-}
-
 describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
   let database: Awaited<ReturnType<typeof testDatabase>>;
   let child: ReturnType<typeof Bun.spawn> | null = null;
@@ -35,7 +28,7 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
 
   beforeAll(async () => {
     database = await testDatabase({ backend: "postgres" });
-    port.gateway = await basePort();
+    port.gateway = await freePortsAt(PORT_OFFSETS);
     port.ses = await freePort();
     const started = Date.now();
     child = Bun.spawn([process.execPath, "scripts/cluster.ts", "--demo"], {

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { START_BUDGET_MS } from "@newsroom/shared/testing/budget";
 import { requireService } from "@newsroom/shared/testing/database";
-import { freePort } from "@newsroom/shared/testing/ports";
+import { freePort, freePortsAt } from "@newsroom/shared/testing/ports";
+import { PORT_OFFSETS } from "../../scripts/cluster.ts";
 
 /**
  * `npm run start:cluster` checks PostgreSQL, NATS and Redis before starting anything: one line
@@ -20,7 +21,7 @@ async function startCluster(env: Record<string, string>) {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
-      PORT: String(await freePort()),
+      PORT: String(await freePortsAt(PORT_OFFSETS)),
       WORKSPACE_PORT: String(await freePort()),
       ...env,
     },

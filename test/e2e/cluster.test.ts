@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createServer } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
-import { freePort } from "@newsroom/shared/testing/ports";
+import { freePortsAt } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import { Webhook } from "standardwebhooks";
 import { type Cluster, clusterPlan, startCluster } from "../../scripts/cluster.ts";
@@ -24,27 +23,6 @@ const ADMIN_TOKEN = "cluster-test-admin-token";
 const suffix = Math.random().toString(36).slice(2, 8);
 const stream = `T_E2E_${suffix.toUpperCase()}`;
 const house = `house-${suffix}`;
-
-/** Whether nothing listens on this port on any address (where the metrics servers listen). */
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
-  });
-}
-
-/** The first of `count` consecutive ports that were free a moment ago. */
-async function freePortRun(count: number): Promise<number> {
-  for (let tries = 0; tries < 50; tries++) {
-    const first = await freePort();
-    if (first + count > 65_536) continue;
-    let free = true;
-    for (let port = first; port < first + count && free; port++) free = await isFree(port);
-    if (free) return first;
-  }
-  throw new Error(`no ${count} consecutive free ports`);
-}
 
 interface Received {
   id: string;
@@ -87,7 +65,10 @@ describe.skipIf(!ready)("the cluster end to end", () => {
           return new Response(null, { status: 204 });
         },
       });
-      const ports = { ...(await freeClusterPorts()), metrics: await freePortRun(6) };
+      const ports = {
+        ...(await freeClusterPorts()),
+        metrics: await freePortsAt([0, 1, 2, 3, 4, 5]),
+      };
       cluster = startCluster(
         ports,
         {
