@@ -1,15 +1,16 @@
-import { freePort } from "@newsroom/shared/testing/ports";
+import { freePortsAt } from "@newsroom/shared/testing/ports";
 import type { ClusterPorts } from "../../scripts/cluster.ts";
 
-/** Six free ports on 127.0.0.1, one for each process of the cluster. */
+/** Six distinct free ports on 127.0.0.1, one for each process of the cluster. */
 export async function freeClusterPorts(): Promise<ClusterPorts> {
+  const base = await freePortsAt([0, 1, 2, 3, 4, 5]);
   return {
-    gateway: await freePort(),
-    publicRead: await freePort(),
-    forms: await freePort(),
-    clientApi: await freePort(),
-    webhooks: await freePort(),
-    workspace: await freePort(),
+    gateway: base,
+    publicRead: base + 1,
+    forms: base + 2,
+    clientApi: base + 3,
+    webhooks: base + 4,
+    workspace: base + 5,
   };
 }
 

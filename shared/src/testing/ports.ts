@@ -1,26 +1,5 @@
 import { createServer } from "node:net";
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A port on 127.0.0.1 where nothing listens: connections are refused. */
-export async function closedPort(): Promise<number> {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
-}
-
 /** Whether nothing is bound to this port on any address, listening or as a connection's local end. */
 function isFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -41,8 +20,9 @@ async function ephemeralLow(): Promise<number> {
 
 /**
  * A base port such that base + each offset was free a moment ago, for a process that derives
- * ports from one (the cluster takes PORT + 101..104 and + 201..206). The base is chosen below the
- * ephemeral range, so no `freePort()` and no outgoing connection takes one of them meanwhile.
+ * ports from one (the cluster takes PORT + 101..104 and + 201..206). The base is chosen at random
+ * below the ephemeral range: a port the kernel handed out for port 0 could be taken meanwhile by
+ * the local end of any outgoing connection (to PostgreSQL, NATS, Redis), or handed out again.
  */
 export async function freePortsAt(offsets: readonly number[]): Promise<number> {
   const span = Math.max(0, ...offsets);
@@ -58,4 +38,17 @@ export async function freePortsAt(offsets: readonly number[]): Promise<number> {
     if (free) return base;
   }
   throw new Error(`no free ports at offsets ${offsets.join(", ")}`);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (see `freePortsAt`). */
+export function freePort(): Promise<number> {
+  return freePortsAt([0]);
+}
+
+/** A port on 127.0.0.1 where nothing listens: connections are refused. */
+export async function closedPort(): Promise<number> {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = server.port!;
+  await server.stop(true);
+  return port;
 }
