@@ -15,27 +15,39 @@ async function ephemeralLow(): Promise<number> {
     .text()
     .catch(() => "");
   const low = Number(range.trim().split(/\s+/)[0]);
-  return Number.isInteger(low) && low > 2_048 ? low : 32_768;
+  // Without the file (macOS: 49152), the lowest default of the common systems.
+  return Number.isInteger(low) && low > 0 ? low : 32_768;
 }
 
+/** Ports this process handed out: two calls never overlap before their servers bind. */
+const handedOut = new Set<number>();
+
 /**
- * A base port such that base + each offset was free a moment ago, for a process that derives
- * ports from one (the cluster takes PORT + 101..104 and + 201..206). The base is chosen at random
- * below the ephemeral range: a port the kernel handed out for port 0 could be taken meanwhile by
- * the local end of any outgoing connection (to PostgreSQL, NATS, Redis), or handed out again.
+ * A base port such that base + each offset was free a moment ago and handed out by no earlier
+ * call of this process, for a process that derives ports from one (the cluster takes PORT +
+ * 101..104 and + 201..206). The base is chosen at random below the ephemeral range: a port the
+ * kernel handed out for port 0 could be taken meanwhile by the local end of any outgoing
+ * connection (to PostgreSQL, NATS, Redis).
  */
 export async function freePortsAt(offsets: readonly number[]): Promise<number> {
   const span = Math.max(0, ...offsets);
   const high = (await ephemeralLow()) - span - 1;
   const low = high > 11_000 ? 10_000 : 1_024;
+  if (high <= low) throw new Error(`no room below the ephemeral range for offsets up to ${span}`);
+  // Long since bound or closed: forgotten before the set would crowd the range.
+  if (handedOut.size > 5_000) handedOut.clear();
   for (let tries = 0; tries < 100; tries++) {
     const base = low + Math.floor(Math.random() * (high - low));
+    const ports = offsets.map((offset) => base + offset);
+    if (ports.some((port) => handedOut.has(port))) continue;
     let free = true;
-    for (const offset of offsets) {
-      free = await isFree(base + offset);
+    for (const port of ports) {
+      free = await isFree(port);
       if (!free) break;
     }
-    if (free) return base;
+    if (!free) continue;
+    for (const port of ports) handedOut.add(port);
+    return base;
   }
   throw new Error(`no free ports at offsets ${offsets.join(", ")}`);
 }
