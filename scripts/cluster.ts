@@ -141,7 +141,7 @@ function emailLine(env: Record<string, string | undefined>, ses: LocalSes | null
 }
 
 /** The ports `npm run start:cluster` takes: PORT and its neighbours, and WORKSPACE_PORT. */
-function clusterPortsFrom(base: number, workspace: number): ClusterPorts {
+function clusterPortsFrom(base: number, workspace: number): Required<ClusterPorts> {
   return {
     gateway: base,
     publicRead: base + 101,
@@ -222,7 +222,7 @@ if (import.meta.main) {
   Gateway        http://localhost:${base}
 ${addressLines(`http://localhost:${base}`).join("\n")}
   Workspace API  http://127.0.0.1:${config.WORKSPACE_PORT}/internal/v1  (Authorization: Bearer ${config.ADMIN_TOKEN ? "$ADMIN_TOKEN" : adminToken(config)})
-  Metrics        ports ${base + 201}-${base + 206}
+  Metrics        ports ${ports.metrics}-${ports.metrics + 5}
   Email          ${emailLine(env, ses)}
 ${linkLines(config).join("\n")}`);
   if (demo) {

@@ -84,6 +84,7 @@ describe.skipIf(!ready)("npm run start:cluster -- --demo", () => {
 
   test("the banner names the demo data, its key and the inbox page", () => {
     expect(banner).toContain(`inbox page http://127.0.0.1:${port.ses}/`);
+    expect(banner).toContain(`Metrics        ports ${port.gateway + 201}-${port.gateway + 206}\n`);
     expect(banner).toContain(`Links          http://localhost:${port.gateway}`);
     expect(banner).toMatch(/northwind +Northwind Cooperative/);
     expect(banner).toMatch(/Test API key of northwind \(shown once\):\n +armk_test_[\w-]{43}\n/);
