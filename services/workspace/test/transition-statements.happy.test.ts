@@ -10,6 +10,7 @@ import {
 import { type TcpProxy, tcpProxy } from "@newsroom/shared/testing/tcp-proxy";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { relayOnce } from "../src/outbox/relay.ts";
 import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 const databaseUrl = requireService("DATABASE_URL");
@@ -82,5 +83,30 @@ describe.skipIf(!databaseUrl)("a transition's statements on PostgreSQL", () => {
     const missing = await transition(h, "00000000-0000-4000-8000-000000000000", "submit");
     expect(missing.status).toBe(404);
     expect(statements.some((statement) => /^(update|insert)/i.test(statement))).toBe(false);
+  });
+
+  test("a relay pass: the unpublished events read and marked, one round trip each", async () => {
+    const { storyId } = await orgWithDraft(h, "statements-relay");
+    const warmUp = await h.call("POST", "/orgs/statements-relay/stories", {
+      type: "press_release",
+      slug: "relay-warm-up",
+      title: "Relay warm-up",
+    });
+    // Warm-up: a pass with an event, so the connection prepares each of its statements once.
+    await transition(h, warmUp.body.id, "submit");
+    expect((await relayOnce(h.database.db, h.bus)).published).toBeGreaterThan(0);
+    await transition(h, storyId, "submit");
+    statements = [];
+    const sendsBefore = proxy.clientSends;
+    const pass = await relayOnce(h.database.db, h.bus);
+    const sends = proxy.clientSends - sendsBefore;
+    expect(pass.published).toBe(1);
+    expect(statements.map((statement) => statement.split(" ")[0]!.toLowerCase())).toEqual([
+      "select",
+      "update",
+    ]);
+    // Prepared, whatever the number of events marked: no round trip to describe parameters.
+    expect(sends).toBe(2);
+    expect((await relayOnce(h.database.db, h.bus)).published).toBe(0);
   });
 });

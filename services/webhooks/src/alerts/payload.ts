@@ -1,7 +1,7 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { webhookAlerts } from "@newsroom/shared/db/schema";
+import { uuidArray } from "@newsroom/shared/db/sql-arrays";
 import { sql } from "drizzle-orm";
-import { uuidArray } from "../sql-arrays.ts";
 
 /**
  * The bodies of operational events (deliveries of an alert to an organization's other

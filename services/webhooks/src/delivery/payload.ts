@@ -1,5 +1,6 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { outboxEvents, stories, storyVersions } from "@newsroom/shared/db/schema";
+import { uuidArray } from "@newsroom/shared/db/sql-arrays";
 import {
   isOperationalEventType,
   isStatusEventType,
@@ -15,7 +16,6 @@ import {
 import { sql } from "drizzle-orm";
 import { alertEventBodies } from "../alerts/payload.ts";
 import { statusEventBodies } from "../fan-out/status-payload.ts";
-import { uuidArray } from "../sql-arrays.ts";
 import type { ClaimedContext, DeliveryRow, EventOrder } from "./store.ts";
 
 type EventOfDelivery = Pick<

@@ -8,6 +8,7 @@ import {
   webhookEndpointLeases,
   webhookEndpoints,
 } from "@newsroom/shared/db/schema";
+import { integerArray, textArray, timestampArray, uuidArray } from "@newsroom/shared/db/sql-arrays";
 import { newId } from "@newsroom/shared/ids";
 import type { QueueReading } from "@newsroom/shared/metrics";
 import type { StoryOut } from "@newsroom/shared/records";
@@ -20,7 +21,6 @@ import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-command
 import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
 import { executePrepared, prefixedColumns, rowMapper } from "../prepared.ts";
-import { integerArray, textArray, timestampArray, uuidArray } from "../sql-arrays.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;

@@ -1,8 +1,8 @@
 import type { Queryable } from "@newsroom/shared/db/index";
 import { webhookStatusEvents } from "@newsroom/shared/db/schema";
+import { uuidArray } from "@newsroom/shared/db/sql-arrays";
 import type { StatusIncidentUpdatedEventOut } from "@newsroom/shared/records";
 import { sql } from "drizzle-orm";
-import { uuidArray } from "../sql-arrays.ts";
 
 /**
  * The bodies of the status page's events, by event id, as the bus carried them:

@@ -5,6 +5,14 @@ import {
   webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
+import {
+  integerArray,
+  nullableUuidArray,
+  textArray,
+  timestampArray,
+  tokenArray,
+  uuidArray,
+} from "@newsroom/shared/db/sql-arrays";
 import { type SubscribableEventType, WEBHOOK_EVENT_TYPES } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import {
@@ -28,14 +36,6 @@ import {
   readsOfClaimed,
 } from "../delivery/store.ts";
 import { executePrepared, prefixedColumns } from "../prepared.ts";
-import {
-  integerArray,
-  nullableUuidArray,
-  textArray,
-  timestampArray,
-  tokenArray,
-  uuidArray,
-} from "../sql-arrays.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 

@@ -1,6 +1,7 @@
 import type { EventBus } from "@newsroom/shared/bus/index";
 import type { Db } from "@newsroom/shared/db/index";
 import { outboxEvents } from "@newsroom/shared/db/schema";
+import { uuidArray } from "@newsroom/shared/db/sql-arrays";
 import type { StoryEvent } from "@newsroom/shared/events";
 import { log } from "@newsroom/shared/log";
 import { outboxLag } from "@newsroom/shared/metrics";
@@ -9,7 +10,7 @@ import {
   outsideAnyTrace,
   withParent,
 } from "@newsroom/shared/tracing/index";
-import { and, asc, inArray, isNull, min } from "drizzle-orm";
+import { and, asc, isNull, min, sql } from "drizzle-orm";
 import { relayStatusOnce, STATUS_RELAY_BATCH } from "../status/outbox-relay.ts";
 
 const BATCH = 100;
@@ -63,18 +64,19 @@ export async function relayOnce(db: Db, bus: EventBus, hooks: RelayHooks = {}): 
   const duplicates = results.filter((result) => result.duplicate).length;
   await hooks.afterPublish?.();
   if (rows.length > 0) {
+    // Prepared too: the ids travel as one array, so the statement's text is the same whatever
+    // the pass's size.
     await db
       .update(outboxEvents)
       .set({ publishedAt: new Date() })
       .where(
         and(
-          inArray(
-            outboxEvents.id,
-            rows.map((row) => row.id),
-          ),
+          sql`${outboxEvents.id} = any(${uuidArray(rows.map((row) => row.id))})`,
           isNull(outboxEvents.publishedAt),
         ),
-      );
+      )
+      .prepare("workspace_outbox_published")
+      .execute();
   }
   return { published: rows.length, duplicates, lagSeconds };
 }
