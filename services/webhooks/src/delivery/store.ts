@@ -88,6 +88,16 @@ export function leasesOfPicked(
 }
 
 /**
+ * Delivery `d` is still pending, written so that no plan can read it through the queue's partial
+ * index (whose predicate is `status = 'pending'`): a statement that names its deliveries by id
+ * then finds each by its primary key, whatever the statistics say of the queue. Planned from
+ * statistics taken while nothing was pending (autovacuum between two bursts), `d.status =
+ * 'pending'` had the recording of a batch read the whole queue through that index, and compare
+ * each of its rows with each of the batch's (`statement-plans.happy.test.ts`).
+ */
+const stillPending = sql`(d.status = 'pending') is true`;
+
+/**
  * The ids a claim takes, locked, in its statement (`claimAndOpenAttempts`): up to `limit`
  * pending deliveries that are due and unclaimed, at most `perEndpoint` of one endpoint, the
  * endpoint whose first due delivery waited longest first (a claim takes whole endpoints' next
@@ -125,8 +135,8 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
   // so its estimates stay small (a limit it cannot read counts as a tenth of the backlog, and
   // the plan's cost then turns on JIT compilation, slower than the query). The leases are taken
   // in endpoint order, so two claims never wait on each other's in a cycle. Each row is locked
-  // by its primary key, one at a time: a join or an `id = any(...)` there was planned from a
-  // queue's stale statistics as a scan of every due row.
+  // by its primary key, one at a time (its pending check is `stillPending`): a join or an
+  // `id = any(...)` there was planned from a queue's stale statistics as a scan of every due row.
   // The common table expressions of the claim's statement, ending with `due` (the ids): a
   // statement's writes must be at its top level, the leases' among them.
   return sql`
@@ -210,7 +220,7 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
       )) as taken(id)
       cross join lateral (
         select d.id from webhook_deliveries as d
-        where d.id = taken.id and d.status = 'pending' and d.next_attempt_at <= ${at}
+        where d.id = taken.id and ${stillPending} and d.next_attempt_at <= ${at}
           and (d.locked_until is null or d.locked_until < ${at})
         for update of d skip locked
       ) as locked
@@ -276,7 +286,14 @@ export async function claimAndOpenAttempts(
   const rows = await executePrepared<Record<string, unknown>>(
     db,
     "webhooks_claim_and_open",
-    sql`
+    claimStatement(limit, request, now),
+  );
+  return openedClaimOf(rows);
+}
+
+/** `claimAndOpenAttempts`' statement. */
+export function claimStatement(limit: number, request: ClaimRequest, now: Date): SQL {
+  return sql`
     with recursive ${dueForClaim(limit, request, now)},
     claimed as (
       update webhook_deliveries as d
@@ -298,9 +315,7 @@ export async function claimAndOpenAttempts(
     ),
     ${readsOfClaimed}
     select claimed.*, event_reads.* from claimed
-    left join event_reads on event_reads."read.event_id" = claimed.event_id`,
-  );
-  return openedClaimOf(rows);
+    left join event_reads on event_reads."read.event_id" = claimed.event_id`;
 }
 
 /**
@@ -341,9 +356,15 @@ export const readsOfClaimed = sql`
         o.organization_id as "event.organization_id", o.sequence as "event.sequence",
         o.previous_status as "event.previous_status"
       from claimed_events
-      left join stories on stories.id = claimed_events.story_id
+      -- One probe by primary key each ("limit 1" keeps it from being planned as a join, which
+      -- read every story and the whole outbox at each claim once the tables had statistics).
+      left join lateral (
+        select * from stories where stories.id = claimed_events.story_id limit 1
+      ) as stories on true
       left join story_versions on ${currentVersionOf}
-      left join outbox_events as o on o.id = claimed_events.event_id
+      left join lateral (
+        select * from outbox_events where outbox_events.id = claimed_events.event_id limit 1
+      ) as o on true
     )`;
 
 /** Claimed deliveries read back from rows of `claimed` joined with `event_reads`. */
@@ -449,7 +470,7 @@ export async function deferDeliveries(
       ${uuidArray(waiting.map(({ delivery }) => delivery.id))},
       ${timestampArray(waiting.map(({ waitMs }) => new Date(now.getTime() + waitMs)))}
     ) as v(organization_id, id, due_at)
-    where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'`,
+    where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}`,
   );
 }
 
@@ -593,7 +614,7 @@ export async function openAttempts(
     opened as (
       update webhook_deliveries as d set attempts = d.attempts + 1
       from v, webhook_endpoints as e
-      where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}
         and e.organization_id = d.organization_id and e.id = d.endpoint_id
         and e.status = 'enabled'
       returning d.organization_id, d.id, d.attempts
@@ -667,12 +688,15 @@ export interface DeliveredAttempt {
  */
 export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[]): Promise<void> {
   if (attempts.length === 0) return;
-  // One statement: the deliveries, their attempts, then the endpoints of those that were still
-  // pending.
-  await executePrepared(
-    db,
-    "webhooks_record_delivered",
-    sql`
+  await executePrepared(db, "webhooks_record_delivered", deliveredBatchStatement(attempts));
+}
+
+/**
+ * `recordDeliveredBatch`'s statement: the deliveries still pending (each found by its primary
+ * key, see `stillPending`), their attempts, then their endpoints.
+ */
+export function deliveredBatchStatement(attempts: DeliveredAttempt[]): SQL {
+  return sql`
     with v as (
       select * from unnest(
         ${uuidArray(attempts.map((attempt) => attempt.delivery.organizationId))},
@@ -689,7 +713,7 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
           last_duration_ms = v.duration_ms, last_error = null, next_attempt_at = null,
           delivered_at = v.delivered_at, locked_until = null
       from v
-      where d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}
       returning d.organization_id, d.endpoint_id, d.id, d.attempts
     ),
     logged as (
@@ -725,8 +749,7 @@ export async function recordDeliveredBatch(db: Db, attempts: DeliveredAttempt[])
       last_success_at = greatest(e.last_success_at, s.at)
     from succeeded as s
     where e.organization_id = s.organization_id and e.id = s.endpoint_id
-      and e.id in (select id from locked)`,
-  );
+      and e.id in (select id from locked)`;
 }
 
 /**

@@ -256,12 +256,24 @@ export async function fanOutStoryEvents(
   claim: FanOutClaim = NO_CLAIM,
 ): Promise<FannedOut> {
   if (events.length === 0) return { events: [], claimed: openedClaimOf([]) };
-  const column = <T>(pick: (event: IncomingEvent) => T) => events.map(pick);
-  const at = sql`${now.toISOString()}::timestamptz`;
   const rows = await executePrepared<Record<string, unknown>>(
     db,
     "webhooks_fan_out_story_events",
-    sql`
+    fanOutStatement(events, now, claim),
+  );
+  const created = new Map<string, number>();
+  for (const row of rows) created.set(row["fan.event_id"] as string, row["fan.created"] as number);
+  return {
+    events: [...created].map(([eventId, n]) => ({ eventId, created: n })),
+    claimed: openedClaimOf(rows.filter((row) => row.id !== null && row.id !== undefined)),
+  };
+}
+
+/** `fanOutStoryEvents`' statement. */
+export function fanOutStatement(events: IncomingEvent[], now: Date, claim: FanOutClaim): SQL {
+  const column = <T>(pick: (event: IncomingEvent) => T) => events.map(pick);
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return sql`
       with incoming as (
         select * from unnest(
           ${uuidArray(column((event) => event.id))},
@@ -294,7 +306,12 @@ export async function fanOutStoryEvents(
                o.sequence
         from recorded_first r
         join incoming i on i.id = r.event_id
-        left join outbox_events o on o.id = r.event_id
+        -- Each event's row by its primary key, one probe each ("limit 1" keeps the probe from
+        -- being planned as a join): joined on the ids, a plan made from the outbox's
+        -- statistics read the whole outbox, every event ever written, at each fan-out.
+        left join lateral (
+          select * from outbox_events where outbox_events.id = r.event_id limit 1
+        ) as o on true
       ),
       subscribed as (
         select gen_random_uuid() as id, e.organization_id, endpoint.id as endpoint_id,
@@ -374,14 +391,7 @@ export async function fanOutStoryEvents(
       left join (
         select claimed.*, event_reads.* from claimed
         left join event_reads on event_reads."read.event_id" = claimed.event_id
-      ) as c on c.event_id = r.event_id`,
-  );
-  const created = new Map<string, number>();
-  for (const row of rows) created.set(row["fan.event_id"] as string, row["fan.created"] as number);
-  return {
-    events: [...created].map(([eventId, n]) => ({ eventId, created: n })),
-    claimed: openedClaimOf(rows.filter((row) => row.id !== null && row.id !== undefined)),
-  };
+      ) as c on c.event_id = r.event_id`;
 }
 
 /**
