@@ -8,6 +8,7 @@ import { edge } from "@newsroom/shared/http/edge";
 import { ReadCache } from "@newsroom/shared/read-cache";
 import { START_BUDGET_MS, startBudget } from "@newsroom/shared/testing/budget";
 import { requireService, testDatabase } from "@newsroom/shared/testing/database";
+import { genericPlan, planNodes } from "@newsroom/shared/testing/generic-plan";
 import { freePort } from "@newsroom/shared/testing/ports";
 import { waitForReady } from "@newsroom/shared/testing/servers";
 import type { Subprocess } from "bun";
@@ -277,17 +278,18 @@ describe.skipIf(!databaseUrl)("a cached answer on PostgreSQL", () => {
           from generate_series(1, 1000) as i`;
         await sql`analyze api_keys`;
         await sql`analyze organizations`;
-        await sql`set plan_cache_mode = force_generic_plan`;
-        // Its parameters: the hashes, and the one row each reads.
-        await sql.unsafe(`prepare key_lookup(text[], bigint) as ${statement}`);
         const hashes = (await sql`select key_hash from api_keys`).map((row) => row.key_hash);
-        // Hex digests: safe in an array literal.
-        const wanted = `{${hashes.slice(0, 5).join(",")}}`;
-        const plan = (await sql.unsafe(`explain execute key_lookup('${wanted}', 1)`)).map(
-          (row) => row["QUERY PLAN"] as string,
+        // Its parameters: the hashes (hex digests: safe in an array literal), and the one row
+        // each reads.
+        const plan = await genericPlan(
+          f.database.url!,
+          statement,
+          [`{${hashes.slice(0, 5).join(",")}}`, 1],
+          ["text[]", "bigint"],
         );
-        expect(plan.join("\n")).toContain("Index Scan using api_keys_key_hash_unique");
-        expect(plan.join("\n")).not.toContain("Seq Scan on api_keys");
+        const keyScans = planNodes(plan).filter((node) => node["Relation Name"] === "api_keys");
+        expect(keyScans.map((node) => node["Index Name"])).toContain("api_keys_key_hash_unique");
+        expect(keyScans.map((node) => node["Node Type"])).not.toContain("Seq Scan");
       } finally {
         await sql.end();
       }
