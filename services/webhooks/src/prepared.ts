@@ -10,7 +10,8 @@ const dialect = new PgDialect();
  * then only binds and runs it. Unprepared, a statement with parameters costs PostgreSQL's
  * driver a round trip of its own first, to ask the server for their types; the delivery path's
  * statements run for every batch. The text must not change from one call to the next (lists
- * travel as one array parameter, see `@newsroom/shared/db/sql-arrays`). PGlite runs it as any other statement.
+ * travel as one array parameter, see `@newsroom/shared/db/sql-arrays`). PGlite runs it as any
+ * other statement.
  */
 export async function executePrepared<T>(db: Queryable, name: string, query: SQL): Promise<T[]> {
   const prepared = db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);

@@ -96,7 +96,7 @@ describe.skipIf(!databaseUrl)("a transition's statements on PostgreSQL", () => {
         })
       ).body.id as string;
     const warmUp = await draft("relay-warm-up");
-    // Warm-up: a pass with one event, so the connection prepares each of its statements once.
+    // Warm-up: a pass with events, so the connection prepares each of its statements once.
     await transition(h, warmUp, "submit");
     expect((await relayOnce(h.database.db, h.bus)).published).toBeGreaterThan(0);
     // Then a pass with two: the same statements, whatever the number of events.

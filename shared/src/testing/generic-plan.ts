@@ -16,7 +16,10 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** A parameter as an SQL literal: text (array parameters travel as their text literal) or a number. */
+/**
+ * A parameter as an SQL literal: text (array parameters travel as their text literal) or a
+ * number.
+ */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "number" || typeof value === "bigint") return String(value);

@@ -18,7 +18,20 @@ import {
   storyRecordOf,
 } from "@newsroom/shared/story-records";
 import type { EndpointOrdering } from "@newsroom/shared/webhook-endpoint-commands";
-import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  count,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  or,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
 import { executePrepared, prefixedColumns, rowMapper } from "../prepared.ts";
 
@@ -88,14 +101,17 @@ export function leasesOfPicked(
 }
 
 /**
- * Delivery `d` is still pending, written so that no plan can read it through the queue's partial
- * index (whose predicate is `status = 'pending'`): a statement that names its deliveries by id
- * then finds each by its primary key, whatever the statistics say of the queue. Planned from
- * statistics taken while nothing was pending (autovacuum between two bursts), `d.status =
- * 'pending'` had the recording of a batch read the whole queue through that index, and compare
- * each of its rows with each of the batch's (`statement-plans.happy.test.ts`).
+ * A delivery (`d`, or the given status column) is still pending, written so that no plan can
+ * read it through the queue's partial index (whose predicate is `status = 'pending'`): a
+ * statement that names its deliveries by id then finds each by its primary key, whatever the
+ * statistics say of the queue. Planned from statistics taken while nothing was pending
+ * (autovacuum between two bursts), `d.status = 'pending'` had the recording of a batch read the
+ * whole queue through that index, and compare each of its rows with each of the batch's
+ * (`statement-plans.happy.test.ts`).
  */
-const stillPending = sql`(d.status = 'pending') is true`;
+function stillPending(status: SQLWrapper = sql`d.status`): SQL {
+  return sql`(${status} = 'pending') is true`;
+}
 
 /**
  * The ids a claim takes, locked, in its statement (`claimAndOpenAttempts`): up to `limit`
@@ -220,7 +236,7 @@ function dueForClaim(limit: number, request: ClaimRequest, now: Date): SQL {
       )) as taken(id)
       cross join lateral (
         select d.id from webhook_deliveries as d
-        where d.id = taken.id and ${stillPending} and d.next_attempt_at <= ${at}
+        where d.id = taken.id and ${stillPending()} and d.next_attempt_at <= ${at}
           and (d.locked_until is null or d.locked_until < ${at})
         for update of d skip locked
       ) as locked
@@ -356,12 +372,14 @@ export const readsOfClaimed = sql`
         o.organization_id as "event.organization_id", o.sequence as "event.sequence",
         o.previous_status as "event.previous_status"
       from claimed_events
-      -- One probe by primary key each ("limit 1" keeps it from being planned as a join, which
-      -- read every story and the whole outbox at each claim once the tables had statistics).
+      -- One probe by key each ("limit 1" keeps it from being planned as a join, which read
+      -- every story and the whole outbox at each claim once the tables had statistics).
       left join lateral (
         select * from stories where stories.id = claimed_events.story_id limit 1
       ) as stories on true
-      left join story_versions on ${currentVersionOf}
+      left join lateral (
+        select * from story_versions where ${currentVersionOf} limit 1
+      ) as story_versions on true
       left join lateral (
         select * from outbox_events where outbox_events.id = claimed_events.event_id limit 1
       ) as o on true
@@ -439,7 +457,7 @@ export async function giveBackUnsent(
       using v, webhook_deliveries as d
       where a.organization_id = v.organization_id and a.delivery_id = v.id and a.in_flight
         and a.attempt = v.attempt
-        and d.organization_id = v.organization_id and d.id = v.id and d.status = 'pending'
+        and d.organization_id = v.organization_id and d.id = v.id and ${stillPending()}
         and d.attempts = v.attempt
       returning a.organization_id, a.delivery_id
     )
@@ -470,7 +488,7 @@ export async function deferDeliveries(
       ${uuidArray(waiting.map(({ delivery }) => delivery.id))},
       ${timestampArray(waiting.map(({ waitMs }) => new Date(now.getTime() + waitMs)))}
     ) as v(organization_id, id, due_at)
-    where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}`,
+    where d.organization_id = v.organization_id and d.id = v.id and ${stillPending()}`,
   );
 }
 
@@ -495,7 +513,7 @@ export async function renewClaims(
     .where(
       and(
         sql`${d.id} = any(${uuidArray(ids)})`,
-        eq(d.status, "pending"),
+        stillPending(d.status),
         sql`${d.lockedUntil} is not null`,
       ),
     )
@@ -614,7 +632,7 @@ export async function openAttempts(
     opened as (
       update webhook_deliveries as d set attempts = d.attempts + 1
       from v, webhook_endpoints as e
-      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}
+      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending()}
         and e.organization_id = d.organization_id and e.id = d.endpoint_id
         and e.status = 'enabled'
       returning d.organization_id, d.id, d.attempts
@@ -713,7 +731,7 @@ export function deliveredBatchStatement(attempts: DeliveredAttempt[]): SQL {
           last_duration_ms = v.duration_ms, last_error = null, next_attempt_at = null,
           delivered_at = v.delivered_at, locked_until = null
       from v
-      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending}
+      where d.organization_id = v.organization_id and d.id = v.id and ${stillPending()}
       returning d.organization_id, d.endpoint_id, d.id, d.attempts
     ),
     logged as (
