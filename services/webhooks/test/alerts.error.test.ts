@@ -49,21 +49,11 @@ describe("webhook alerts under concurrent recording", () => {
 
   /** A pending delivery whose first attempt is open, as a worker holds it. */
   async function openDelivery(endpointId: string): Promise<DeliveryRow> {
-    const [row] = await fx.db
-      .insert(webhookDeliveries)
-      .values({
-        id: newId(),
-        organizationId: fx.orgId,
-        endpointId,
-        eventId: newId(),
-        eventType: "story.published",
-        eventCreatedAt: new Date(),
-        nextAttemptAt: new Date(),
-        lockedUntil: new Date(Date.now() + 60_000),
-      })
-      .returning();
-    await openAttempts(fx.db, [row!]);
-    return row!;
+    const row = await fx.pendingDelivery(endpointId, {
+      lockedUntil: new Date(Date.now() + 60_000),
+    });
+    await openAttempts(fx.db, [row]);
+    return row;
   }
 
   test("30 failed attempts recorded at once: each threshold once, each alert fanned out once", async () => {

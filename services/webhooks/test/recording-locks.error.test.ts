@@ -62,24 +62,14 @@ describe.skipIf(!databaseUrl)("recording answers while a fan-out is inserting de
   });
 
   async function claimedDelivery(): Promise<DeliveryRow> {
-    const [row] = await fx.db
-      .insert(webhookDeliveries)
-      .values({
-        id: newId(),
-        organizationId: fx.orgId,
-        endpointId,
-        eventId: newId(),
-        eventType: "story.published",
-        eventCreatedAt: new Date(),
-        nextAttemptAt: new Date(),
-        lockedUntil: new Date(Date.now() + 60_000),
-      })
-      .returning();
-    await openAttempts(fx.db, [row!]);
+    const row = await fx.pendingDelivery(endpointId, {
+      lockedUntil: new Date(Date.now() + 60_000),
+    });
+    await openAttempts(fx.db, [row]);
     const [opened] = await fx.db
       .select()
       .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.id, row!.id));
+      .where(eq(webhookDeliveries.id, row.id));
     return opened!;
   }
 

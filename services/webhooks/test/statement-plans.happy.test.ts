@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { webhookDeliveries } from "@newsroom/shared/db/schema";
 import { newId } from "@newsroom/shared/ids";
 import { requireService } from "@newsroom/shared/testing/database";
 import {
@@ -63,20 +62,14 @@ describe.skipIf(!databaseUrl)("the delivery path's plans on PostgreSQL, a backlo
   async function dueDeliveries(endpointId: string, n: number) {
     const rows = [];
     for (const event of await incoming(n)) {
-      const [row] = await fx.db
-        .insert(webhookDeliveries)
-        .values({
-          id: newId(),
-          organizationId: fx.orgId,
-          endpointId,
+      rows.push(
+        await fx.pendingDelivery(endpointId, {
           eventId: event.id,
           eventType: "story.submitted",
           storyId: event.storyId,
           eventCreatedAt: event.createdAt,
-          nextAttemptAt: new Date(Date.now() - 1_000),
-        })
-        .returning();
-      rows.push(row!);
+        }),
+      );
     }
     return rows;
   }

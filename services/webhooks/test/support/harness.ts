@@ -12,6 +12,7 @@ import {
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
 import type { SubscribableEventType, WebhookEventType } from "@newsroom/shared/events";
+import { newId } from "@newsroom/shared/ids";
 import type { ServiceHandle } from "@newsroom/shared/service";
 import {
   applyStoryAction,
@@ -187,6 +188,29 @@ export async function webhooksFixture(options: FixtureOptions = {}) {
     ): Promise<{ storyId: string; eventId: string }> {
       const story = await newStory(org, topics);
       return { storyId: story.id, eventId: await transition(story.id, { action: "submit" }) };
+    },
+    /**
+     * A pending delivery to `endpointId` (of a `story.published` event, due now) written
+     * straight into the queue, with `fields` over those.
+     */
+    async pendingDelivery(
+      endpointId: string,
+      fields: Partial<typeof webhookDeliveries.$inferInsert> = {},
+    ) {
+      const [row] = await db
+        .insert(webhookDeliveries)
+        .values({
+          id: newId(),
+          organizationId: orgId,
+          endpointId,
+          eventId: newId(),
+          eventType: "story.published",
+          eventCreatedAt: new Date(),
+          nextAttemptAt: new Date(),
+          ...fields,
+        })
+        .returning();
+      return row!;
     },
     async deliveriesOf(endpointId: string) {
       return db
