@@ -12,7 +12,6 @@ export interface PlanNode {
   "Actual Loops"?: number;
   "Rows Removed by Filter"?: number;
   "Rows Removed by Index Recheck"?: number;
-  "Rows Removed by Join Filter"?: number;
   Plans?: PlanNode[];
 }
 
