@@ -1,4 +1,5 @@
 import type { Db, Queryable } from "@newsroom/shared/db/index";
+import { executePrepared, prefixedColumns, rowMapper } from "@newsroom/shared/db/prepared";
 import {
   type StoryStatus,
   stories,
@@ -33,7 +34,6 @@ import {
   sql,
 } from "drizzle-orm";
 import { raiseAlertsForFailedAttempt } from "../alerts/record.ts";
-import { executePrepared, prefixedColumns, rowMapper } from "../prepared.ts";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;

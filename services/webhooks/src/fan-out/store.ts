@@ -1,4 +1,5 @@
 import type { Queryable } from "@newsroom/shared/db/index";
+import { executePrepared, prefixedColumns } from "@newsroom/shared/db/prepared";
 import {
   outboxEvents,
   webhookDeliveries,
@@ -35,7 +36,6 @@ import {
   openedClaimOf,
   readsOfClaimed,
 } from "../delivery/store.ts";
-import { executePrepared, prefixedColumns } from "../prepared.ts";
 
 export type OutboxRow = typeof outboxEvents.$inferSelect;
 

@@ -1,7 +1,7 @@
-import type { Queryable } from "@newsroom/shared/db/index";
-import { rowsOf } from "@newsroom/shared/db/rows";
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import { PgDialect, type PgTable } from "drizzle-orm/pg-core";
+import type { Queryable } from "./index.ts";
+import { rowsOf } from "./rows.ts";
 
 const dialect = new PgDialect();
 
