@@ -6,8 +6,9 @@ import { DATABASE_WRITER, schemaTables, tableOwners } from "../support/table-own
 
 /**
  * One writing service per table: which service writes which table is read from the code itself
- * (drizzle's `.insert(t)`, `.update(t)` and `.delete(t)` on a table imported from the schema, and
- * `insert into`, `update` and `delete from` in sql`` templates), and held against the schema's
+ * (drizzle's `.insert(t)`, `.update(t)` and `.delete(t)` on a table imported from the schema,
+ * `insertSelecting(t, ...)` of `shared/src/db/prepared.ts`, and `insert into`, `update` and
+ * `delete from` in sql`` templates), and held against the schema's
  * "Written by" comments.
  */
 const root = new URL("../../", import.meta.url).pathname;
@@ -76,7 +77,8 @@ function writtenTables(source: string, tableOf: Map<string, string>): Set<string
   const imported = importedTables(source, tableOf);
   const sqlNames = new Set(tableOf.values());
   const written = new Set<string>();
-  for (const [, local] of source.matchAll(/\.\s*(?:insert|update|delete)\(\s*(\w+)\s*[,)]/g)) {
+  const call = /(?:\.\s*(?:insert|update|delete)|\binsertSelecting)\(\s*(\w+)\s*[,)]/g;
+  for (const [, local] of source.matchAll(call)) {
     const table = imported.get(local as string);
     if (table) written.add(table);
   }
@@ -116,22 +118,25 @@ describe("table writers", () => {
     const tableOf = new Map([
       ["apiKeys", "api_keys"],
       ["apiKeyUsage", "api_key_usage"],
+      ["outboxEvents", "outbox_events"],
       ["webhookAttempts", "webhook_attempts"],
       ["webhookDeliveries", "webhook_deliveries"],
       ["webhookEndpoints", "webhook_endpoints"],
     ]);
-    const source = `import { apiKeyUsage, type apiKeys, webhookDeliveries, webhookEndpoints as endpoints } from "@newsroom/shared/db/schema";
+    const source = `import { apiKeyUsage, type apiKeys, outboxEvents, webhookDeliveries, webhookEndpoints as endpoints } from "@newsroom/shared/db/schema";
       await db
         .update(endpoints)
         .set({ status: "disabled" });
       const d = webhookDeliveries;
       await tx.delete(d).where(eq(d.id, id));
       await db.select().from(apiKeys);
+      const evented = sql\`evented as (\${insertSelecting(outboxEvents, row, "stories")})\`;
       await db.execute(sql\`insert into \${apiKeyUsage} (key_id) values (\${sql\`1\`})\`);
       await db.execute(sql\`with v as (select 1) update webhook_attempts as a set n = 1\`);
       // An update of api_keys in prose is not a write.`;
     expect([...writtenTables(source, tableOf)].sort()).toEqual([
       "api_key_usage",
+      "outbox_events",
       "webhook_attempts",
       "webhook_deliveries",
       "webhook_endpoints",

@@ -1,5 +1,5 @@
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import { PgDialect, type PgTable } from "drizzle-orm/pg-core";
+import { getTableColumns, is, SQL, sql } from "drizzle-orm";
+import { type PgColumn, PgDialect, type PgTable } from "drizzle-orm/pg-core";
 import type { Queryable } from "./index.ts";
 import { rowsOf } from "./rows.ts";
 
@@ -48,4 +48,32 @@ export function prefixedColumns(table: PgTable, alias: string, prefix: string): 
       .map((column) => `${alias}."${column.name}" as "${prefix}${column.name}"`)
       .join(", "),
   );
+}
+
+/**
+ * `insert into <table> (...) select ... from <source>`: the row `values` (keys as in the schema;
+ * a value may be SQL read from the source), written once for each row of `source`, a common
+ * table expression of the same statement, so not at all when it has none. Each parameter is
+ * cast to its column's type, so a prepared statement needs no guess at it.
+ */
+export function insertSelecting<T extends PgTable>(
+  table: T,
+  values: { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL },
+  source: string,
+): SQL {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
+  const names = entries.map(([key]) => sql.identifier(columnOf(columns, key).name));
+  const selected = entries.map(([key, value]) => {
+    if (is(value, SQL)) return value;
+    const column = columnOf(columns, key);
+    return sql`${sql.param(value, column)}::${sql.raw(column.getSQLType())}`;
+  });
+  return sql`insert into ${table} (${sql.join(names, sql`, `)}) select ${sql.join(selected, sql`, `)} from ${sql.identifier(source)}`;
+}
+
+function columnOf(columns: Record<string, PgColumn>, key: string): PgColumn {
+  const column = columns[key];
+  if (!column) throw new Error(`no column ${key}`);
+  return column;
 }

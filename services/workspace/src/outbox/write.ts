@@ -1,8 +1,10 @@
 import type { Queryable } from "@newsroom/shared/db/index";
+import { insertSelecting } from "@newsroom/shared/db/prepared";
 import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
 import { activeTraceParent } from "@newsroom/shared/tracing/index";
+import type { SQL } from "drizzle-orm";
 
 export interface OutboxEventInput {
   organizationId: string;
@@ -14,10 +16,26 @@ export interface OutboxEventInput {
   previousStatus: StoryStatus;
 }
 
-/** Writes an event to the outbox; call it inside the transaction that changes the story. */
-export async function writeOutboxEvent(tx: Queryable, event: OutboxEventInput): Promise<string> {
-  const [id] = await writeOutboxEvents(tx, [event]);
-  return id!;
+/**
+ * An event's outbox row, written by the statement that changes its story: an insert for the
+ * statement's common table expression `source`, written only when `source` (the story's write)
+ * has a row. The active trace (the transition's) is kept with it, as `writeOutboxEvents` keeps it.
+ */
+export function outboxEventInsertFrom(source: string, event: OutboxEventInput): SQL {
+  return insertSelecting(outboxEvents, outboxRowOf(event, activeTraceParent()), source);
+}
+
+function outboxRowOf(event: OutboxEventInput, traceParent: string | null) {
+  return {
+    id: newId(),
+    organizationId: event.organizationId,
+    type: event.type,
+    storyId: event.storyId,
+    sequence: event.sequence,
+    previousStatus: event.previousStatus,
+    createdAt: event.at,
+    traceParent,
+  } satisfies typeof outboxEvents.$inferInsert;
 }
 
 /**
@@ -30,16 +48,7 @@ export async function writeOutboxEvents(
 ): Promise<string[]> {
   if (events.length === 0) return [];
   const traceParent = activeTraceParent();
-  const rows = events.map((event) => ({
-    id: newId(),
-    organizationId: event.organizationId,
-    type: event.type,
-    storyId: event.storyId,
-    sequence: event.sequence,
-    previousStatus: event.previousStatus,
-    createdAt: event.at,
-    traceParent,
-  }));
+  const rows = events.map((event) => outboxRowOf(event, traceParent));
   // Prepared: without, the driver asks the server for the parameters' types first, a round trip.
   await tx.insert(outboxEvents).values(rows).prepare("workspace_outbox_events").execute();
   return rows.map((row) => row.id);

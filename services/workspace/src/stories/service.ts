@@ -1,5 +1,6 @@
 import { DEFAULT_SCHEDULE_MIN_LEAD_SECONDS } from "@newsroom/shared/config-variables";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
+import { executePrepared, insertSelecting, rowMapper } from "@newsroom/shared/db/prepared";
 import {
   approvalDecisions,
   type StoryType,
@@ -18,8 +19,8 @@ import {
   storyRecordReturning,
   toStoryOut,
 } from "@newsroom/shared/story-records";
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { writeOutboxEvent } from "../outbox/write.ts";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { type OutboxEventInput, outboxEventInsertFrom } from "../outbox/write.ts";
 import { findOrganization } from "../resolve.ts";
 import { checkPublishAtLead, parsePublishAt } from "./publish-at.ts";
 import {
@@ -116,16 +117,16 @@ export async function createStory(
 
 /**
  * Which organization's story a command may change: one organization's, or any (`null`: the
- * internal API, whose path names a story by its id alone; the lock reads the organization with
- * the story instead of a read of its own beforehand).
+ * internal API, whose path names a story by its id alone; the story's read or lock reads the
+ * organization with it instead of a read of its own beforehand).
  */
 export type StoryScope = string | null;
 
 /**
- * Locks the story for the command's transaction. Prepared (kept by each connection once used):
- * an unprepared statement with parameters costs the driver a round trip of its own before it is
- * sent, to ask the server for their types; a transition's statements are the hot path of every
- * event.
+ * Locks the story for a new version's transaction (a transition reads it unlocked:
+ * `readStoryToWrite`). Prepared (kept by each connection once used): an unprepared statement with
+ * parameters costs the driver a round trip of its own before it is sent, to ask the server for
+ * their types.
  */
 async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
   if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
@@ -269,9 +270,17 @@ export interface TransitionHooks {
   minLeadSeconds?: number;
 }
 
+/** Tries of a transition whose story another write changed between its read and its write. */
+const TRANSITION_TRIES = 5;
+
 /**
  * Applies an action. The story, the approval decision and the outbox event commit together or
- * not at all.
+ * not at all: one statement writes them (`transitionStatement`), in no transaction of its own
+ * unless a hook adds writes (`withStoryWrite`). The story is read first and checked against the
+ * action; the statement writes only if the story is still the row that was read (its `xmin`),
+ * so a write of another that committed in between leaves this one unwritten, and the transition
+ * is checked again against the story as it is now. Two round trips, where a transaction that
+ * locks the story takes four (begin, the lock, the writes, commit).
  */
 export async function transitionStory(
   db: Db,
@@ -283,8 +292,8 @@ export async function transitionStory(
 ): Promise<StoryOut> {
   const actorRole = input.actor_role ?? "owner";
   const publishAt = input.action === "schedule" ? parsePublishAt(input.publish_at) : null;
-  const { story, evented } = await db.transaction(async (tx) => {
-    const row = await lockStory(tx, scope, storyId);
+  for (let tries = 1; ; tries++) {
+    const { row, rowVersion, databaseNow } = await readStoryToWrite(db, scope, storyId);
     const check = checkTransition(row, input.action, { note: input.note, actorRole });
     if (!check.ok) {
       throw check.field
@@ -296,76 +305,158 @@ export async function transitionStory(
     const { rule } = check;
     if (publishAt) {
       const minLead = hooks.minLeadSeconds ?? DEFAULT_SCHEDULE_MIN_LEAD_SECONDS;
-      checkPublishAtLead(publishAt, await databaseNow(tx, row.id), minLead);
+      checkPublishAtLead(publishAt, databaseNow, minLead);
     }
     const now = new Date();
-    // The story is locked: its counter rises by one per event, in the order events commit.
+    // The story's counter rises by one per event, in the order its writes commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
-    // Sent together, not one after the other: the connection pipelines them, so the writes take
-    // one round trip; the transaction still commits them all or none. Like the lock, each is a
-    // prepared statement (see lockStory).
-    const [[written]] = await Promise.all([
-      tx
-        .update(stories)
-        .set({
-          status: rule.to,
-          eventSequence: sequence,
-          approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
-          publishedAt: rule.to === "published" ? now : row.publishedAt,
-          scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
-          // Set by schedule; every other transition of a person clears it (the scheduler's own
-          // publication keeps it: scheduler.ts).
-          publishAt,
-          scheduledBy: publishAt ? (actor?.personId ?? null) : null,
-          publishFailure: null,
-          updatedAt: now,
-        })
-        .where(eq(stories.id, row.id))
-        .returning(storyRecordReturning)
-        .prepare("workspace_transition_story")
-        .execute(),
-      rule.decision
-        ? tx
-            .insert(approvalDecisions)
-            .values(
-              approvalDecisionRow({
-                organizationId: row.organizationId,
-                storyId: row.id,
-                version: row.currentVersion,
-                decision: rule.decision,
-                actorRole,
-                personId: actor?.personId ?? null,
-                oauthClientId: actor?.oauthClientId ?? null,
-                note: input.note,
-                decidedAt: now,
-              }),
-            )
-            .prepare("workspace_approval_decision")
-            .execute()
+    const statement = transitionStatement(db, row, rowVersion, {
+      set: {
+        status: rule.to,
+        eventSequence: sequence,
+        approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
+        publishedAt: rule.to === "published" ? now : row.publishedAt,
+        scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+        // Set by schedule; every other transition of a person clears it (the scheduler's own
+        // publication keeps it: scheduler.ts).
+        publishAt,
+        scheduledBy: publishAt ? (actor?.personId ?? null) : null,
+        publishFailure: null,
+        updatedAt: now,
+      },
+      decision: rule.decision
+        ? approvalDecisionRow({
+            organizationId: row.organizationId,
+            storyId: row.id,
+            version: row.currentVersion,
+            decision: rule.decision,
+            actorRole,
+            personId: actor?.personId ?? null,
+            oauthClientId: actor?.oauthClientId ?? null,
+            note: input.note,
+            decidedAt: now,
+          })
         : null,
-      hooks.withStoryWrite?.(tx),
-      rule.event
-        ? writeOutboxEvent(tx, {
+      event: rule.event
+        ? {
             organizationId: row.organizationId,
             type: rule.event,
             storyId: row.id,
             at: now,
             sequence,
             previousStatus: row.status,
-          })
+          }
         : null,
-    ]);
-    return { story: storyRecordOf(written!), evented: rule.event !== null };
-  });
-  if (evented) hooks.onEvent?.();
-  return story;
+    });
+    const written = await writeTransition(db, statement, hooks.withStoryWrite);
+    if (written) {
+      if (rule.event) hooks.onEvent?.();
+      return written;
+    }
+    if (tries >= TRANSITION_TRIES) {
+      throw new ApiError("conflict", "The story kept changing while this action was applied.");
+    }
+  }
 }
 
-/** The database's clock (read beside a story): the one the scheduler decides due-ness by. */
-async function databaseNow(tx: Queryable, storyId: string): Promise<Date> {
-  const [row] = await tx
-    .select({ now: sql<Date | string>`now()` })
+/**
+ * The story to transition, with its row's version (`xmin`: a new one for each write) and the
+ * database's clock, the one the scheduler decides due-ness by. Prepared (kept by each connection
+ * once used): an unprepared statement with parameters costs the driver a round trip of its own
+ * before it is sent, to ask the server for their types.
+ */
+async function readStoryToWrite(
+  db: Queryable,
+  scope: StoryScope,
+  storyId: string,
+): Promise<{ row: StoryRow; rowVersion: string; databaseNow: Date }> {
+  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  const byId = eq(stories.id, storyId);
+  const [found] = await db
+    .select({
+      row: stories,
+      rowVersion: sql<string>`xmin::text`,
+      databaseNow: sql<Date | string>`now()`,
+    })
     .from(stories)
-    .where(eq(stories.id, storyId));
-  return new Date(row!.now);
+    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
+    .prepare("workspace_story_to_write")
+    .execute();
+  if (!found) throw new ApiError("not_found", "No such story.");
+  return { ...found, databaseNow: new Date(found.databaseNow) };
 }
+
+/**
+ * One statement for a transition: the story's update, only while its row is the one read
+ * (`rowVersion`); then, only if it updated, the approval decision and the outbox event; it
+ * returns the Story record, or nothing when the story changed meanwhile. The update's common
+ * table expression is named `stories`, so that the record's columns (`storyRecordReturning`)
+ * read the story as written.
+ */
+function transitionStatement(
+  db: Queryable,
+  row: StoryRow,
+  rowVersion: string,
+  write: {
+    set: Partial<typeof stories.$inferInsert>;
+    decision: typeof approvalDecisions.$inferInsert | null;
+    event: OutboxEventInput | null;
+  },
+): SQL {
+  const update = db
+    .update(stories)
+    .set(write.set)
+    .where(and(eq(stories.id, row.id), sql`xmin = ${rowVersion}::xid`))
+    .returning();
+  const writes = [
+    ...(write.decision
+      ? [sql`decided as (${insertSelecting(approvalDecisions, write.decision, "stories")})`]
+      : []),
+    ...(write.event ? [sql`evented as (${outboxEventInsertFrom("stories", write.event)})`] : []),
+  ];
+  return sql`with stories as (${update.getSQL()})${sql.join(writes.map((cte) => sql`, ${cte}`))}
+    select stories.*, ${storyRecordReturning.title} as "record.title",
+      ${storyRecordReturning.summary} as "record.summary",
+      ${storyRecordReturning.topics} as "record.topics"
+    from stories`;
+}
+
+const storyOf = rowMapper(stories);
+
+/** Runs a transition's statement (with the hook's writes, in one transaction); its record or null. */
+async function writeTransition(
+  db: Db,
+  statement: SQL,
+  withStoryWrite: TransitionHooks["withStoryWrite"],
+): Promise<StoryOut | null> {
+  const run = async (on: Queryable) => {
+    const [written] = await executePrepared<Record<string, unknown>>(
+      on,
+      "workspace_transition",
+      statement,
+    );
+    return written
+      ? storyRecordOf({
+          story: storyOf(written),
+          title: written["record.title"] as string | null,
+          summary: written["record.summary"] as string | null,
+          topics: written["record.topics"] as string[] | null,
+        })
+      : null;
+  };
+  if (!withStoryWrite) return run(db);
+  try {
+    return await db.transaction(async (tx) => {
+      // Sent together: the connection pipelines them, one round trip for both.
+      const [written] = await Promise.all([run(tx), withStoryWrite(tx)]);
+      // The story changed meanwhile: the hook's writes go with the transaction.
+      if (!written) throw STORY_CHANGED;
+      return written;
+    });
+  } catch (error) {
+    if (error === STORY_CHANGED) return null;
+    throw error;
+  }
+}
+
+const STORY_CHANGED = new Error("the story changed between its read and its write");

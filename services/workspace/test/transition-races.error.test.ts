@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { approvalDecisions, auditEvents, outboxEvents } from "@newsroom/shared/db/schema";
+import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
+import { eventually } from "@newsroom/shared/testing/eventually";
+import { asc, eq } from "drizzle-orm";
+import postgres from "postgres";
+import { audit } from "../src/audit.ts";
+import { transitionStory } from "../src/stories/service.ts";
+import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
+
+const databaseUrl = requireService("DATABASE_URL");
+
+/**
+ * A transition reads its story, then writes it only while it is the row read: another write
+ * that commits in between sends it back to the story as it is now.
+ */
+describe.skipIf(!databaseUrl)("a transition beside other writes of its story", () => {
+  let h: Harness;
+  let own: TestDatabase;
+  let other: postgres.Sql;
+  beforeAll(async () => {
+    own = await testDatabase({ backend: "postgres" });
+    h = await workspaceHarness({ database: own });
+    other = postgres(own.url!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await other.end();
+    await h.close();
+  });
+
+  async function approvedStory(slug: string) {
+    const { orgId, storyId } = await orgWithDraft(h, slug);
+    expect((await transition(h, storyId, "submit")).status).toBe(200);
+    expect((await transition(h, storyId, "approve")).status).toBe(200);
+    return { orgId, storyId };
+  }
+
+  /**
+   * Holds the story's row while `act` starts (its read sees the story as it was) and waits on
+   * the row, then writes a new version as an editor would (the story back to draft) and lets
+   * `act` go on: `act`'s answer.
+   */
+  async function withVersionWrittenMeanwhile<T>(storyId: string, act: () => Promise<T>) {
+    let answer!: Promise<T>;
+    await other.begin(async (tx) => {
+      await tx`select 1 from stories where id = ${storyId} for update`;
+      answer = act();
+      answer.catch(() => {});
+      // The transition's write waits on the row this transaction holds.
+      await eventually(
+        async () => {
+          const [waiting] = await other`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'
+              and query like 'with stories as (update%'`;
+          return waiting?.n === 1;
+        },
+        { message: "the transition's write to wait on the story's row" },
+      );
+      await tx`update stories set status = 'draft', current_version = current_version + 1,
+        updated_at = now() where id = ${storyId}`;
+    });
+    return answer;
+  }
+
+  test("a version written between the read and the write: publish is refused, nothing written", async () => {
+    const { storyId } = await approvedStory("race-publish");
+    const answer = await withVersionWrittenMeanwhile(storyId, () =>
+      transition(h, storyId, "publish"),
+    );
+    expect(answer.status).toBe(409);
+    expect(answer.body.error.code).toBe("invalid_transition");
+    expect(answer.body.error.message).toContain("draft");
+    const events = await h.database.db
+      .select({ type: outboxEvents.type })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(events.map((event) => event.type).sort()).toEqual(["story.approved", "story.submitted"]);
+  });
+
+  test("a transition whose story changed meanwhile is applied to the story as it is now", async () => {
+    const { storyId } = await orgWithDraft(h, "race-submit");
+    const answer = await withVersionWrittenMeanwhile(storyId, () =>
+      transition(h, storyId, "submit"),
+    );
+    // Still a draft, so still submittable: the second try submits the newer version.
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe("review_required");
+    expect(answer.body.version).toBe(2);
+    const events = await h.database.db
+      .select({ sequence: outboxEvents.sequence })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(events).toEqual([{ sequence: 1 }]);
+  });
+
+  test("with a hook's writes: a try whose story changed leaves none of them", async () => {
+    const { orgId, storyId } = await approvedStory("race-hook");
+    const attempt = withVersionWrittenMeanwhile(storyId, () =>
+      transitionStory(
+        h.database.db,
+        orgId,
+        storyId,
+        { action: "publish" },
+        { withStoryWrite: (tx) => audit(tx, orgId, "story.publish", storyId, "person:test") },
+      ),
+    );
+    await expect(attempt).rejects.toThrow("cannot publish");
+    const audited = await h.database.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.action, "story.publish"));
+    expect(audited).toHaveLength(0);
+  });
+
+  test("approve and reject at once: one decides, the other is refused", async () => {
+    const { storyId } = await orgWithDraft(h, "race-decide");
+    expect((await transition(h, storyId, "submit")).status).toBe(200);
+    const answers = await Promise.all([
+      transition(h, storyId, "approve"),
+      transition(h, storyId, "reject", { note: "Not yet." }),
+      transition(h, storyId, "approve"),
+      transition(h, storyId, "reject", { note: "Not yet." }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
+    const decided = answers.find((answer) => answer.status === 200)!.body.status;
+    const decisions = await h.database.db
+      .select({ decision: approvalDecisions.decision })
+      .from(approvalDecisions)
+      .where(eq(approvalDecisions.storyId, storyId));
+    expect(decisions).toEqual([{ decision: decided }]);
+    const events = await h.database.db
+      .select({ type: outboxEvents.type, sequence: outboxEvents.sequence })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId))
+      .orderBy(asc(outboxEvents.sequence));
+    expect(events).toEqual([
+      { type: "story.submitted", sequence: 1 },
+      { type: decided === "approved" ? "story.approved" : "story.rejected", sequence: 2 },
+    ]);
+  });
+});
