@@ -322,7 +322,7 @@ export function claimStatement(limit: number, request: ClaimRequest, now: Date):
       returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened,
         ${prefixedColumns(e, "e", "endpoint.")}
     ),
-    ${attemptsOpenedForClaimed(limit, now)},
+    ${attemptsOpenedForClaimed(now)},
     closed as (
       update webhook_attempts as a set in_flight = false, reason = ${UNRECORDED_ANSWER}
       from numbered
@@ -338,19 +338,18 @@ export function claimStatement(limit: number, request: ClaimRequest, now: Date):
  * The common table expressions `numbered` and `opened_attempts`: an open attempt for each
  * delivery of the CTE `claimed` (`d.*` as it is now, `opened`) whose attempt opens with its claim,
  * numbered by its `attempts`, at `now` (the recording of its answer sets when the request left).
- * Up to `limit` of them.
+ * Their ids are drawn by the statement (`gen_random_uuid()`, a v4 as `newId` draws), so a claim
+ * that may take a thousand rows sends no thousand ids it may not use.
  */
-export function attemptsOpenedForClaimed(limit: number, now: Date): SQL {
-  const attemptIds = Array.from({ length: Math.max(0, limit) }, () => newId());
+export function attemptsOpenedForClaimed(now: Date): SQL {
   return sql`numbered as (
-      select claimed.organization_id, claimed.id, claimed.attempts,
-        row_number() over (order by claimed.id) as n
+      select claimed.organization_id, claimed.id, claimed.attempts
       from claimed where claimed.opened
     ),
     opened_attempts as (
       insert into webhook_attempts
         (id, organization_id, delivery_id, attempt, at, duration_ms, in_flight)
-      select (${uuidArray(attemptIds)})[numbered.n], numbered.organization_id, numbered.id,
+      select gen_random_uuid(), numbered.organization_id, numbered.id,
         numbered.attempts, ${now.toISOString()}::timestamptz, 0, true
       from numbered
     )`;

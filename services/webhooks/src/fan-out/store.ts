@@ -382,7 +382,7 @@ export function fanOutStatement(events: IncomingEvent[], now: Date, claim: FanOu
           on e.organization_id = inserted.organization_id and e.id = inserted.endpoint_id
         where inserted.locked_until is not null
       ),
-      ${attemptsOpenedForClaimed(claim.limit, now)},
+      ${attemptsOpenedForClaimed(now)},
       ${readsOfClaimed}
       select r.event_id as "fan.event_id", coalesce(made.n, 0)::int as "fan.created", c.*
       from recorded r
