@@ -209,42 +209,6 @@ describe("a fan-out that claims for its dispatcher", () => {
     }
   });
 
-  test("its dispatcher's offer fills an endpoint's queue deeper than a claim does", async () => {
-    const receiver = startReceiver();
-    const org = await fx.organization();
-    const endpoint = await fx.endpoint(receiver.url("/deep"), ["story.submitted"], org);
-    // Never started, one request at a time to an endpoint: a claim would take three of its
-    // deliveries at once (three caps' worth); the fan-out's offer takes a burst's ten.
-    const worker = new DeliveryWorker({
-      db: fx.db,
-      secretsKey: secretsKey(fx.config),
-      schedule: [1],
-      pollIntervalMs: 60_000,
-      endpointConcurrency: 1,
-      allowInsecureTargets: true,
-    });
-    try {
-      const events: StoryEvent[] = [];
-      for (let n = 0; n < 10; n++) events.push(await eventOf((await fx.submitted(org)).eventId));
-      const fed = await fanOutEvents(
-        fx.db,
-        events,
-        events.map(() => null),
-        worker,
-      );
-      expect(fed.map((result) => result.claimed)).toEqual(events.map(() => 1));
-      await eventually(async () => receiver.at("/deep").length === 10, {
-        message: "the ten deliveries at the receiver, with no claim of the worker's own",
-      });
-      for (const event of events) {
-        expect((await fx.delivery(endpoint.id, event.id))?.status).toBe("delivered");
-      }
-    } finally {
-      await worker.stop();
-      receiver.stop();
-    }
-  });
-
   test("a worker fed by its own fan-out still claims, within moments, what another fan-out left it", async () => {
     const receiver = startReceiver();
     // Each answer takes 100 ms: the worker's answers keep coming for a while.

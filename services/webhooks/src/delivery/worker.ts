@@ -80,13 +80,6 @@ const CLAIM_AHEAD = 3;
 /** An endpoint with this many caps' worth of deliveries queued and under way here is not claimed for. */
 const QUEUE_FULL = 2;
 /**
- * The same for the fan-out's share (`offerToFanOut`): its deliveries cost no statement of their
- * own to claim (it inserts them anyway), so it fills an endpoint's queue deeper than a claim
- * does. A burst's first attempts then go from the fan-out to their requests, not through a
- * claim statement each dozen.
- */
-const FAN_OUT_QUEUE_FULL = 50;
-/**
  * How long this process claims an endpoint's deliveries under one lease (by default) while
  * another replica wants a turn (it found the endpoint's deliveries due and the lease taken).
  * After it, the process lets the endpoint's queue run out and hands the lease to that replica,
@@ -95,13 +88,8 @@ const FAN_OUT_QUEUE_FULL = 50;
  * the other's next claim (its poll at most). Alone, a process keeps its leases.
  */
 export const LEASE_TENURE_MS = 5_000;
-/**
- * Deliveries the process holds at most (claimed, queued, in flight or being recorded), as a
- * multiple of `concurrency` (1,024 for the default 64). Held deliveries cost memory and a
- * renewal of their claims, not statements; a deep hold lets the fan-out claim a burst's first
- * attempts.
- */
-const HELD_PER_SLOT = 16;
+/** Deliveries the process holds at most (claimed, queued, in flight or being recorded), as a multiple of `concurrency`. */
+const HELD_PER_SLOT = 2;
 
 /**
  * The least time between the starts of two claim statements of one process. A claim's cost is
@@ -493,15 +481,13 @@ export class DeliveryWorker implements FanOutClaimer {
     return [...this.tenureEnds.keys()].filter((id) => this.turnIsOver(id, now));
   }
 
-  /**
-   * Endpoints with `caps` of their cap's worth queued and under way here (those being recorded do
-   * not count).
-   */
-  private fullEndpoints(caps = QUEUE_FULL): string[] {
+  /** Endpoints with enough queued and under way here (those being recorded do not count). */
+  private fullEndpoints(): string[] {
     return [...this.queues]
       .filter(
         ([endpointId, queue]) =>
-          queue.length + (this.sendingTo.get(endpointId) ?? 0) >= this.endpointConcurrency * caps,
+          queue.length + (this.sendingTo.get(endpointId) ?? 0) >=
+          this.endpointConcurrency * QUEUE_FULL,
       )
       .map(([endpointId]) => endpointId);
   }
@@ -528,9 +514,8 @@ export class DeliveryWorker implements FanOutClaimer {
   /**
    * What the next fan-out statement of this process may claim of the deliveries it inserts
    * (`fanOutStoryEvents`): half the room, so that the claims keep the rest for retries and for
-   * endpoints with a backlog; up to `FAN_OUT_QUEUE_FULL` caps' worth of an endpoint, not for
-   * endpoints with that much queued here, whose turn is over, or whose lease the claim under way
-   * hands over. Reserved until the statement ends
+   * endpoints with a backlog; not for endpoints with enough queued here, whose turn is over, or
+   * whose lease the claim under way hands over. Reserved until the statement ends
    * (`claimedByFanOut`), and `stop` waits for that.
    */
   offerToFanOut(): FanOutClaim | null {
@@ -539,13 +524,9 @@ export class DeliveryWorker implements FanOutClaimer {
     const offer: FanOutClaim = {
       workerId: this.workerId,
       leaseMs: this.leaseMs,
-      perEndpoint: this.endpointConcurrency * FAN_OUT_QUEUE_FULL,
+      perEndpoint: this.endpointConcurrency * CLAIM_AHEAD,
       limit,
-      skipEndpoints: [
-        ...this.fullEndpoints(FAN_OUT_QUEUE_FULL),
-        ...this.turnsOver(Date.now()),
-        ...this.releasing,
-      ],
+      skipEndpoints: [...this.fullEndpoints(), ...this.turnsOver(Date.now()), ...this.releasing],
     };
     this.reserved += limit;
     let end = () => {};
