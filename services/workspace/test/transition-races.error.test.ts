@@ -36,31 +36,42 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
   }
 
   /**
-   * Holds the story's row while `act` starts (its read sees the story as it was) and waits on
-   * the row, then writes a new version as an editor would (the story back to draft) and lets
-   * `act` go on: `act`'s answer.
+   * Holds the story's row while `act` starts (its reads see the story as it was) until `writes`
+   * of its statements wait on the row, then runs `meanwhile` in the holding transaction (a write
+   * of another, or nothing) and lets them go on: `act`'s answer.
    */
-  async function withVersionWrittenMeanwhile<T>(storyId: string, act: () => Promise<T>) {
+  async function whileStoryHeld<T>(
+    storyId: string,
+    act: () => Promise<T>,
+    options: { writes: number; meanwhile?: (tx: postgres.TransactionSql) => Promise<unknown> },
+  ) {
     let answer!: Promise<T>;
     await other.begin(async (tx) => {
       await tx`select 1 from stories where id = ${storyId} for update`;
       answer = act();
       answer.catch(() => {});
-      // The transition's write waits on the row this transaction holds.
       await eventually(
         async () => {
           const [waiting] = await other`
             select count(*)::int as n from pg_stat_activity
             where datname = current_database() and wait_event_type = 'Lock'
               and query like 'with stories as (update%'`;
-          return waiting?.n === 1;
+          return waiting?.n === options.writes;
         },
-        { message: "the transition's write to wait on the story's row" },
+        { message: `${options.writes} transition writes waiting on the story's row` },
       );
-      await tx`update stories set status = 'draft', current_version = current_version + 1,
-        updated_at = now() where id = ${storyId}`;
+      await options.meanwhile?.(tx);
     });
     return answer;
+  }
+
+  /** `whileStoryHeld` for one transition, a new version written meanwhile (back to draft). */
+  function withVersionWrittenMeanwhile<T>(storyId: string, act: () => Promise<T>) {
+    return whileStoryHeld(storyId, act, {
+      writes: 1,
+      meanwhile: (tx) => tx`update stories set status = 'draft',
+        current_version = current_version + 1, updated_at = now() where id = ${storyId}`,
+    });
   }
 
   test("a version written between the read and the write: publish is refused, nothing written", async () => {
@@ -116,12 +127,19 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
   test("approve and reject at once: one decides, the other is refused", async () => {
     const { storyId } = await orgWithDraft(h, "race-decide");
     expect((await transition(h, storyId, "submit")).status).toBe(200);
-    const answers = await Promise.all([
-      transition(h, storyId, "approve"),
-      transition(h, storyId, "reject", { note: "Not yet." }),
-      transition(h, storyId, "approve"),
-      transition(h, storyId, "reject", { note: "Not yet." }),
-    ]);
+    // All four read the story in review, then write at once: the first write applies, and the
+    // three others find the row changed and are checked again against the decided story.
+    const answers = await whileStoryHeld(
+      storyId,
+      () =>
+        Promise.all([
+          transition(h, storyId, "approve"),
+          transition(h, storyId, "reject", { note: "Not yet." }),
+          transition(h, storyId, "approve"),
+          transition(h, storyId, "reject", { note: "Not yet." }),
+        ]),
+      { writes: 4 },
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409]);
     const decided = answers.find((answer) => answer.status === 200)!.body.status;
     const decisions = await h.database.db
