@@ -8,10 +8,10 @@ const dialect = new PgDialect();
 /**
  * `db.execute(query)`, prepared: each connection parses the statement once, under `name`, and
  * then only binds and runs it. Unprepared, a statement with parameters costs PostgreSQL's
- * driver a round trip of its own first, to ask the server for their types; the delivery path's
- * statements run for every batch. The text must not change from one call to the next (lists
- * travel as one array parameter, see `@newsroom/shared/db/sql-arrays`). PGlite runs it as any
- * other statement.
+ * driver a round trip of its own first, to ask the server for their types (the webhooks'
+ * delivery path runs its statements for every batch, the workspace a transition's for every
+ * event). The text must not change from one call to the next (lists travel as one array
+ * parameter, see `@newsroom/shared/db/sql-arrays`). PGlite runs it as any other statement.
  */
 export async function executePrepared<T>(db: Queryable, name: string, query: SQL): Promise<T[]> {
   const prepared = db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);

@@ -339,7 +339,7 @@ export function claimStatement(limit: number, request: ClaimRequest, now: Date):
  * delivery of the CTE `claimed` (`d.*` as it is now, `opened`) whose attempt opens with its claim,
  * numbered by its `attempts`, at `now` (the recording of its answer sets when the request left).
  * Their ids are drawn by the statement (`gen_random_uuid()`, a v4 as `newId` draws), so a claim
- * that may take a thousand rows sends no thousand ids it may not use.
+ * sends no id for each row it might take.
  */
 export function attemptsOpenedForClaimed(now: Date): SQL {
   return sql`numbered as (

@@ -129,15 +129,25 @@ export type StoryScope = string | null;
  * their types.
  */
 async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
-  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
-  const byId = eq(stories.id, storyId);
   const [row] = await tx
     .select()
     .from(stories)
-    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
+    .where(storyInScope(scope, storyId))
     .for("update")
     .prepare("workspace_lock_story")
     .execute();
+  return found(row);
+}
+
+/** The story `storyId` within `scope`, as a condition; 404 for an id that is no uuid. */
+function storyInScope(scope: StoryScope, storyId: string): SQL | undefined {
+  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  const byId = eq(stories.id, storyId);
+  return scope === null ? byId : and(eq(stories.organizationId, scope), byId);
+}
+
+/** The story read, or 404. */
+function found<T>(row: T | undefined): T {
   if (!row) throw new ApiError("not_found", "No such story.");
   return row;
 }
@@ -370,20 +380,18 @@ async function readStoryToWrite(
   scope: StoryScope,
   storyId: string,
 ): Promise<{ row: StoryRow; rowVersion: string; databaseNow: Date }> {
-  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
-  const byId = eq(stories.id, storyId);
-  const [found] = await db
+  const [read] = await db
     .select({
       row: stories,
       rowVersion: sql<string>`xmin::text`,
       databaseNow: sql<Date | string>`now()`,
     })
     .from(stories)
-    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
+    .where(storyInScope(scope, storyId))
     .prepare("workspace_story_to_write")
     .execute();
-  if (!found) throw new ApiError("not_found", "No such story.");
-  return { ...found, databaseNow: new Date(found.databaseNow) };
+  const story = found(read);
+  return { ...story, databaseNow: new Date(story.databaseNow) };
 }
 
 /**
