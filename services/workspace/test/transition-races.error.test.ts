@@ -5,7 +5,7 @@ import { eventually } from "@newsroom/shared/testing/eventually";
 import { asc, eq } from "drizzle-orm";
 import postgres from "postgres";
 import { audit } from "../src/audit.ts";
-import { transitionStory } from "../src/stories/service.ts";
+import { TRANSITION_TRIES, transitionStory } from "../src/stories/service.ts";
 import { type Harness, orgWithDraft, transition, workspaceHarness } from "./support/harness.ts";
 
 const databaseUrl = requireService("DATABASE_URL");
@@ -21,7 +21,7 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
   beforeAll(async () => {
     own = await testDatabase({ backend: "postgres" });
     h = await workspaceHarness({ database: own });
-    other = postgres(own.url!, { max: 2, onnotice: () => {} });
+    other = postgres(own.url!, { max: 4, onnotice: () => {} });
   });
   afterAll(async () => {
     await other.end();
@@ -156,5 +156,76 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
       { type: "story.submitted", sequence: 1 },
       { type: decided === "approved" ? "story.approved" : "story.rejected", sequence: 2 },
     ]);
+  });
+  /** When the transition write waiting on the story's row started (null: none waits). */
+  async function writeWaitingSince(): Promise<string | null> {
+    const [waiting] = await other`
+      select query_start::text as since from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'
+        and query like 'with stories as (update%'`;
+    return waiting?.since ?? null;
+  }
+
+  async function lockersWaiting(): Promise<number> {
+    const [waiting] = await other`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'
+        and query like 'select 1 from stories where id =%'`;
+    return waiting?.n ?? 0;
+  }
+
+  test("a story changed before each try's write: 409 conflict after the last try, nothing written", async () => {
+    const { storyId } = await orgWithDraft(h, "race-every-try");
+    const lock = (held: postgres.ReservedSql) =>
+      held`select 1 from stories where id = ${storyId} for update`;
+    let holder = await other.reserve();
+    await holder`begin`;
+    await lock(holder);
+    let answered = false;
+    const answer = transition(h, storyId, "submit").finally(() => {
+      answered = true;
+    });
+    // Each round: the try's write waits on the row; the holder changes the story, queues the
+    // next holder behind that write, and commits. The write finds the row changed, and the
+    // next try reads the story again and waits on the next holder.
+    let changes = 0;
+    let lastWrite: string | null = null;
+    for (;;) {
+      let write: string | null = null;
+      await eventually(
+        async () => {
+          write = await writeWaitingSince();
+          return answered || (write !== null && write !== lastWrite);
+        },
+        { message: "the next try's write waiting on the story's row" },
+      );
+      if (answered) break;
+      lastWrite = write;
+      await holder`update stories set updated_at = now() where id = ${storyId}`;
+      changes++;
+      const next = await other.reserve();
+      await next`begin`;
+      const locked = lock(next).execute();
+      await eventually(async () => (await lockersWaiting()) === 1, {
+        message: "the next holder waiting on the story's row",
+      });
+      await holder`commit`;
+      holder.release();
+      await locked;
+      holder = next;
+    }
+    await holder`commit`;
+    holder.release();
+    const response = await answer;
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe("conflict");
+    expect(changes).toBe(TRANSITION_TRIES);
+    const [story] = await other`select status, event_sequence from stories where id = ${storyId}`;
+    expect(story).toEqual({ status: "draft", event_sequence: 0 });
+    const events = await h.database.db
+      .select({ type: outboxEvents.type })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.storyId, storyId));
+    expect(events).toEqual([]);
   });
 });

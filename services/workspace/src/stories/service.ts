@@ -281,7 +281,7 @@ export interface TransitionHooks {
 }
 
 /** Tries of a transition whose story another write changed between its read and its write. */
-const TRANSITION_TRIES = 5;
+export const TRANSITION_TRIES = 5;
 
 /**
  * Applies an action. The story, the approval decision and the outbox event commit together or
