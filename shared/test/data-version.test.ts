@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray, sql } from "drizzle-orm";
 import postgres from "postgres";
-import type { Db } from "../src/db/index.ts";
+import type { Db, Queryable } from "../src/db/index.ts";
 import {
   apiKeys,
   apiKeyUsage,
@@ -31,12 +31,13 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
     let orgA: string;
     let orgB: string;
 
-    async function versionOf(id: string): Promise<number> {
-      const [row] = await db
-        .select({ v: organizationDataVersions.dataVersion })
+    /** The sum of the organization's rows, as the client API reads it. */
+    async function versionOf(id: string, on: Queryable = db): Promise<number> {
+      const [row] = await on
+        .select({ v: sql<number>`coalesce(sum(${organizationDataVersions.dataVersion}), 0)` })
         .from(organizationDataVersions)
         .where(eq(organizationDataVersions.organizationId, id));
-      return row?.v ?? 0;
+      return Number(row?.v ?? 0);
     }
 
     /** What `change` did to each organization's version. */
@@ -260,11 +261,7 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
           .insert(topics)
           .values({ id: newId(), organizationId: orgA, slug: "tx", name: "T" });
         // Deferred to the commit: not moved yet inside the transaction.
-        const [row] = await tx
-          .select({ v: organizationDataVersions.dataVersion })
-          .from(organizationDataVersions)
-          .where(eq(organizationDataVersions.organizationId, orgA));
-        expect(row?.v ?? 0).toBe(a);
+        expect(await versionOf(orgA, tx)).toBe(a);
       });
       expect([(await versionOf(orgA)) - a, (await versionOf(orgB)) - b]).toEqual([1, 0]);
     });
@@ -290,6 +287,46 @@ function dataVersionSuite(backend: "pglite" | "postgres") {
           });
         } finally {
           await other.end();
+        }
+        expect(await versionOf(orgA)).toBe(before + 2);
+      });
+
+      test("a committing transaction does not hold up another's commit of its organization", async () => {
+        const [first, second] = [
+          await story(orgA, `committing-${newId()}`),
+          await story(orgA, `beside-${newId()}`),
+        ];
+        const before = await versionOf(orgA);
+        // Two connections whose server processes move different rows of the organization.
+        const connections: postgres.Sql[] = [];
+        const shards = new Set<number>();
+        try {
+          while (connections.length < 2) {
+            const connection = postgres(database.url as string, { max: 1, onnotice: () => {} });
+            const [process] = await connection<{ shard: number }[]>`
+              select pg_backend_pid() % 16 as shard`;
+            const shard = process!.shard;
+            if (shards.has(shard)) {
+              await connection.end();
+              continue;
+            }
+            shards.add(shard);
+            connections.push(connection);
+          }
+          const [committing, beside] = connections as [postgres.Sql, postgres.Sql];
+          await committing.begin(async (held) => {
+            await held`update stories set featured = true where id = ${first}`;
+            // Its commit's work done now, the organization's row of its process locked until
+            // it ends: the point where a second commit of the organization used to wait.
+            await held`set constraints all immediate`;
+            await beside.begin(async (tx) => {
+              await tx`set local lock_timeout = '2s'`;
+              await tx`update stories set featured = true where id = ${second}`;
+            });
+            expect(await versionOf(orgA)).toBe(before + 1);
+          });
+        } finally {
+          await Promise.all(connections.map((connection) => connection.end()));
         }
         expect(await versionOf(orgA)).toBe(before + 2);
       });

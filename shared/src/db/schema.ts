@@ -8,6 +8,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -51,20 +52,30 @@ export const organizations = pgTable("organizations", {
 /**
  * Written by: the database (its triggers, fired by any service's write of the tables below; no
  * code writes it). Read by: client-api.
- * An organization's `data_version`: moves forward in the same transaction as every change that
- * alters a client API answer (stories, versions, topics, approval decisions, webhook endpoints,
- * sites, hostnames, assets, the organization's row). Cached answers are keyed by it. No row: 0.
+ * An organization's `data_version`, the sum of its rows' counts: moves forward in the same
+ * transaction as every change that alters a client API answer (stories, versions, topics,
+ * approval decisions, webhook endpoints, sites, hostnames, assets, the organization's row).
+ * Cached answers are keyed by it. No row: 0.
  * A table of its own, not a column of `organizations`: every story transition moves it, and the
  * organization's row is what the foreign keys of the busiest tables (webhook deliveries and
  * attempts) check with a share lock on each insert; updated by each transition, that row made
  * each check meet the transition's lock and follow its chain of versions.
+ * Several rows per organization (`shard`): a transaction moves the row of its connection's
+ * server process, so two transactions of one organization on two connections do not wait for
+ * each other's commit on one row.
  */
-export const organizationDataVersions = pgTable("organization_data_versions", {
-  organizationId: uuid("organization_id")
-    .primaryKey()
-    .references(() => organizations.id, { onDelete: "cascade" }),
-  dataVersion: bigint("data_version", { mode: "number" }).notNull().default(0),
-});
+export const organizationDataVersions = pgTable(
+  "organization_data_versions",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Which of the organization's rows: `pg_backend_pid() % 16` of the moving transaction. */
+    shard: smallint("shard").notNull().default(0),
+    dataVersion: bigint("data_version", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.shard] })],
+);
 
 /** Written by: workspace. Read by: client-api, forms, public-read, webhooks (a CMS post's canonical page). */
 export const sites = pgTable("sites", {

@@ -43,6 +43,16 @@ const keyColumns = {
   revokedAt: apiKeys.revokedAt,
 } satisfies KeyColumns;
 
+/**
+ * The organization's `data_version`: the sum of its rows (one per server process that moved it;
+ * none while nothing has changed: 0), one index range read.
+ */
+function dataVersionOf(organizationId: KeyColumns["organizationId"]) {
+  return sql<number>`(select coalesce(sum(${organizationDataVersions.dataVersion}), 0)
+    from ${organizationDataVersions}
+    where ${organizationDataVersions.organizationId} = ${organizationId})`.mapWith(Number);
+}
+
 function storedKeyColumns<K extends KeyColumns>(keys: K) {
   return {
     id: keys.id,
@@ -55,8 +65,7 @@ function storedKeyColumns<K extends KeyColumns>(keys: K) {
     lastUsedAt: apiKeyUsage.lastUsedAt,
     organizationName: organizations.name,
     newsroomRunning: organizations.newsroomRunning,
-    // An organization nothing has changed yet has no row: version 0.
-    dataVersion: sql<number>`coalesce(${organizationDataVersions.dataVersion}, 0)`.mapWith(Number),
+    dataVersion: dataVersionOf(keys.organizationId),
   };
 }
 
@@ -70,10 +79,6 @@ export async function findKeyByHash(db: Queryable, keyHash: string): Promise<Sto
     .select(storedKeyColumns(apiKeys))
     .from(apiKeys)
     .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
-    .leftJoin(
-      organizationDataVersions,
-      eq(organizationDataVersions.organizationId, apiKeys.organizationId),
-    )
     .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, apiKeys.id))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
@@ -106,10 +111,6 @@ export function keyLookup(db: Db): (keyHash: string) => Promise<StoredKey | null
     .from(sql`unnest(${sql.placeholder("keyHashes")}::text[]) as wanted(key_hash)`)
     .crossJoinLateral(found)
     .innerJoin(organizations, eq(organizations.id, found.organizationId))
-    .leftJoin(
-      organizationDataVersions,
-      eq(organizationDataVersions.organizationId, found.organizationId),
-    )
     .leftJoin(apiKeyUsage, eq(apiKeyUsage.keyId, found.id))
     .prepare("client_api_find_keys");
   const lookups = new Batcher(
