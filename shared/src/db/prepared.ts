@@ -1,4 +1,4 @@
-import { getTableColumns, is, SQL, sql } from "drizzle-orm";
+import { getTableColumns, is, Placeholder, type Query, SQL, sql } from "drizzle-orm";
 import { type PgColumn, PgDialect, type PgTable } from "drizzle-orm/pg-core";
 import type { Queryable } from "./index.ts";
 import { rowsOf } from "./rows.ts";
@@ -16,6 +16,57 @@ const dialect = new PgDialect();
 export async function executePrepared<T>(db: Queryable, name: string, query: SQL): Promise<T[]> {
   const prepared = db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
   return rowsOf<T>(await prepared.execute());
+}
+
+/**
+ * A statement whose text is built once, the first time it runs: each value in it a
+ * `sql.placeholder(name)`, given by name at every run (`placeholderValues`). Drizzle walks every part of a statement
+ * to make its text and parameters; for a statement of many parts that walk costs its process
+ * more than running it does (a story transition's two statements: about half the workspace's
+ * CPU for each). Prepared as `executePrepared`'s statements are. A placeholder's value reaches
+ * the driver as given, not through its column's mapping: `placeholderValues` maps a row's.
+ */
+export function builtOnce<Values extends Record<string, unknown>>(
+  name: string,
+  build: () => SQL,
+): <T>(db: Queryable, values: Values) => Promise<T[]> {
+  let query: Query | undefined;
+  return async <T>(db: Queryable, values: Values) => {
+    query ??= dialect.sqlToQuery(build());
+    return rowsOf<T>(
+      await db._.session.prepareQuery(query, undefined, name, false).execute(values),
+    );
+  };
+}
+
+/** A row of placeholders, `prefix` + each key their names (for `insertSelecting`, say). */
+export function placeholdersOf<K extends string>(
+  keys: readonly K[],
+  prefix: string,
+): Record<K, Placeholder> {
+  return Object.fromEntries(keys.map((key) => [key, sql.placeholder(`${prefix}${key}`)])) as Record<
+    K,
+    Placeholder
+  >;
+}
+
+/**
+ * A row of `table` (keys as in the schema) as the values of the placeholders
+ * `placeholdersOf(keys, prefix)` names: each as its column hands it to the driver (a timestamp's
+ * `Date` as text), since a placeholder's value skips that mapping.
+ */
+export function placeholderValues<T extends PgTable>(
+  table: T,
+  row: Partial<T["$inferInsert"]>,
+  prefix = "",
+): Record<string, unknown> {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  return Object.fromEntries(
+    Object.entries(row).map(([key, value]) => [
+      `${prefix}${key}`,
+      value === null || value === undefined ? null : columnOf(columns, key).mapToDriverValue(value),
+    ]),
+  );
 }
 
 /**
@@ -52,13 +103,13 @@ export function prefixedColumns(table: PgTable, alias: string, prefix: string): 
 
 /**
  * `insert into <table> (...) select ... from <source>`: the row `values` (keys as in the schema;
- * a value may be SQL read from the source), written once for each row of `source`, a common
+ * a value may be SQL read from the source, or a placeholder), written once for each row of `source`, a common
  * table expression of the same statement, so not at all when it has none. Each parameter is
  * cast to its column's type, so a prepared statement needs no guess at it.
  */
 export function insertSelecting<T extends PgTable>(
   table: T,
-  values: { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL },
+  values: { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL | Placeholder },
   source: string,
 ): SQL {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
@@ -67,7 +118,8 @@ export function insertSelecting<T extends PgTable>(
   const selected = entries.map(([key, value]) => {
     if (is(value, SQL)) return value;
     const column = columnOf(columns, key);
-    return sql`${sql.param(value, column)}::${sql.raw(column.getSQLType())}`;
+    const param = is(value, Placeholder) ? value : sql.param(value, column);
+    return sql`${param}::${sql.raw(column.getSQLType())}`;
   });
   return sql`insert into ${table} (${sql.join(names, sql`, `)}) select ${sql.join(selected, sql`, `)} from ${sql.identifier(source)}`;
 }

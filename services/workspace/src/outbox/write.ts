@@ -1,5 +1,5 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { insertSelecting } from "@newsroom/shared/db/prepared";
+import { insertSelecting, placeholdersOf, placeholderValues } from "@newsroom/shared/db/prepared";
 import { outboxEvents, type StoryStatus } from "@newsroom/shared/db/schema";
 import type { WebhookEventType } from "@newsroom/shared/events";
 import { newId } from "@newsroom/shared/ids";
@@ -16,16 +16,44 @@ export interface OutboxEventInput {
   previousStatus: StoryStatus;
 }
 
+const OUTBOX_ROW_KEYS = [
+  "id",
+  "organizationId",
+  "type",
+  "storyId",
+  "sequence",
+  "previousStatus",
+  "createdAt",
+  "traceParent",
+] as const;
+const EVENT_PLACEHOLDERS = "event.";
+
 /**
  * An event's outbox row, written by the statement that changes its story: an insert for the
  * statement's common table expression `source`, written only when `source` (the story's write)
- * has a row. The active trace (the transition's) is kept with it, as `writeOutboxEvents` keeps it.
+ * has a row. Its values are placeholders (a statement built once, `builtOnce`), given by
+ * `outboxEventValues`.
  */
-export function outboxEventInsertFrom(source: string, event: OutboxEventInput): SQL {
-  return insertSelecting(outboxEvents, outboxRowOf(event, activeTraceParent()), source);
+export function outboxEventInsertFrom(source: string): SQL {
+  return insertSelecting(outboxEvents, placeholdersOf(OUTBOX_ROW_KEYS, EVENT_PLACEHOLDERS), source);
 }
 
-function outboxRowOf(event: OutboxEventInput, traceParent: string | null) {
+/**
+ * The values of `outboxEventInsertFrom`'s placeholders for `event`. The active trace (the
+ * transition's) is kept with it, as `writeOutboxEvents` keeps it.
+ */
+export function outboxEventValues(event: OutboxEventInput): Record<string, unknown> {
+  return placeholderValues(
+    outboxEvents,
+    outboxRowOf(event, activeTraceParent()),
+    EVENT_PLACEHOLDERS,
+  );
+}
+
+function outboxRowOf(
+  event: OutboxEventInput,
+  traceParent: string | null,
+): Pick<typeof outboxEvents.$inferInsert, (typeof OUTBOX_ROW_KEYS)[number]> {
   return {
     id: newId(),
     organizationId: event.organizationId,
@@ -35,7 +63,7 @@ function outboxRowOf(event: OutboxEventInput, traceParent: string | null) {
     previousStatus: event.previousStatus,
     createdAt: event.at,
     traceParent,
-  } satisfies typeof outboxEvents.$inferInsert;
+  };
 }
 
 /**

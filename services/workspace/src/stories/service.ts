@@ -1,6 +1,12 @@
 import { DEFAULT_SCHEDULE_MIN_LEAD_SECONDS } from "@newsroom/shared/config-variables";
 import type { Db, Queryable } from "@newsroom/shared/db/index";
-import { executePrepared, insertSelecting, rowMapper } from "@newsroom/shared/db/prepared";
+import {
+  builtOnce,
+  insertSelecting,
+  placeholdersOf,
+  placeholderValues,
+  rowMapper,
+} from "@newsroom/shared/db/prepared";
 import {
   approvalDecisions,
   type StoryType,
@@ -19,8 +25,12 @@ import {
   storyRecordReturning,
   toStoryOut,
 } from "@newsroom/shared/story-records";
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type OutboxEventInput, outboxEventInsertFrom } from "../outbox/write.ts";
+import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import {
+  type OutboxEventInput,
+  outboxEventInsertFrom,
+  outboxEventValues,
+} from "../outbox/write.ts";
 import { findOrganization } from "../resolve.ts";
 import { checkPublishAtLead, parsePublishAt } from "./publish-at.ts";
 import {
@@ -141,9 +151,14 @@ async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Pro
 
 /** The story `storyId` within `scope`, as a condition; 404 for an id that is no uuid. */
 function storyInScope(scope: StoryScope, storyId: string): SQL | undefined {
-  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
+  checkStoryId(storyId);
   const byId = eq(stories.id, storyId);
   return scope === null ? byId : and(eq(stories.organizationId, scope), byId);
+}
+
+/** A story id that cannot name a story: 404, as for one that names none. */
+function checkStoryId(storyId: string): void {
+  if (!isUuid(storyId)) throw new ApiError("not_found", "No such story.");
 }
 
 /** The story read, or 404. */
@@ -320,45 +335,48 @@ export async function transitionStory(
     const now = new Date();
     // The story's counter rises by one per event, in the order its writes commit.
     const sequence = rule.event ? row.eventSequence + 1 : row.eventSequence;
-    const statement = transitionStatement(db, row, rowVersion, {
-      set: {
-        status: rule.to,
-        eventSequence: sequence,
-        approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
-        publishedAt: rule.to === "published" ? now : row.publishedAt,
-        scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
-        // Set by schedule; every other transition of a person clears it (the scheduler's own
-        // publication keeps it: scheduler.ts).
-        publishAt,
-        scheduledBy: publishAt ? (actor?.personId ?? null) : null,
-        publishFailure: null,
-        updatedAt: now,
+    const write = transitionWrite(
+      { id: row.id, rowVersion },
+      {
+        set: {
+          status: rule.to,
+          eventSequence: sequence,
+          approvedVersion: rule.decision === "approved" ? row.currentVersion : row.approvedVersion,
+          publishedAt: rule.to === "published" ? now : row.publishedAt,
+          scheduledAt: rule.to === "scheduled" ? now : row.scheduledAt,
+          // Set by schedule; every other transition of a person clears it (the scheduler's own
+          // publication keeps it: scheduler.ts).
+          publishAt,
+          scheduledBy: publishAt ? (actor?.personId ?? null) : null,
+          publishFailure: null,
+          updatedAt: now,
+        },
+        decision: rule.decision
+          ? approvalDecisionRow({
+              organizationId: row.organizationId,
+              storyId: row.id,
+              version: row.currentVersion,
+              decision: rule.decision,
+              actorRole,
+              personId: actor?.personId ?? null,
+              oauthClientId: actor?.oauthClientId ?? null,
+              note: input.note,
+              decidedAt: now,
+            })
+          : null,
+        event: rule.event
+          ? {
+              organizationId: row.organizationId,
+              type: rule.event,
+              storyId: row.id,
+              at: now,
+              sequence,
+              previousStatus: row.status,
+            }
+          : null,
       },
-      decision: rule.decision
-        ? approvalDecisionRow({
-            organizationId: row.organizationId,
-            storyId: row.id,
-            version: row.currentVersion,
-            decision: rule.decision,
-            actorRole,
-            personId: actor?.personId ?? null,
-            oauthClientId: actor?.oauthClientId ?? null,
-            note: input.note,
-            decidedAt: now,
-          })
-        : null,
-      event: rule.event
-        ? {
-            organizationId: row.organizationId,
-            type: rule.event,
-            storyId: row.id,
-            at: now,
-            sequence,
-            previousStatus: row.status,
-          }
-        : null,
-    });
-    const written = await writeTransition(db, statement, hooks.withStoryWrite);
+    );
+    const written = await writeTransition(db, write, hooks.withStoryWrite);
     if (written) {
       if (rule.event) hooks.onEvent?.();
       return written;
@@ -371,62 +389,144 @@ export async function transitionStory(
 
 /**
  * The story to transition, with its row's version (`xmin`: a new one for each write) and the
- * database's clock, the one the scheduler decides due-ness by. Prepared (kept by each connection
- * once used): an unprepared statement with parameters costs the driver a round trip of its own
- * before it is sent, to ask the server for their types.
+ * database's clock, the one the scheduler decides due-ness by. Built once and prepared (kept
+ * by each connection once used): an unprepared statement with parameters costs the driver a
+ * round trip of its own before it is sent, to ask the server for their types.
  */
 async function readStoryToWrite(
   db: Queryable,
   scope: StoryScope,
   storyId: string,
 ): Promise<{ row: StoryRow; rowVersion: string; databaseNow: Date }> {
-  const [read] = await db
-    .select({
-      row: stories,
-      rowVersion: sql<string>`xmin::text`,
-      databaseNow: sql<Date | string>`now()`,
-    })
-    .from(stories)
-    .where(storyInScope(scope, storyId))
-    .prepare("workspace_story_to_write")
-    .execute();
+  checkStoryId(storyId);
+  const [read] =
+    scope === null
+      ? await readStoryAnywhere<Record<string, unknown>>(db, { storyId })
+      : await readStoryOfOrganization<Record<string, unknown>>(db, {
+          storyId,
+          organizationId: scope,
+        });
   const story = found(read);
-  return { ...story, databaseNow: new Date(story.databaseNow) };
+  return {
+    row: storyOf(story),
+    rowVersion: story.row_version as string,
+    databaseNow: new Date(story.database_now as string | Date),
+  };
 }
+
+function storyToWriteStatement(scoped: boolean): SQL {
+  const inScope = scoped
+    ? sql` and ${stories.organizationId} = ${sql.placeholder("organizationId")}`
+    : sql``;
+  return sql`select *, xmin::text as row_version, now() as database_now from ${stories}
+    where ${stories.id} = ${sql.placeholder("storyId")}${inScope}`;
+}
+
+const readStoryOfOrganization = builtOnce<{ storyId: string; organizationId: string }>(
+  "workspace_story_to_write",
+  () => storyToWriteStatement(true),
+);
+const readStoryAnywhere = builtOnce<{ storyId: string }>("workspace_story_to_write_anywhere", () =>
+  storyToWriteStatement(false),
+);
+
+/** The story's columns a transition sets, each from the placeholder of its name. */
+const TRANSITION_SETS = [
+  "status",
+  "eventSequence",
+  "approvedVersion",
+  "publishedAt",
+  "scheduledAt",
+  "publishAt",
+  "scheduledBy",
+  "publishFailure",
+  "updatedAt",
+] as const;
+type TransitionSet = Pick<typeof stories.$inferInsert, (typeof TRANSITION_SETS)[number]>;
+
+const DECISION_ROW_KEYS = [
+  "id",
+  "organizationId",
+  "storyId",
+  "version",
+  "decision",
+  "actorType",
+  "actorRole",
+  "personId",
+  "oauthClientId",
+  "note",
+  "decidedAt",
+] as const satisfies readonly (keyof typeof approvalDecisions.$inferInsert)[];
+const DECISION_PLACEHOLDERS = "decision.";
 
 /**
  * One statement for a transition: the story's update, only while its row is the one read
- * (`rowVersion`); then, only if it updated, the approval decision and the outbox event; it
- * returns the Story record, or nothing when the story changed meanwhile. The update's common
- * table expression is named `stories`, so that the record's columns (`storyRecordReturning`)
- * read the story as written.
+ * (placeholder `rowVersion`); then, only if it updated, the approval decision and the outbox
+ * event, each when the transition has one; it returns the Story record, or nothing when the
+ * story changed meanwhile. The update's common table expression is named `stories`, so that
+ * the record's columns (`storyRecordReturning`) read the story as written.
  */
-function transitionStatement(
-  db: Queryable,
-  row: StoryRow,
-  rowVersion: string,
-  write: {
-    set: Partial<typeof stories.$inferInsert>;
-    decision: typeof approvalDecisions.$inferInsert | null;
-    event: OutboxEventInput | null;
-  },
-): SQL {
-  const update = db
-    .update(stories)
-    .set(write.set)
-    .where(and(eq(stories.id, row.id), sql`xmin = ${rowVersion}::xid`))
-    .returning();
-  const writes = [
-    ...(write.decision
-      ? [sql`decided as (${insertSelecting(approvalDecisions, write.decision, "stories")})`]
+function transitionStatement(writes: { decision: boolean; event: boolean }): SQL {
+  const columns = getTableColumns(stories);
+  const sets = TRANSITION_SETS.map(
+    (key) => sql`${sql.identifier(columns[key].name)} = ${sql.placeholder(key)}`,
+  );
+  const update = sql`update ${stories} set ${sql.join(sets, sql`, `)}
+    where ${stories.id} = ${sql.placeholder("storyId")}
+      and xmin = ${sql.placeholder("rowVersion")}::xid
+    returning *`;
+  const inserts = [
+    ...(writes.decision
+      ? [
+          sql`decided as (${insertSelecting(
+            approvalDecisions,
+            placeholdersOf(DECISION_ROW_KEYS, DECISION_PLACEHOLDERS),
+            "stories",
+          )})`,
+        ]
       : []),
-    ...(write.event ? [sql`evented as (${outboxEventInsertFrom("stories", write.event)})`] : []),
+    ...(writes.event ? [sql`evented as (${outboxEventInsertFrom("stories")})`] : []),
   ];
-  return sql`with stories as (${update.getSQL()})${sql.join(writes.map((cte) => sql`, ${cte}`))}
+  return sql`with stories as (${update})${sql.join(inserts.map((cte) => sql`, ${cte}`))}
     select stories.*, ${storyRecordReturning.title} as "record.title",
       ${storyRecordReturning.summary} as "record.summary",
       ${storyRecordReturning.topics} as "record.topics"
     from stories`;
+}
+
+/** `transitionStatement`'s four shapes, each built once. */
+const transitionStatements = new Map(
+  [false, true].flatMap((decision) =>
+    [false, true].map((event) => [
+      `${decision}:${event}`,
+      builtOnce<Record<string, unknown>>(
+        `workspace_transition${decision ? "_decided" : ""}${event ? "_evented" : ""}`,
+        () => transitionStatement({ decision, event }),
+      ),
+    ]),
+  ),
+);
+
+/** A transition's statement with its values: its rows when run on a connection. */
+function transitionWrite(
+  story: { id: string; rowVersion: string },
+  write: {
+    set: TransitionSet;
+    decision: typeof approvalDecisions.$inferInsert | null;
+    event: OutboxEventInput | null;
+  },
+): (on: Queryable) => Promise<Record<string, unknown>[]> {
+  const statement = transitionStatements.get(`${write.decision !== null}:${write.event !== null}`)!;
+  const values = {
+    ...placeholderValues(stories, write.set),
+    storyId: story.id,
+    rowVersion: story.rowVersion,
+    ...(write.decision
+      ? placeholderValues(approvalDecisions, write.decision, DECISION_PLACEHOLDERS)
+      : {}),
+    ...(write.event ? outboxEventValues(write.event) : {}),
+  };
+  return (on) => statement<Record<string, unknown>>(on, values);
 }
 
 const storyOf = rowMapper(stories);
@@ -434,15 +534,11 @@ const storyOf = rowMapper(stories);
 /** Runs a transition's statement (with the hook's writes, in one transaction); its record or null. */
 async function writeTransition(
   db: Db,
-  statement: SQL,
+  write: (on: Queryable) => Promise<Record<string, unknown>[]>,
   withStoryWrite: TransitionHooks["withStoryWrite"],
 ): Promise<StoryOut | null> {
   const run = async (on: Queryable) => {
-    const [written] = await executePrepared<Record<string, unknown>>(
-      on,
-      "workspace_transition",
-      statement,
-    );
+    const [written] = await write(on);
     return written
       ? storyRecordOf({
           story: storyOf(written),
