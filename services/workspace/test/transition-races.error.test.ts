@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openDatabase, type Queryable } from "@newsroom/shared/db/index";
 import { approvalDecisions, auditEvents, outboxEvents } from "@newsroom/shared/db/schema";
 import { requireService, type TestDatabase, testDatabase } from "@newsroom/shared/testing/database";
 import { eventually } from "@newsroom/shared/testing/eventually";
@@ -178,44 +179,62 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
     const { storyId } = await orgWithDraft(h, "race-every-try");
     const lock = (held: postgres.ReservedSql) =>
       held`select 1 from stories where id = ${storyId} for update`;
-    let holder = await other.reserve();
-    await holder`begin`;
-    await lock(holder);
+    const open = new Set<postgres.ReservedSql>();
+    const holding = async () => {
+      const held = await other.reserve();
+      open.add(held);
+      await held`begin`;
+      return held;
+    };
+    const done = async (held: postgres.ReservedSql, end: "commit" | "rollback") => {
+      open.delete(held);
+      try {
+        await (end === "commit" ? held`commit` : held`rollback`);
+      } finally {
+        held.release();
+      }
+    };
     let answered = false;
-    const answer = transition(h, storyId, "submit").finally(() => {
-      answered = true;
-    });
+    let answer!: Promise<Awaited<ReturnType<typeof transition>>>;
     // Each round: the try's write waits on the row; the holder changes the story, queues the
     // next holder behind that write, and commits. The write finds the row changed, and the
     // next try reads the story again and waits on the next holder.
     let changes = 0;
-    let lastWrite: string | null = null;
-    for (;;) {
-      let write: string | null = null;
-      await eventually(
-        async () => {
-          write = await writeWaitingSince();
-          return answered || (write !== null && write !== lastWrite);
-        },
-        { message: "the next try's write waiting on the story's row" },
-      );
-      if (answered) break;
-      lastWrite = write;
-      await holder`update stories set updated_at = now() where id = ${storyId}`;
-      changes++;
-      const next = await other.reserve();
-      await next`begin`;
-      const locked = lock(next).execute();
-      await eventually(async () => (await lockersWaiting()) === 1, {
-        message: "the next holder waiting on the story's row",
+    try {
+      let holder = await holding();
+      await lock(holder);
+      answer = transition(h, storyId, "submit").finally(() => {
+        answered = true;
       });
-      await holder`commit`;
-      holder.release();
-      await locked;
-      holder = next;
+      let lastWrite: string | null = null;
+      for (;;) {
+        let write: string | null = null;
+        await eventually(
+          async () => {
+            write = await writeWaitingSince();
+            return answered || write !== null;
+          },
+          { message: "a transition's write waiting on the story's row" },
+        );
+        if (answered) break;
+        // The same write still waiting: it lost the row to the next holder as it went to read
+        // the committed change (a narrow race), and fails on this change instead. Not a try.
+        if (write !== lastWrite) changes++;
+        lastWrite = write;
+        await holder`update stories set updated_at = now() where id = ${storyId}`;
+        const next = await holding();
+        const locked = lock(next).execute();
+        await eventually(async () => (await lockersWaiting()) === 1, {
+          message: "the next holder waiting on the story's row",
+        });
+        await done(holder, "commit");
+        await locked;
+        holder = next;
+      }
+      await done(holder, "commit");
+    } finally {
+      for (const held of open) await done(held, "rollback").catch(() => {});
     }
-    await holder`commit`;
-    holder.release();
     const response = await answer;
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("conflict");
@@ -227,5 +246,38 @@ describe.skipIf(!databaseUrl)("a transition beside other writes of its story", (
       .from(outboxEvents)
       .where(eq(outboxEvents.storyId, storyId));
     expect(events).toEqual([]);
+  });
+  test("a transition in a transaction after a migration added a column to stories", async () => {
+    // One connection, so the second transition runs on the statements the first one prepared:
+    // a statement that read `*` would now fail ("cached plan must not change result type").
+    const single = await openDatabase({ url: own.url!, max: 1 });
+    try {
+      const { orgId, storyId: first } = await orgWithDraft(h, "migrated-first");
+      const made = await h.call("POST", "/orgs/migrated-first/stories", {
+        type: "press_release",
+        slug: "second-story",
+        title: "Second story",
+      });
+      const second = made.body.id as string;
+      const audited = (storyId: string) => ({
+        withStoryWrite: (tx: Queryable) => audit(tx, orgId, "story.submit", storyId, "person:test"),
+      });
+      for (const [storyId, migrate] of [
+        [first, false],
+        [second, true],
+      ] as const) {
+        if (migrate) await other`alter table stories add column added_later integer`;
+        const story = await transitionStory(
+          single.db,
+          orgId,
+          storyId,
+          { action: "submit" },
+          audited(storyId),
+        );
+        expect(story.status).toBe("review_required");
+      }
+    } finally {
+      await single.close();
+    }
   });
 });

@@ -414,11 +414,21 @@ async function readStoryToWrite(
   };
 }
 
+/**
+ * The story's columns, named: a prepared statement that read or returned `*` would fail inside
+ * a transaction once a migration added a column ("cached plan must not change result type").
+ */
+const STORY_COLUMNS = sql.join(
+  Object.values(getTableColumns(stories)).map((column) => sql.identifier(column.name)),
+  sql`, `,
+);
+
 function storyToWriteStatement(scoped: boolean): SQL {
   const inScope = scoped
     ? sql` and ${stories.organizationId} = ${sql.placeholder("organizationId")}`
     : sql``;
-  return sql`select *, xmin::text as row_version, now() as database_now from ${stories}
+  return sql`select ${STORY_COLUMNS}, xmin::text as row_version, now() as database_now
+    from ${stories}
     where ${stories.id} = ${sql.placeholder("storyId")}${inScope}`;
 }
 
@@ -442,7 +452,7 @@ const TRANSITION_SETS = [
   "publishFailure",
   "updatedAt",
 ] as const;
-type TransitionSet = Pick<typeof stories.$inferInsert, (typeof TRANSITION_SETS)[number]>;
+type TransitionSet = Required<Pick<typeof stories.$inferInsert, (typeof TRANSITION_SETS)[number]>>;
 
 const DECISION_ROW_KEYS = [
   "id",
@@ -474,7 +484,7 @@ function transitionStatement(writes: { decision: boolean; event: boolean }): SQL
   const update = sql`update ${stories} set ${sql.join(sets, sql`, `)}
     where ${stories.id} = ${sql.placeholder("storyId")}
       and xmin = ${sql.placeholder("rowVersion")}::xid
-    returning *`;
+    returning ${STORY_COLUMNS}`;
   const inserts = [
     ...(writes.decision
       ? [
