@@ -14,13 +14,21 @@ const dialect = new PgDialect();
  * parameter, see `@newsroom/shared/db/sql-arrays`). PGlite runs it as any other statement.
  */
 export async function executePrepared<T>(db: Queryable, name: string, query: SQL): Promise<T[]> {
-  const prepared = db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
-  return rowsOf<T>(await prepared.execute());
+  return runPrepared<T>(db, name, dialect.sqlToQuery(query));
+}
+
+async function runPrepared<T>(
+  db: Queryable,
+  name: string,
+  query: Query,
+  values?: Record<string, unknown>,
+): Promise<T[]> {
+  return rowsOf<T>(await db._.session.prepareQuery(query, undefined, name, false).execute(values));
 }
 
 /**
  * A statement whose text is built once, the first time it runs: each value in it a
- * `sql.placeholder(name)`, given by name at every run (`placeholderValues`). Drizzle walks every part of a statement
+ * `sql.placeholder(name)`, given by name at every run. Drizzle walks every part of a statement
  * to make its text and parameters; for a statement of many parts that walk costs its process
  * more than running it does (a story transition's two statements: about half the workspace's
  * CPU for each). Prepared as `executePrepared`'s statements are. A placeholder's value reaches
@@ -33,9 +41,7 @@ export function builtOnce<Values extends Record<string, unknown>>(
   let query: Query | undefined;
   return async <T>(db: Queryable, values: Values) => {
     query ??= dialect.sqlToQuery(build());
-    return rowsOf<T>(
-      await db._.session.prepareQuery(query, undefined, name, false).execute(values),
-    );
+    return runPrepared<T>(db, name, query, values);
   };
 }
 
@@ -103,9 +109,9 @@ export function prefixedColumns(table: PgTable, alias: string, prefix: string): 
 
 /**
  * `insert into <table> (...) select ... from <source>`: the row `values` (keys as in the schema;
- * a value may be SQL read from the source, or a placeholder), written once for each row of `source`, a common
- * table expression of the same statement, so not at all when it has none. Each parameter is
- * cast to its column's type, so a prepared statement needs no guess at it.
+ * a value may be SQL read from the source, or a placeholder), written once for each row of
+ * `source`, a common table expression of the same statement, so not at all when it has none.
+ * Each parameter is cast to its column's type, so a prepared statement needs no guess at it.
  */
 export function insertSelecting<T extends PgTable>(
   table: T,

@@ -139,21 +139,16 @@ export type StoryScope = string | null;
  * their types.
  */
 async function lockStory(tx: Queryable, scope: StoryScope, storyId: string): Promise<StoryRow> {
+  checkStoryId(storyId);
+  const byId = eq(stories.id, storyId);
   const [row] = await tx
     .select()
     .from(stories)
-    .where(storyInScope(scope, storyId))
+    .where(scope === null ? byId : and(eq(stories.organizationId, scope), byId))
     .for("update")
     .prepare("workspace_lock_story")
     .execute();
   return found(row);
-}
-
-/** The story `storyId` within `scope`, as a condition; 404 for an id that is no uuid. */
-function storyInScope(scope: StoryScope, storyId: string): SQL | undefined {
-  checkStoryId(storyId);
-  const byId = eq(stories.id, storyId);
-  return scope === null ? byId : and(eq(stories.organizationId, scope), byId);
 }
 
 /** A story id that cannot name a story: 404, as for one that names none. */
@@ -243,6 +238,25 @@ export async function addStoryVersion(
   });
 }
 
+const DECISION_ROW_KEYS = [
+  "id",
+  "organizationId",
+  "storyId",
+  "version",
+  "decision",
+  "actorType",
+  "actorRole",
+  "personId",
+  "oauthClientId",
+  "note",
+  "decidedAt",
+] as const satisfies readonly (keyof typeof approvalDecisions.$inferInsert)[];
+/** An approval decision's row, every column the transition's statement writes. */
+type DecisionRow = Required<
+  Pick<typeof approvalDecisions.$inferInsert, (typeof DECISION_ROW_KEYS)[number]>
+>;
+const DECISION_PLACEHOLDERS = "decision.";
+
 /** The row of a person's approval decision on one version of a story. */
 export function approvalDecisionRow(input: {
   organizationId: string;
@@ -255,7 +269,7 @@ export function approvalDecisionRow(input: {
   oauthClientId?: string | null;
   note?: string | null;
   decidedAt: Date;
-}): typeof approvalDecisions.$inferInsert {
+}): DecisionRow {
   return {
     id: newId(),
     organizationId: input.organizationId,
@@ -454,21 +468,6 @@ const TRANSITION_SETS = [
 ] as const;
 type TransitionSet = Required<Pick<typeof stories.$inferInsert, (typeof TRANSITION_SETS)[number]>>;
 
-const DECISION_ROW_KEYS = [
-  "id",
-  "organizationId",
-  "storyId",
-  "version",
-  "decision",
-  "actorType",
-  "actorRole",
-  "personId",
-  "oauthClientId",
-  "note",
-  "decidedAt",
-] as const satisfies readonly (keyof typeof approvalDecisions.$inferInsert)[];
-const DECISION_PLACEHOLDERS = "decision.";
-
 /**
  * One statement for a transition: the story's update, only while its row is the one read
  * (placeholder `rowVersion`); then, only if it updated, the approval decision and the outbox
@@ -522,7 +521,7 @@ function transitionWrite(
   story: { id: string; rowVersion: string },
   write: {
     set: TransitionSet;
-    decision: typeof approvalDecisions.$inferInsert | null;
+    decision: DecisionRow | null;
     event: OutboxEventInput | null;
   },
 ): (on: Queryable) => Promise<Record<string, unknown>[]> {
