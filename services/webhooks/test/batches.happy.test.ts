@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { executePrepared } from "@newsroom/shared/db/prepared";
 import {
   outboxEvents,
   webhookAttempts,
@@ -13,7 +14,9 @@ import { eq, inArray } from "drizzle-orm";
 import { claimedBodies, eventBodies, eventBody } from "../src/delivery/payload.ts";
 import {
   claimAndOpenAttempts,
+  claimStatement,
   openAttempts,
+  openedClaimOf,
   recordDeliveredBatch,
   renewClaims,
 } from "../src/delivery/store.ts";
@@ -147,6 +150,56 @@ describe("bodies for a claimed batch", () => {
     expect(body(3).story).toBeNull();
     expect(body(4)).toMatchObject({ sequence: null, previous_status: null });
     expect(body(4).story.id).toBe(withTopics.id);
+  });
+});
+
+describe("a claim's reads", () => {
+  test("each endpoint's and each event's once, shared by every delivery of them", async () => {
+    const endpoints = [];
+    for (let i = 0; i < 3; i++) {
+      const url = `http://127.0.0.1:1/shared-${i}`;
+      endpoints.push({ url, ...(await fx.endpoint(url, ["story.submitted"])) });
+    }
+    const events = [];
+    for (let i = 0; i < 4; i++) events.push(await fx.submitted());
+    const expected = new Map<string, { endpointId: string; url: string; storyId: string }>();
+    for (const endpoint of endpoints) {
+      for (const event of events) {
+        const row = await fx.pendingDelivery(endpoint.id, {
+          eventId: event.eventId,
+          eventType: "story.submitted",
+          storyId: event.storyId,
+          nextAttemptAt: new Date(Date.now() - 1_000),
+        });
+        expected.set(row.id, {
+          endpointId: endpoint.id,
+          url: endpoint.url,
+          storyId: event.storyId,
+        });
+      }
+    }
+
+    const limits = { workerId: newId(), leaseMs: 60_000, perEndpoint: 10 };
+    const rows = await executePrepared<Record<string, unknown>>(
+      fx.db,
+      "test_claim_reads",
+      claimStatement(64, limits, new Date()),
+    );
+    const ours = rows.filter((row) => expected.has(row.id as string));
+    expect(ours).toHaveLength(12);
+    // Each endpoint's columns and each story's come on one row of the statement's answer.
+    const carrying = (column: string) => ours.filter((row) => row[column] != null).length;
+    expect(carrying("endpoint.url")).toBe(3);
+    expect(carrying("story.id")).toBe(4);
+    // And every delivery is sent with its own endpoint and story.
+    const claim = openedClaimOf(rows);
+    for (const [id, want] of expected) {
+      const read = claim.context.get(id);
+      expect(read?.endpoint.id).toBe(want.endpointId);
+      expect(read?.endpoint.url).toBe(want.url);
+      expect(read?.story?.id).toBe(want.storyId);
+      expect(read?.order.previousStatus).toBe("draft");
+    }
   });
 });
 

@@ -319,8 +319,7 @@ export function claimStatement(limit: number, request: ClaimRequest, now: Date):
       from webhook_endpoints as e
       where d.id = any(array(select id from due))
         and e.organization_id = d.organization_id and e.id = d.endpoint_id
-      returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened,
-        ${prefixedColumns(e, "e", "endpoint.")}
+      returning d.*, (e.status = 'enabled' and e.rate_limit_per_second is null) as opened
     ),
     ${attemptsOpenedForClaimed(now)},
     closed as (
@@ -330,8 +329,7 @@ export function claimStatement(limit: number, request: ClaimRequest, now: Date):
         and a.in_flight
     ),
     ${readsOfClaimed}
-    select claimed.*, event_reads.* from claimed
-    left join event_reads on event_reads."read.event_id" = claimed.event_id`;
+    ${claimedRows}`;
 }
 
 /**
@@ -356,12 +354,23 @@ export function attemptsOpenedForClaimed(now: Date): SQL {
 }
 
 /**
- * The common table expression `event_reads`: what the deliveries of the CTE `claimed` are sent
- * with, each event's once for all its endpoints: its story (with its current version's title and
- * summary and its topics) and its place in its story's order. Rows of `claimed` joined with it
- * (`"read.event_id"`) are read back by `openedClaimOf`.
+ * The common table expressions `endpoint_reads` and `event_reads`: what the deliveries of the CTE
+ * `claimed` are sent with, each endpoint's and each event's once, however many deliveries share
+ * it: the endpoint, and the event's story (with its current version's title and summary and its
+ * topics) and place in its story's order. `claimedRows` joins them to the rows of `claimed`.
  */
 export const readsOfClaimed = sql`
+    claimed_endpoints as materialized (select distinct endpoint_id, organization_id from claimed),
+    endpoint_reads as materialized (
+      select ${prefixedColumns(e, "e", "endpoint.")}
+      from claimed_endpoints
+      join lateral (
+        select * from webhook_endpoints
+        where webhook_endpoints.id = claimed_endpoints.endpoint_id
+          and webhook_endpoints.organization_id = claimed_endpoints.organization_id
+        limit 1
+      ) as e on true
+    ),
     claimed_events as materialized (select distinct event_id, story_id from claimed),
     event_reads as materialized (
       select claimed_events.event_id as "read.event_id",
@@ -384,36 +393,82 @@ export const readsOfClaimed = sql`
       ) as o on true
     )`;
 
-/** Claimed deliveries read back from rows of `claimed` joined with `event_reads`. */
+/**
+ * The rows of the CTE `claimed`, its endpoint's columns on the first row of each endpoint and its
+ * event's reads on the first row of each event, nulls on the others (`openedClaimOf` shares them
+ * out). A claim's deliveries are mostly a few events to each of a few endpoints: repeated on
+ * every row, the endpoint's and the story's columns were most of what the driver parsed and
+ * mapped for a claim.
+ */
+export const claimedRows = sql`
+    select claimed.*, endpoint_reads.*, event_reads.*
+    from (
+      select claimed.*,
+        row_number() over (partition by claimed.endpoint_id order by claimed.id) = 1
+          as endpoint_first,
+        row_number() over (partition by claimed.event_id order by claimed.id) = 1 as event_first
+      from claimed
+    ) as claimed
+    left join endpoint_reads
+      on claimed.endpoint_first and endpoint_reads."endpoint.id" = claimed.endpoint_id
+    left join event_reads
+      on claimed.event_first and event_reads."read.event_id" = claimed.event_id`;
+
+/** Claimed deliveries read back from `claimedRows`: each endpoint and each event's reads once. */
 export function openedClaimOf(rows: Record<string, unknown>[]): OpenedClaim {
+  const endpoints = new Map<string, EndpointRow>();
+  const reads = new Map<string, Record<string, unknown>>();
+  for (const row of rows) {
+    if (row.endpoint_first) endpoints.set(row.endpoint_id as string, endpointOf(row));
+    if (row.event_first) reads.set(row.event_id as string, row);
+  }
+  const sent = new Map<string, Omit<ClaimedContext, "endpoint">>();
   const context = new Map<string, ClaimedContext>();
   for (const row of rows) {
-    // Joined by id alone, so that each is one primary-key probe whatever the planner thinks of
-    // a table's size; a story or event of another organization is then left out here.
-    const ownStory = row["story.organization_id"] === row.organization_id;
-    const ownEvent = row["event.organization_id"] === row.organization_id;
-    context.set(row.id as string, {
-      endpoint: endpointOf(row),
-      story: !ownStory
-        ? null
-        : storyRecordOf({
-            story: storyOf(row),
-            title: row["version.title"] as string | null,
-            summary: row["version.summary"] as string | null,
-            topics: row.story_topics as string[] | null,
-          }),
-      order: {
-        sequence: ownEvent ? ((row["event.sequence"] as number | null) ?? null) : null,
-        previousStatus: ownEvent
-          ? ((row["event.previous_status"] as StoryStatus | null) ?? null)
-          : null,
-      },
-    });
+    const endpoint = endpoints.get(row.endpoint_id as string);
+    const read = reads.get(row.event_id as string);
+    if (!endpoint || !read) throw new Error(`claimed delivery ${row.id} came without its reads`);
+    const key = `${row.event_id} ${row.organization_id}`;
+    let event = sent.get(key);
+    if (!event) {
+      event = eventContextOf(read, row.organization_id as string);
+      sent.set(key, event);
+    }
+    context.set(row.id as string, { endpoint, ...event });
   }
   return {
     rows: rows.map(deliveryOf),
     opened: new Set(rows.filter((row) => row.opened).map((row) => row.id as string)),
     context,
+  };
+}
+
+/**
+ * An event's story and order from its reads, for a delivery of `organizationId`. Joined by id
+ * alone, so that each is one primary-key probe whatever the planner thinks of a table's size; a
+ * story or event of another organization is then left out here.
+ */
+function eventContextOf(
+  read: Record<string, unknown>,
+  organizationId: string,
+): Omit<ClaimedContext, "endpoint"> {
+  const ownStory = read["story.organization_id"] === organizationId;
+  const ownEvent = read["event.organization_id"] === organizationId;
+  return {
+    story: !ownStory
+      ? null
+      : storyRecordOf({
+          story: storyOf(read),
+          title: read["version.title"] as string | null,
+          summary: read["version.summary"] as string | null,
+          topics: read.story_topics as string[] | null,
+        }),
+    order: {
+      sequence: ownEvent ? ((read["event.sequence"] as number | null) ?? null) : null,
+      previousStatus: ownEvent
+        ? ((read["event.previous_status"] as StoryStatus | null) ?? null)
+        : null,
+    },
   };
 }
 

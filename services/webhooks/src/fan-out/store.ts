@@ -1,9 +1,8 @@
 import type { Queryable } from "@newsroom/shared/db/index";
-import { executePrepared, prefixedColumns } from "@newsroom/shared/db/prepared";
+import { executePrepared } from "@newsroom/shared/db/prepared";
 import {
   outboxEvents,
   webhookDeliveries,
-  webhookEndpoints,
   webhookFannedOutEvents,
 } from "@newsroom/shared/db/schema";
 import {
@@ -31,6 +30,7 @@ import {
 import {
   attemptsOpenedForClaimed,
   type ClaimRequest,
+  claimedRows,
   leasesOfPicked,
   type OpenedClaim,
   openedClaimOf,
@@ -376,11 +376,7 @@ export function fanOutStatement(events: IncomingEvent[], now: Date, claim: FanOu
         returning *
       ),
       claimed as (
-        select inserted.*, true as opened, ${prefixedColumns(webhookEndpoints, "e", "endpoint.")}
-        from inserted
-        join webhook_endpoints as e
-          on e.organization_id = inserted.organization_id and e.id = inserted.endpoint_id
-        where inserted.locked_until is not null
+        select inserted.*, true as opened from inserted where inserted.locked_until is not null
       ),
       ${attemptsOpenedForClaimed(now)},
       ${readsOfClaimed}
@@ -388,10 +384,7 @@ export function fanOutStatement(events: IncomingEvent[], now: Date, claim: FanOu
       from recorded r
       left join (select event_id, count(*) as n from inserted group by event_id) as made
         on made.event_id = r.event_id
-      left join (
-        select claimed.*, event_reads.* from claimed
-        left join event_reads on event_reads."read.event_id" = claimed.event_id
-      ) as c on c.event_id = r.event_id`;
+      left join (${claimedRows}) as c on c.event_id = r.event_id`;
 }
 
 /**
