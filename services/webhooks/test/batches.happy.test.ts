@@ -201,6 +201,18 @@ describe("a claim's reads", () => {
       expect(read?.order.previousStatus).toBe("draft");
     }
   });
+
+  test("a delivery whose reads did not come is an error, not a request without its endpoint", () => {
+    const row = { id: newId(), endpoint_id: newId(), event_id: newId(), organization_id: newId() };
+    // The first row of its endpoint and event, the left joins having found nothing.
+    const unread = { ...row, endpoint_first: true, event_first: true, "endpoint.id": null };
+    expect(() => openedClaimOf([{ ...unread, "read.event_id": row.event_id }])).toThrow(
+      /without its reads/,
+    );
+    expect(() =>
+      openedClaimOf([{ ...unread, "endpoint.id": row.endpoint_id, "read.event_id": null }]),
+    ).toThrow(/without its reads/);
+  });
 });
 
 describe("fan-out of several events in one transaction", () => {

@@ -419,8 +419,11 @@ export function openedClaimOf(rows: Record<string, unknown>[]): OpenedClaim {
   const endpoints = new Map<string, EndpointRow>();
   const reads = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
-    if (row.endpoint_first) endpoints.set(row.endpoint_id as string, endpointOf(row));
-    if (row.event_first) reads.set(row.event_id as string, row);
+    // A join that found nothing leaves its columns null: no reads, and the check below throws.
+    if (row.endpoint_first && row["endpoint.id"] != null) {
+      endpoints.set(row.endpoint_id as string, endpointOf(row));
+    }
+    if (row.event_first && row["read.event_id"] != null) reads.set(row.event_id as string, row);
   }
   const sent = new Map<string, Omit<ClaimedContext, "endpoint">>();
   const context = new Map<string, ClaimedContext>();
